@@ -1,0 +1,78 @@
+package parsing
+
+// Transition tag names.
+const (
+	Goto     = "goto"
+	Reset    = "reset"
+	Call     = "call"
+	Function = "function"
+	Fork     = "fork"
+	Result   = "result"
+)
+
+// Names lists the transition tag names in the order the protocol table gives them.
+var Names = []string{Goto, Reset, Call, Function, Fork, Result}
+
+// Tag is one transition tag found in a text.
+type Tag struct {
+	// Name is one of the transition tag names (Goto, Reset, …).
+	Name string
+	// Target is the trimmed body for every tag but result: a bare file name,
+	// possibly without extension. Empty for result.
+	Target string
+	// Payload is the body of a result tag with surrounding whitespace trimmed.
+	Payload string
+	// Attrs holds every attribute, entity-decoded, in the order written.
+	Attrs []Attr
+	// Offset is the byte offset of the tag's '<' in the text it was read from.
+	Offset int
+	// Raw is the tag exactly as written, from '<' to the end of its closing tag.
+	Raw string
+}
+
+// Attr is one decoded attribute.
+type Attr struct {
+	Key   string
+	Value string
+}
+
+// Attr returns the value of the attribute key and whether it was present.
+func (t Tag) Attr(key string) (string, bool) {
+	for _, a := range t.Attrs {
+		if a.Key == key {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// Vars returns a fork tag's template variables: every attribute except the
+// reserved ones (next, cd, input). Nil for other tags or when there are none.
+func (t Tag) Vars() map[string]string {
+	if t.Name != Fork {
+		return nil
+	}
+	var vars map[string]string
+	for _, a := range t.Attrs {
+		switch a.Key {
+		case "next", "cd", "input":
+			continue
+		}
+		if vars == nil {
+			vars = make(map[string]string)
+		}
+		vars[a.Key] = a.Value
+	}
+	return vars
+}
+
+// Transition is what one step's output asks for: a single tag, or a fan-out of
+// several forks plus where the parent continues.
+type Transition struct {
+	// Tag is the transition for the emitting agent. For a multi-fork it is a
+	// synthetic goto to the common next state (or the accompanying <goto>).
+	Tag Tag
+	// Forks holds the fork tags: one for a single <fork>, several for a fan-out,
+	// none otherwise. For a single <fork>, Tag is the fork itself.
+	Forks []Tag
+}
