@@ -1,0 +1,107 @@
+package state
+
+// Agent is one thread of control inside a run (protocol.md §1).
+type Agent struct {
+	// ID is "main" or a fork id such as main_worker1.
+	ID string `json:"id"`
+	// CurrentState is the file name of the state the agent is at: the state of
+	// its pending step, or the one it ended in.
+	CurrentState string `json:"current_state"`
+	// SessionID is the agent's current session, "" before its first step.
+	SessionID string `json:"session_id"`
+	// Cwd is the agent's absolute working directory.
+	Cwd string `json:"cwd"`
+	// Stack is the return stack, bottom first (protocol.md §4).
+	Stack []Frame `json:"stack"`
+	// Status is where the agent stands.
+	Status AgentStatus `json:"status"`
+	// Pending is the agent's next step, written in full before it starts; nil
+	// when it has none (it completed).
+	Pending *Step `json:"pending,omitempty"`
+	// Steps counts the steps run so far (reminders and retries too); it numbers
+	// the transcript files (NNN).
+	Steps int `json:"steps"`
+	// Attempts counts the tries of the current step.
+	Attempts int `json:"attempts"`
+	// LastError is the reason of the last failed attempt, or of the agent's
+	// failure.
+	LastError string `json:"last_error,omitempty"`
+	// Result is the agent's result once it completed.
+	Result *string `json:"result,omitempty"`
+	// Parent is the id of the agent that forked this one; "" for main.
+	Parent string `json:"parent,omitempty"`
+}
+
+// AgentStatus is where an agent stands.
+type AgentStatus string
+
+// Agent statuses.
+const (
+	// AgentReady: its pending step is ready to start.
+	AgentReady AgentStatus = "ready"
+	// AgentRunning: its pending step has started (and, after a crash, must be
+	// run again).
+	AgentRunning AgentStatus = "running"
+	// AgentCompleted: it emitted <result> with an empty stack.
+	AgentCompleted AgentStatus = "completed"
+	// AgentFailed: it failed; resume retries it from its current state.
+	AgentFailed AgentStatus = "failed"
+)
+
+// Ended reports whether the agent has completed or failed.
+func (s AgentStatus) Ended() bool {
+	return s == AgentCompleted || s == AgentFailed
+}
+
+// Frame is one entry of an agent's return stack: where to continue when the
+// callee emits <result>.
+type Frame struct {
+	// Session is the caller's session, resumed on return.
+	Session string `json:"session"`
+	// State is the return state.
+	State string `json:"state"`
+	// Cwd is the caller's working directory, restored on return.
+	Cwd string `json:"cwd"`
+}
+
+// SessionMode says which session a step runs in.
+type SessionMode string
+
+// Session modes of a step.
+const (
+	// SessionNew starts a new session with the pre-minted Step.SessionID.
+	SessionNew SessionMode = "new"
+	// SessionResume resumes Step.ResumeSession.
+	SessionResume SessionMode = "resume"
+	// SessionBranch resumes Step.ResumeSession into a new session
+	// (--fork-session) with the pre-minted Step.SessionID.
+	SessionBranch SessionMode = "branch"
+)
+
+// Step is one step fully determined before it starts: running it again after a
+// crash runs exactly the same step.
+type Step struct {
+	// State is the state's file name.
+	State string `json:"state"`
+	// Mode is new, resume or branch.
+	Mode SessionMode `json:"mode"`
+	// ResumeSession is the session to resume or branch from.
+	ResumeSession string `json:"resume_session,omitempty"`
+	// SessionID is the pre-minted id of a new session or branch.
+	SessionID string `json:"session_id,omitempty"`
+	// Input is {{input}}; nil when the step has none.
+	Input *string `json:"input,omitempty"`
+	// Vars are the fork variables of a forked agent's first state.
+	Vars map[string]string `json:"vars,omitempty"`
+	// Cwd is the absolute working directory of the claude process.
+	Cwd string `json:"cwd"`
+	// Reminder is the text sent instead of the prompt when the step is a
+	// reminder (protocol.md §6.2).
+	Reminder string `json:"reminder,omitempty"`
+	// Attempt is the try number of this step, from 1.
+	Attempt int `json:"attempt"`
+	// Model is the model to use, "" for Claude Code's default.
+	Model string `json:"model,omitempty"`
+	// Effort is the effort to use, "" for none.
+	Effort string `json:"effort,omitempty"`
+}

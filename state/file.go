@@ -1,0 +1,101 @@
+package state
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// tempFile is what an atomic write needs of its temp file. *os.File has it; a
+// test wraps one to fail like a full disk.
+type tempFile interface {
+	io.Writer
+	Name() string
+	Sync() error
+	Close() error
+}
+
+// createTemp is the seam through which every state file is written.
+var createTemp = func(dir, pattern string) (tempFile, error) {
+	return os.CreateTemp(dir, pattern)
+}
+
+// tempPattern names temp files ".<id>.json.<random>.tmp": hidden, and without
+// the .json suffix List looks for.
+func tempPattern(id string) string { return "." + id + ".json.*.tmp" }
+
+// writeTemp writes data to a new temp file in dir and syncs it. On error
+// nothing is left behind.
+func writeTemp(dir, id string, data []byte) (string, error) {
+	f, err := createTemp(dir, tempPattern(id))
+	if err != nil {
+		return "", fmt.Errorf("create temp file: %w", err)
+	}
+	name := f.Name()
+	fail := func(op string, err error) (string, error) {
+		_ = f.Close() // may be a second close; the first error is the one to report
+		_ = os.Remove(name)
+		return "", fmt.Errorf("%s %s: %w", op, name, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail("write", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail("sync", err)
+	}
+	if err := f.Close(); err != nil {
+		return fail("close", err)
+	}
+	return name, nil
+}
+
+// replaceFile writes data to path atomically: a reader sees the old content or
+// the new, never a mix, and after a crash the file holds one of the two.
+func replaceFile(path, id string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := writeTemp(dir, id, data)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return syncDir(dir)
+}
+
+// createFile writes data to path atomically, failing with an error that
+// errors.Is fs.ErrExist when path exists, even when several processes race:
+// the complete temp file is hard-linked to path, which fails if path exists.
+func createFile(path, id string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := writeTemp(dir, id, data)
+	if err != nil {
+		return err
+	}
+	linkErr := os.Link(tmp, path)
+	if err := os.Remove(tmp); err != nil && linkErr == nil {
+		return fmt.Errorf("remove temp file: %w", err)
+	}
+	if linkErr != nil {
+		return linkErr
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes a rename or link in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync folder %s: %w", dir, err)
+	}
+	return nil
+}

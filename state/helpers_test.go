@@ -1,0 +1,153 @@
+package state
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// fullRun returns a run with every field of every struct set, so a round trip
+// shows that each one survives.
+func fullRun(id string) *Run {
+	return &Run{
+		Version:    Version,
+		WorkflowID: id,
+		ScopeDir:   "/p/wf",
+		EntryState: "START.md",
+		Status:     StatusWaiting,
+		CreatedAt:  time.Date(2026, 11, 21, 15, 40, 12, 123456789, time.UTC),
+		UpdatedAt:  time.Date(2026, 11, 21, 15, 41, 0, 0, time.UTC),
+		Options: Options{
+			Input:           ptr("do it"),
+			Model:           "sonnet",
+			Effort:          "high",
+			MaxParallel:     4,
+			Timeout:         Duration(90 * time.Second),
+			NoWait:          true,
+			PermissionMode:  "acceptEdits",
+			SkipPermissions: true,
+			ClaudePath:      "/usr/bin/claude",
+			Debug:           true,
+			ProjectDir:      "/p",
+		},
+		Agents: []Agent{{
+			ID:           "main_worker1",
+			CurrentState: "WORKER.md",
+			SessionID:    "s-1",
+			Cwd:          "/p/sub",
+			Stack:        []Frame{{Session: "s-0", State: "JOIN.md", Cwd: "/p"}},
+			Status:       AgentRunning,
+			Pending: &Step{
+				State:         "WORKER.md",
+				Mode:          SessionBranch,
+				ResumeSession: "s-0",
+				SessionID:     "s-2",
+				Input:         ptr(""),
+				Vars:          map[string]string{"item": "a"},
+				Cwd:           "/p/sub",
+				Reminder:      "one tag, please",
+				Attempt:       2,
+				Model:         "opus",
+				Effort:        "low",
+			},
+			Steps:     7,
+			Attempts:  2,
+			LastError: "no result line",
+			Result:    ptr("partial"),
+			Parent:    "main",
+		}},
+		Result:       ptr("done"),
+		TotalCostUSD: 1.25,
+		BudgetUSD:    10,
+		SessionCosts: map[string]float64{"s-1": 0.5},
+		NextAgentSeq: 2,
+		Wait:         &Wait{Until: time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC), Reason: "usage limit"},
+		Error:        "agent main_worker1 failed",
+		Warned:       []string{"unknown key foo in START.md"},
+		PID:          4242,
+	}
+}
+
+// requireNoZeroFields fails when some field reachable from v (through
+// structs, pointers to structs and slices) is zero: a test fixture must set
+// them all. A non-nil pointer to a zero scalar counts as set.
+func requireNoZeroFields(t *testing.T, v any) {
+	t.Helper()
+	var walk func(path string, v reflect.Value)
+	walk = func(path string, v reflect.Value) {
+		if v.IsZero() {
+			t.Errorf("%s is zero: set it in the fixture", path)
+			return
+		}
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.Elem().Kind() == reflect.Struct {
+				walk(path, v.Elem())
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(fmt.Sprintf("%s[%d]", path, i), v.Index(i))
+			}
+		case reflect.Struct:
+			if v.Type() == reflect.TypeFor[time.Time]() {
+				return
+			}
+			for i := range v.NumField() {
+				walk(path+"."+v.Type().Field(i).Name, v.Field(i))
+			}
+		}
+	}
+	walk(reflect.TypeOf(v).Elem().Name(), reflect.ValueOf(v))
+}
+
+// openStore returns a store in a fresh temp folder.
+func openStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// dirNames lists the names in dir, sorted.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	slices.Sort(names)
+	return names
+}
+
+// wantErr fails unless err is non-nil and its message holds every part.
+func wantErr(t *testing.T, err error, parts ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error, want one containing %q", parts)
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Errorf("error %q does not contain %q", err, p)
+		}
+	}
+}
+
+// must fails the test at once on an error.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,63 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// FindProject returns the absolute project folder for start (cli.md "Files"):
+// the nearest folder from start upwards that already has a .raymond folder,
+// else the root of the enclosing git repository (the nearest folder with a
+// .git folder or file, as in a worktree), else start itself.
+//
+// The search for .raymond stops at the repository root: a .raymond folder
+// above it (say a stray ~/.raymond) never captures a repository's runs. That
+// refines cli.md, which would otherwise let one such folder swallow every
+// repository beneath it.
+func FindProject(start string) (string, error) {
+	start, err := filepath.Abs(start)
+	if err != nil {
+		return "", fmt.Errorf("find project folder: %w", err)
+	}
+	for dir := start; ; {
+		isRaymond, err := has(dir, ".raymond", true)
+		if err != nil {
+			return "", fmt.Errorf("find project folder: %w", err)
+		}
+		isRepo, err := has(dir, ".git", false)
+		if err != nil {
+			return "", fmt.Errorf("find project folder: %w", err)
+		}
+		if isRaymond || isRepo {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return start, nil
+		}
+		dir = parent
+	}
+}
+
+// has reports whether dir holds name (a folder, or anything when dirOnly is
+// false).
+func has(dir, name string, dirOnly bool) (bool, error) {
+	fi, err := os.Stat(filepath.Join(dir, name))
+	switch {
+	case err == nil:
+		return fi.IsDir() || !dirOnly, nil
+	case absent(err):
+		return false, nil
+	default:
+		return false, err
+	}
+}
+
+// absent reports whether a Stat error just means "not there for us".
+func absent(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOTDIR)
+}

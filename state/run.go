@@ -1,0 +1,162 @@
+package state
+
+import "time"
+
+// Version is the schema version this package writes, and the newest it reads.
+// Adding a field does not change it (readers ignore unknown fields); changing
+// the meaning or type of an existing one does.
+const Version = 1
+
+// Run is the content of one state file: everything needed to show a run and to
+// drive it on from where it stopped.
+type Run struct {
+	// Version is the schema version; Store.Write sets it.
+	Version int `json:"version"`
+	// WorkflowID is the run id (the name is the seed plan's); the file is
+	// <WorkflowID>.json.
+	WorkflowID string `json:"workflow_id"`
+	// ScopeDir is the absolute path of the workflow folder.
+	ScopeDir string `json:"scope_dir"`
+	// EntryState is the file name of the state main started at.
+	EntryState string `json:"entry_state"`
+	// Status is where the run as a whole stands.
+	Status Status `json:"status"`
+	// CreatedAt is set by Store.Create when zero.
+	CreatedAt time.Time `json:"created_at"`
+	// UpdatedAt is set by every Store.Write.
+	UpdatedAt time.Time `json:"updated_at"`
+	// Options are the flags the run was started (or last resumed) with.
+	Options Options `json:"options"`
+	// Agents holds every agent the run has had, in the order they were
+	// created; agents that ended stay with their status and result.
+	Agents []Agent `json:"agents"`
+	// Result is main's result once the run has completed.
+	Result *string `json:"result,omitempty"`
+	// TotalCostUSD is what the run has cost so far.
+	TotalCostUSD float64 `json:"total_cost_usd"`
+	// BudgetUSD stops new paid steps once TotalCostUSD reaches it; 0 means
+	// unlimited.
+	BudgetUSD float64 `json:"budget_usd"`
+	// SessionCosts maps a session id to the last cumulative total_cost_usd
+	// Claude Code reported for it, so resuming a session adds only the
+	// difference to TotalCostUSD.
+	SessionCosts map[string]float64 `json:"session_costs,omitempty"`
+	// NextAgentSeq is the counter in fork ids (main_worker3); it only grows, so
+	// an id never repeats inside a run.
+	NextAgentSeq int `json:"next_agent_seq"`
+	// Wait is set while the run sleeps (or paused) on a usage limit.
+	Wait *Wait `json:"wait,omitempty"`
+	// Error is the last run-level error, for status and list.
+	Error string `json:"error,omitempty"`
+	// Warned lists the warnings already shown in this run, each shown once.
+	Warned []string `json:"warned,omitempty"`
+	// PID is the process that last drove the run.
+	PID int `json:"pid,omitempty"`
+}
+
+// Agent returns the agent with the given id, or nil. The pointer points into
+// r.Agents: changes through it change the run, and it goes stale when an agent
+// is appended.
+func (r *Run) Agent(id string) *Agent {
+	for i := range r.Agents {
+		if r.Agents[i].ID == id {
+			return &r.Agents[i]
+		}
+	}
+	return nil
+}
+
+// Status is where a run as a whole stands.
+type Status string
+
+// Run statuses.
+const (
+	// StatusCreated: written by raymond start, never driven yet.
+	StatusCreated Status = "created"
+	// StatusRunning: a process drives it, or drove it and died (then nobody
+	// holds the lock: see Store.Holder).
+	StatusRunning Status = "running"
+	// StatusPaused: stopped by a signal or by a usage limit with --no-wait.
+	StatusPaused Status = "paused"
+	// StatusWaiting: waiting for a usage-limit reset (Run.Wait), or for a person.
+	StatusWaiting Status = "waiting"
+	// StatusCompleted: every agent ended and none failed; Run.Result is set.
+	StatusCompleted Status = "completed"
+	// StatusFailed: every agent ended and at least one failed.
+	StatusFailed Status = "failed"
+	// StatusBudgetExceeded: the run reached its budget.
+	StatusBudgetExceeded Status = "budget_exceeded"
+)
+
+// Terminal reports whether the run ended with an outcome (completed, failed or
+// budget exceeded): nothing happens to it until someone resumes it.
+func (s Status) Terminal() bool {
+	switch s {
+	case StatusCompleted, StatusFailed, StatusBudgetExceeded:
+		return true
+	}
+	return false
+}
+
+// Resumable reports whether raymond resume may drive the run: every status but
+// completed. A failed run is resumed by retrying its failed agents; a running
+// one only when no process holds its lock.
+func (s Status) Resumable() bool {
+	return s != StatusCompleted && s != ""
+}
+
+// Wait says until when a run sleeps on a usage limit, and why.
+type Wait struct {
+	// Until is the announced reset time (margin included).
+	Until time.Time `json:"until"`
+	// Reason is what Claude Code said, for the user.
+	Reason string `json:"reason"`
+}
+
+// Options are the flags of run, start and resume (cli.md) that shape how a run
+// is driven. resume may override them; the file keeps the latest.
+type Options struct {
+	// Input is --input, nil when not given (an empty --input is not "none").
+	Input *string `json:"input,omitempty"`
+	// Model is the default model of states without a model of their own.
+	Model string `json:"model,omitempty"`
+	// Effort is the default effort.
+	Effort string `json:"effort,omitempty"`
+	// MaxParallel is the most steps that run at once.
+	MaxParallel int `json:"max_parallel"`
+	// Timeout kills a step that prints nothing for this long; 0 means never.
+	Timeout Duration `json:"timeout"`
+	// NoWait pauses the run on a usage limit instead of sleeping.
+	NoWait bool `json:"no_wait,omitempty"`
+	// PermissionMode is passed to claude --permission-mode.
+	PermissionMode string `json:"permission_mode,omitempty"`
+	// SkipPermissions passes --dangerously-skip-permissions instead.
+	SkipPermissions bool `json:"skip_permissions,omitempty"`
+	// ClaudePath is the claude executable.
+	ClaudePath string `json:"claude_path,omitempty"`
+	// Debug turns the transcript folder on.
+	Debug bool `json:"debug"`
+	// ProjectDir is the absolute folder that holds .raymond/.
+	ProjectDir string `json:"project_dir,omitempty"`
+}
+
+// Duration is a time.Duration stored as Go duration text ("10m0s"), in JSON
+// and in any other encoding that uses encoding.TextMarshaler (TOML).
+type Duration time.Duration
+
+// String returns the duration as time.Duration writes it.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler; it accepts what
+// time.ParseDuration accepts.
+func (d *Duration) UnmarshalText(text []byte) error {
+	v, err := time.ParseDuration(string(text))
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}

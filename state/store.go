@@ -1,0 +1,184 @@
+package state
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ErrNotFound is matched (errors.Is) by the error of reading a run that does
+// not exist.
+var ErrNotFound = errors.New("no such run")
+
+// Store is the folder of state files, <project>/.raymond/state.
+type Store struct {
+	// Dir is the folder.
+	Dir string
+}
+
+// Open returns the store in dir, creating the folder if needed.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("open state folder: %w", err)
+	}
+	return &Store{Dir: dir}, nil
+}
+
+// Path returns the state file of run id.
+func (s *Store) Path(id string) string {
+	return filepath.Join(s.Dir, id+".json")
+}
+
+// Create writes a new run. It fails, with an error that errors.Is fs.ErrExist,
+// when a run with that id exists, also when another process creates it at the
+// same moment. It sets Version and UpdatedAt, and CreatedAt when zero. The
+// file appears complete: it is written aside and hard-linked into place, so
+// the state folder must be on a file system with hard links.
+func (s *Store) Create(r *Run) error {
+	data, err := encode(r)
+	if err != nil {
+		return fmt.Errorf("create run %s: %w", r.WorkflowID, err)
+	}
+	err = createFile(s.Path(r.WorkflowID), r.WorkflowID, data)
+	if errors.Is(err, fs.ErrExist) {
+		return existsError{id: r.WorkflowID}
+	}
+	if err != nil {
+		return fmt.Errorf("create run %s: %w", r.WorkflowID, err)
+	}
+	return nil
+}
+
+// existsError says a run id is taken; it matches fs.ErrExist.
+type existsError struct{ id string }
+
+func (e existsError) Error() string {
+	return fmt.Sprintf("run %s already exists: choose another id", e.id)
+}
+
+func (e existsError) Is(target error) bool { return target == fs.ErrExist }
+
+// Write replaces the state file of r atomically (protocol.md §9): a reader
+// sees the previous content or the new one, and on error the previous file is
+// left intact with no temp file beside it. It sets Version and UpdatedAt, and
+// CreatedAt when zero.
+func (s *Store) Write(r *Run) error {
+	data, err := encode(r)
+	if err != nil {
+		return fmt.Errorf("write run %s: %w", r.WorkflowID, err)
+	}
+	if err := replaceFile(s.Path(r.WorkflowID), r.WorkflowID, data); err != nil {
+		return fmt.Errorf("write run %s: %w", r.WorkflowID, err)
+	}
+	return nil
+}
+
+// encode stamps r and marshals it. The JSON is compact: indenting a run of
+// 1,000 agents makes it half again as big and three times slower to marshal
+// (see BenchmarkWrite); jq shows it indented.
+func encode(r *Run) ([]byte, error) {
+	if err := ValidID(r.WorkflowID); err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC()
+	if r.CreatedAt.IsZero() {
+		r.CreatedAt = now
+	}
+	r.UpdatedAt = now
+	r.Version = Version
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// Read reads run id. A missing run gives an error that errors.Is ErrNotFound;
+// a file from a newer raymond, or one that is not valid, gives an error naming
+// it and what is wrong.
+func (s *Store) Read(id string) (*Run, error) {
+	if err := ValidID(id); err != nil {
+		return nil, err
+	}
+	path := s.Path(id)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w %s in %s: raymond list --all shows the runs there", ErrNotFound, id, s.Dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read run %s: %w", id, err)
+	}
+	return decode(path, id, data)
+}
+
+// decode parses a state file. When the file does not parse, or parses into a
+// newer version, the version decides the message, so that a newer file whose
+// fields changed type is reported as newer rather than corrupt.
+func decode(path, id string, data []byte) (*Run, error) {
+	var r Run
+	err := json.Unmarshal(data, &r)
+	version := r.Version
+	if err != nil {
+		var head struct {
+			Version int `json:"version"`
+		}
+		if json.Unmarshal(data, &head) != nil {
+			return nil, fmt.Errorf("state file %s is corrupt: %w", path, err)
+		}
+		version = head.Version
+	}
+	switch {
+	case version > Version:
+		return nil, fmt.Errorf("run %s was written by a newer raymond (state version %d, this one reads up to %d): upgrade raymond to drive it",
+			id, version, Version)
+	case err != nil:
+		return nil, fmt.Errorf("state file %s is corrupt: %w", path, err)
+	case version < 1:
+		return nil, fmt.Errorf("state file %s is corrupt: no state version", path)
+	case r.WorkflowID != id:
+		return nil, fmt.Errorf("state file %s is corrupt: it holds run %q", path, r.WorkflowID)
+	}
+	return &r, nil
+}
+
+// List returns every run in the store, newest first (by CreatedAt, then by id).
+// Files that are not state files (temp files, lock files, names that are not
+// run ids) are skipped. A state file that cannot be read does not hide the
+// others: List returns the runs it could read together with an error joining
+// one error per unreadable file (errors.Join), so a caller can show both.
+func (s *Store) List() ([]*Run, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	var (
+		runs []*Run
+		errs []error
+	)
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || e.IsDir() || ValidID(id) != nil {
+			continue
+		}
+		r, err := s.Read(id)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			// Removed since ReadDir.
+		case err != nil:
+			errs = append(errs, err)
+		default:
+			runs = append(runs, r)
+		}
+	}
+	slices.SortFunc(runs, func(a, b *Run) int {
+		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(b.WorkflowID, a.WorkflowID))
+	})
+	return runs, errors.Join(errs...)
+}
