@@ -1,8 +1,89 @@
 // Package parsing reads transition tags out of a step's final answer, as
-// docs/protocol (../shared/spec/protocol.md §3 and §5.6) defines them.
+// the protocol (../shared/spec/protocol.md §3, §5, §5.1 and §5.6) defines
+// them.
 //
 // It knows the grammar (names, attributes, bodies), the exactly-one rule,
 // multi-fork fan-out, attribute rules per tag and the path safety of targets.
 // It knows nothing about files or policies: the prompts package checks a
 // decoded transition against a state's frontmatter and the scope's files.
+//
+// # Grammar
+//
+// The transition tags are goto, reset, call, function, fork and result,
+// case-sensitive. A tag is <name attrs>body</name>, and the name must be
+// followed by whitespace or '>': <results>, <forked> and <gotoX> are not
+// tags. A self-closing <goto/> is a malformed tag, since transition tags need
+// a body.
+//
+// Attributes are key="value" or key='value', keys made of ASCII letters,
+// digits, '_' and '-', whitespace allowed around '='. Values may hold any
+// character but their own quote, '<' and '>' included, and are decoded:
+// &quot; &amp; &lt; &gt; &apos; and the numeric references &#NN; and &#xHH;.
+// Other entities are left as written. A duplicated attribute, a value
+// without quotes, or anything else in the opening tag makes the tag
+// malformed. An opening tag whose trouble is not followed by '>' before the
+// next '<', or that has no closing tag, is taken for prose ("use a <goto tag
+// to move") and ignored.
+//
+// The body runs to the first closing tag </name>, whitespace allowed before
+// its '>'. Tags inside a body belong to the body and do not count: a <goto>
+// inside a <result> payload is part of the payload. For result the body,
+// trimmed of surrounding whitespace, is the payload; it is otherwise verbatim
+// (no entity decoding). For the other tags the trimmed body is the target.
+// An opening tag without a closing tag is not a tag: Parse reports it (kind
+// Unclosed) only when it finds no tag at all.
+//
+// # Code
+//
+// Tags inside fenced code blocks (``` or ~~~, three or more, closed by at
+// least as many of the same character) and inside inline code spans are
+// quoted: a tag there must also close there. This is a deliberate decision:
+// when the text has any unquoted tag, well formed or malformed, the quoted
+// ones are examples and are ignored entirely; when every tag is quoted, the
+// quoted ones count, because models sometimes wrap their whole answer in a
+// fence. Unclosed opening tags in code are always ignored. See codeSpans for
+// how close to CommonMark the reading of code is.
+//
+// # Rules of Parse
+//
+// Parse checks, in this order, so that the error names the most basic
+// problem:
+//
+//  1. Grammar: a malformed tag (Malformed).
+//  2. Count: no tag (NoTag, or Unclosed if an opening tag was never closed);
+//     several tags (SeveralTags) unless they form a valid multi-fork.
+//  3. Multi-fork (§5.6): either every <fork> names the same next and no other
+//     transition tag appears, or no <fork> has next and exactly one <goto>
+//     accompanies them; anything else is MultiForkMismatch. A single <fork>
+//     follows the same rule with one fork. The values of next are compared
+//     as written (after trimming): "JOIN" and "JOIN.md" differ.
+//  4. Attributes: goto takes input; reset takes input and cd; call and
+//     function take return (required: MissingAttr) and input; fork takes
+//     next, cd, input and any other key, which become template variables
+//     (Tag.Vars); result takes none. Anything else is Malformed.
+//  5. Names: targets, and the values of return and next, must be bare file
+//     names (see ValidTarget): EmptyTarget or UnsafeTarget. A target may omit
+//     its extension; nothing here touches the file system.
+//
+// The values of return and next are trimmed like targets are.
+//
+// # Transitions
+//
+// A single tag gives Transition{Tag: t}. A single <fork> with next gives
+// Tag = Forks[0] = the fork. Forks with a common next give Forks = the forks
+// and Tag = a synthetic goto to next, with the Offset and Raw of the first
+// fork. Forks with an accompanying <goto> give Tag = that goto.
+//
+// # Print
+//
+// <print>…</print> is not a transition and never counts. Prints and
+// PrintScanner extract its payloads, from a whole text or from a stream.
+//
+// # Cost
+//
+// Every function here runs in time linear in the length of the text, with no
+// regular expressions: the scanners are hand-written, look at each '<' once
+// and remember their searches for closing tags, so that 10 MiB without a
+// tag, or full of unclosed or broken tags, costs about one pass
+// (BenchmarkParseAdversarial measures such inputs).
 package parsing

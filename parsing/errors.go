@@ -12,19 +12,23 @@ const (
 	// SeveralTags: more than one transition tag outside a valid multi-fork.
 	SeveralTags
 	// Malformed: a tag whose syntax or attributes are wrong (duplicate attribute,
-	// bad attribute syntax, unknown attribute, attribute not allowed on this tag).
+	// bad attribute syntax, self-closing tag, unknown attribute, attribute not
+	// allowed on this tag).
 	Malformed
-	// Unclosed: an opening transition tag without its closing tag.
+	// Unclosed: no tag, but an opening transition tag without its closing tag.
 	Unclosed
 	// MissingAttr: a required attribute is absent (return on call/function).
 	MissingAttr
-	// EmptyTarget: a tag that needs a target has an empty or blank body.
+	// EmptyTarget: a tag that needs a target has an empty or blank body, or a
+	// return or next attribute is empty or blank.
 	EmptyTarget
-	// UnsafeTarget: a target that is not a bare file name (contains / or \, is
-	// . or .., holds a NUL or a control character).
+	// UnsafeTarget: a target, return or next that is not a bare file name
+	// (contains / or \, is . or .., starts with ~, holds a NUL or another
+	// control character, is not valid UTF-8).
 	UnsafeTarget
-	// MultiForkMismatch: several forks that disagree on next, or that lack next
+	// MultiForkMismatch: forks that disagree on next, or that lack next
 	// without exactly one accompanying goto, or that are mixed with other tags.
+	// A single <fork> follows the same rules.
 	MultiForkMismatch
 )
 
@@ -39,6 +43,7 @@ var kindNames = map[ErrorKind]string{
 	MultiForkMismatch: "multi-fork mismatch",
 }
 
+// String returns a short description of the kind, for logs.
 func (k ErrorKind) String() string {
 	if s, ok := kindNames[k]; ok {
 		return s
@@ -55,4 +60,5 @@ type Error struct {
 	Tag string
 }
 
+// Error returns Msg.
 func (e *Error) Error() string { return e.Msg }

@@ -23,11 +23,17 @@ type Tag struct {
 	// Payload is the body of a result tag with surrounding whitespace trimmed.
 	Payload string
 	// Attrs holds every attribute, entity-decoded, in the order written.
+	// Parse trims the values of return and next, which name states like a
+	// target does; Tags leaves every value as written.
 	Attrs []Attr
 	// Offset is the byte offset of the tag's '<' in the text it was read from.
 	Offset int
 	// Raw is the tag exactly as written, from '<' to the end of its closing tag.
 	Raw string
+	// Quoted is true when the tag sits inside a fenced code block or an inline
+	// code span. Quoted tags are only returned when the text has no unquoted
+	// tag at all (see the package comment).
+	Quoted bool
 }
 
 // Attr is one decoded attribute.

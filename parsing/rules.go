@@ -1,0 +1,110 @@
+package parsing
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// allowed lists the attributes each tag takes (protocol §5.1). A fork takes
+// any attribute: besides next, cd and input, they are template variables.
+var allowed = map[string][]string{
+	Goto:     {"input"},
+	Reset:    {"input", "cd"},
+	Call:     {"return", "input"},
+	Function: {"return", "input"},
+	Result:   {},
+}
+
+// allowedOn says where each protocol attribute may go, for error messages.
+var allowedOn = map[string]string{
+	"input":  "<goto>, <reset>, <call>, <function> and <fork>",
+	"cd":     "<reset> and <fork>",
+	"return": "<call> and <function>",
+	"next":   "<fork>",
+}
+
+// stateAttrs are the attributes whose values name states, like a target.
+var stateAttrs = []string{"return", "next"}
+
+// checkAttrs applies the attribute rules of t's tag: every attribute must be
+// one the tag takes (Malformed), and call and function need return
+// (MissingAttr).
+func checkAttrs(t Tag) *Error {
+	if keys, ok := allowed[t.Name]; ok {
+		for _, a := range t.Attrs {
+			if slices.Contains(keys, a.Key) {
+				continue
+			}
+			var msg string
+			switch where, known := allowedOn[a.Key]; {
+			case known:
+				msg = fmt.Sprintf("%s is only allowed on %s, not on <%s>", a.Key, where, t.Name)
+			case len(keys) == 0:
+				msg = fmt.Sprintf("<%s> takes no attributes, but has %s", t.Name, a.Key)
+			default:
+				msg = fmt.Sprintf("<%s> has no attribute %s; it takes only %s", t.Name, a.Key, strings.Join(keys, " and "))
+			}
+			return &Error{Kind: Malformed, Tag: t.Raw, Msg: msg}
+		}
+	}
+	if t.Name == Call || t.Name == Function {
+		if _, ok := t.Attr("return"); !ok {
+			return &Error{Kind: MissingAttr, Tag: t.Raw, Msg: fmt.Sprintf(
+				"<%s> needs a return attribute naming the state to continue at when it returns, as in <%s return=\"NEXT\">%s</%s>",
+				t.Name, t.Name, nonEmpty(t.Target, "TARGET"), t.Name)}
+		}
+	}
+	return nil
+}
+
+// checkNames applies path safety to the target of t and to the values of its
+// return and next attributes.
+func checkNames(t Tag) *Error {
+	if t.Name != Result {
+		switch kind, why := nameProblem(t.Target); kind {
+		case 0:
+		case EmptyTarget:
+			return &Error{Kind: kind, Tag: t.Raw, Msg: fmt.Sprintf(
+				"%s has no target; put the name of a state between <%s> and </%s>", short(t.Raw), t.Name, t.Name)}
+		default:
+			return &Error{Kind: kind, Tag: t.Raw, Msg: fmt.Sprintf(
+				"the target %q of %s %s, but a target must be the bare name of a file in the workflow folder",
+				t.Target, short(t.Raw), why)}
+		}
+	}
+	for _, a := range t.Attrs {
+		if !slices.Contains(stateAttrs, a.Key) {
+			continue
+		}
+		switch kind, why := nameProblem(a.Value); kind {
+		case 0:
+		case EmptyTarget:
+			return &Error{Kind: kind, Tag: t.Raw, Msg: fmt.Sprintf(
+				"the %s attribute of %s is empty; it must name a state", a.Key, short(t.Raw))}
+		default:
+			return &Error{Kind: kind, Tag: t.Raw, Msg: fmt.Sprintf(
+				"%s=%q in %s %s, but it must be the bare name of a file in the workflow folder",
+				a.Key, a.Value, short(t.Raw), why)}
+		}
+	}
+	return nil
+}
+
+// trimStateAttrs trims the values of return and next in place: like a
+// target, they name a state.
+func trimStateAttrs(t *Tag) {
+	for i, a := range t.Attrs {
+		if slices.Contains(stateAttrs, a.Key) {
+			t.Attrs[i].Value = strings.TrimSpace(a.Value)
+		}
+	}
+}
+
+// nonEmpty returns s, or fallback when s is empty.
+func nonEmpty(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}

@@ -1,0 +1,52 @@
+package parsing
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ValidTarget checks that name can only mean a file directly inside the
+// workflow folder: it is not empty or blank (EmptyTarget), and it has no '/'
+// or '\', is not "." or "..", does not start with '~', holds no control
+// character (NUL included) and is valid UTF-8 (UnsafeTarget). The error is an
+// *Error. It does not look at the file system.
+func ValidTarget(name string) error {
+	kind, why := nameProblem(name)
+	switch kind {
+	case 0:
+		return nil
+	case EmptyTarget:
+		return &Error{Kind: EmptyTarget, Msg: "target is empty"}
+	}
+	return &Error{Kind: kind, Msg: fmt.Sprintf("target %q %s", name, why)}
+}
+
+// nameProblem returns what is wrong with a state name, as an ErrorKind and a
+// clause ("contains \"/\""), or 0 and "" when nothing is.
+//
+// Invalid UTF-8 is refused although the protocol does not name it: a run's
+// state is JSON, which would silently turn such a name into another one.
+func nameProblem(name string) (ErrorKind, string) {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return EmptyTarget, "is empty"
+	case strings.ContainsRune(name, '/'):
+		return UnsafeTarget, `contains "/"`
+	case strings.ContainsRune(name, '\\'):
+		return UnsafeTarget, `contains "\"`
+	case name == "." || name == "..":
+		return UnsafeTarget, "names a folder"
+	case strings.HasPrefix(name, "~"):
+		return UnsafeTarget, `starts with "~"`
+	case !utf8.ValidString(name):
+		return UnsafeTarget, "is not valid UTF-8"
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return UnsafeTarget, fmt.Sprintf("contains the control character %U", r)
+		}
+	}
+	return 0, ""
+}
