@@ -1,0 +1,109 @@
+package claude
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// EventKind says what an [Event] reports.
+type EventKind int
+
+// The kinds of events Run reports while a step runs.
+const (
+	// EventInit: the session started. SessionID, Model and Version are set.
+	EventInit EventKind = iota + 1
+	// EventText: one text block of the model's answer, in Text.
+	EventText
+	// EventToolUse: the model calls Tool; Detail is its key argument on one
+	// line (file path, command, pattern, URL, …).
+	EventToolUse
+	// EventToolResult: a tool returned. Tool names it when its call was seen,
+	// IsError reports a failure, Text holds the content and Detail its first line.
+	EventToolResult
+	// EventPrint: a <print> payload found in the model's text, in Text.
+	EventPrint
+	// EventRetry: the CLI retries an API call itself. Attempt, MaxRetries,
+	// Delay, Status (HTTP) and ErrorKind are set as reported.
+	EventRetry
+	// EventRateLimit: the CLI reports the subscription's rate-limit state.
+	// LimitStatus, LimitType and ResetAt (zero if absent) are set.
+	EventRateLimit
+	// EventAPIError: a synthetic assistant message reporting an API failure.
+	// Text is the message, ErrorKind the CLI's error kind
+	// (authentication_failed, rate_limit, …) and Status the HTTP status if known.
+	EventAPIError
+)
+
+var eventKindNames = map[EventKind]string{
+	EventInit:       "init",
+	EventText:       "text",
+	EventToolUse:    "tool use",
+	EventToolResult: "tool result",
+	EventPrint:      "print",
+	EventRetry:      "retry",
+	EventRateLimit:  "rate limit",
+	EventAPIError:   "api error",
+}
+
+// String returns a short lower-case name such as "tool use".
+func (k EventKind) String() string {
+	if s, ok := eventKindNames[k]; ok {
+		return s
+	}
+	return fmt.Sprintf("EventKind(%d)", int(k))
+}
+
+// Event is something that happened during a step, decoded from the stream.
+// Which fields are set depends on Kind; see the EventKind constants.
+type Event struct {
+	Kind    EventKind
+	Text    string
+	Tool    string
+	Detail  string
+	IsError bool
+
+	// Init.
+	SessionID string
+	Model     string
+	Version   string
+
+	// Retry and APIError.
+	Attempt    int
+	MaxRetries int
+	Delay      time.Duration
+	Status     int
+	ErrorKind  string
+
+	// RateLimit.
+	LimitStatus string
+	LimitType   string
+	ResetAt     time.Time
+}
+
+// maxDetail is the longest Detail, in runes.
+const maxDetail = 120
+
+// oneLine returns the first non-blank line of s, trimmed and cut to
+// maxDetail runes with an ellipsis.
+func oneLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" {
+			s = line
+			break
+		}
+	}
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) <= maxDetail {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == maxDetail-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}

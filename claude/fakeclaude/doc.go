@@ -1,0 +1,127 @@
+// Package fakeclaude is a fake Claude Code CLI for tests: it behaves like the real
+// `claude -p` in everything raymond relies on (the project's claude-code.md spec, and
+// the real outputs captured in testdata/fixtures), but its replies come from a script
+// the test writes. No test needs a real model.
+//
+// # Running it
+//
+// Main runs the fake on the process's arguments, standard streams and environment;
+// testscript registers it as the `claude` command, and a test binary re-executed as a
+// helper process calls it. Run does the same in-process. The command
+// ./cmd/fake-claude builds it as an executable.
+//
+// The environment configures it:
+//
+//	FAKE_CLAUDE_DIR      required: holds the session store (projects/), the reply
+//	                     state (replies.json), the call log (calls.jsonl), the lock
+//	FAKE_CLAUDE_SCRIPT   the script file; default $FAKE_CLAUDE_DIR/script.yaml; a
+//	                     missing file means no replies
+//	FAKE_CLAUDE_VERSION  the CLI version to act as (default 2.1.330); before 2.1.277,
+//	                     total_cost_usd is this call's cost only and the result line
+//	                     has no model_usage_since_last_result
+//	FAKE_CLAUDE_ROOT     "1" or "0": whether to act as if run by root (default: the
+//	                     real euid), which refuses --dangerously-skip-permissions and
+//	                     --permission-mode bypassPermissions unless IS_SANDBOX=1
+//
+// Only print mode is supported, with --output-format stream-json (which needs
+// --verbose, as in the real CLI), json (the result object alone) or text (the result
+// text alone). The command line is parsed as the real CLI's parser does, traps
+// included: --allowedTools, --disallowedTools, --add-dir and --tools swallow every
+// following word, so a prompt after them must follow "--". An unknown option prints
+// `error: unknown option '--x'` and exits 1.
+//
+// # Script format
+//
+// A script is YAML (JSON works too) with one key, replies. Each call of the fake takes
+// the first reply that still has calls left and whose match, a Go regular expression,
+// matches the prompt (no match: any prompt). A reply serves one call, or times calls,
+// or with repeat: true any number. What has been used is kept in FAKE_CLAUDE_DIR, so
+// the queue carries across processes; rewriting the script file starts it afresh.
+// When no reply is left the fake writes the init line, then
+// `fake claude: no scripted reply left for prompt: …` on stderr, and exits 1 with no
+// result line, which looks like a crash.
+//
+//	replies:
+//	  - match: "^Write the plan"       # the first prompt that matches
+//	    say: ["Let me look around."]   # assistant messages before the result
+//	    tools:                         # tool_use + tool_result line pairs
+//	      - name: Bash
+//	        input: {command: "ls"}
+//	        result: "README.md"
+//	    text: "Done. <goto>NEXT.md</goto>"  # the result text
+//	    cost: 0.02                     # this call's cost (default 0.0053)
+//	  - error: overloaded              # a transient API failure, once
+//	  - text: "<result>ok</result>"
+//	    times: 2                       # serves two calls
+//	    delay: 50ms                    # before the result line
+//	  - usage_limit: "You've hit your session limit · resets 3pm (America/Chicago)"
+//	    rate_limit_reset: 1763700000
+//	  - hang: true                     # until SIGTERM (exit 143) or SIGINT (exit 0)
+//	  - crash: true                    # no result line
+//	    exit: 2
+//	    stderr: "boom"
+//	  - text: "fallback"
+//	    repeat: true                   # never runs out
+//
+// The fields of a reply:
+//
+//	match, times, repeat  which calls it serves, as above
+//	text                  the final result text; streamed as an assistant message
+//	                      too, unless say is given
+//	say                   assistant text messages streamed before the result
+//	tools                 list of {name, input (map), result (string), error (bool)}
+//	cost                  this call's cost in USD (default 0.0053; 0 for error and
+//	                      usage_limit replies)
+//	delay                 a Go duration waited before the result line; the lines
+//	                      before it are already out
+//	model                 the model named in the output (default: --model, with the
+//	                      aliases opus, sonnet and haiku resolved, else claude-opus-5-5)
+//	turns                 num_turns of the result (default: tools + 1)
+//	error                 an API failure: rate_limit, overloaded, server_error,
+//	                      authentication_failed or billing_error. The fake streams an
+//	                      api_retry line (not for billing_error) and a synthetic
+//	                      assistant message, then a result with subtype success,
+//	                      is_error true, api_error_status and the error's text
+//	                      (text overrides it); exit 1
+//	usage_limit           the same shape with this text as the result: a usage limit
+//	rate_limit_reset      epoch seconds: a rate_limit_event line before the result,
+//	                      with status rate_limit_status (default "rejected") and
+//	                      rateLimitType five_hour
+//	max_turns, max_budget an error_max_turns or error_max_budget_usd result, with
+//	                      errors and no result field; exit 1. --max-turns N and
+//	                      --max-budget-usd X on the command line cause them too, when
+//	                      the reply has N or more tools or costs more than X
+//	crash                 stream the messages, then exit with exit (default 1) and no
+//	                      result line
+//	hang                  stream the messages, then block until a signal: SIGTERM
+//	                      exits 143, SIGINT writes the "[Request interrupted by user]"
+//	                      line and exits 0; no result line either way
+//	stderr                text written to stderr before the result line
+//	exit                  the exit status after the result line (default 0, or 1
+//	                      when the result is an error)
+//	lines                 raw stdout lines written verbatim instead of anything
+//	                      generated (no init line either; the outcome fields do
+//	                      not apply); delay falls before the last one; stderr and
+//	                      exit apply; the session is still recorded with cost
+//	wait_for              a file to wait for before replying (after the init line);
+//	                      $VARS are expanded from the fake's environment and a
+//	                      relative path is taken from FAKE_CLAUDE_DIR
+//
+// # Sessions and cost
+//
+// Sessions are stored per working directory, in
+// $FAKE_CLAUDE_DIR/projects/<cwd with every non-alphanumeric replaced by ->/<id>.json,
+// so resuming from another directory fails as it does for real: `No conversation found
+// with session ID: <id>` on stderr, one error_during_execution result line, exit 1.
+// --resume ID appends to ID; --resume ID --fork-session makes a branch with a new id
+// (or --session-id's) holding a copy of the history and the cost so far. A session's
+// cost is cumulative over its lineage, and total_cost_usd reports it (for CLI 2.1.277
+// and later); model_usage_since_last_result reports this call alone. LoadSession reads
+// a session back.
+//
+// # Call log
+//
+// Every call, refused ones included, appends a Call to $FAKE_CLAUDE_DIR/calls.jsonl
+// when it exits; ReadCalls returns them. Updates of the store, the reply state and the
+// log happen under an flock in FAKE_CLAUDE_DIR, so many fakes may run at once.
+package fakeclaude

@@ -1,0 +1,212 @@
+package fakeclaude
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"slices"
+	"strings"
+)
+
+// emitter writes stdout in the chosen output format: stream-json writes every line,
+// json only the result object, text only the result text. Each line goes out in one
+// Write, so a consumer waiting on lines sees each as soon as it is produced. The first
+// write error is kept and everything after it dropped.
+type emitter struct {
+	w      io.Writer
+	format string
+	err    error
+}
+
+func (e *emitter) streaming() bool { return e.format == "stream-json" }
+
+// line writes v as a JSON line when streaming.
+func (e *emitter) line(v any) {
+	if e.streaming() {
+		e.json(v)
+	}
+}
+
+// result writes the result line, or what stands for it in the chosen format.
+func (e *emitter) result(r *resultLine) {
+	if e.format == "text" {
+		if r.Result != nil {
+			e.raw(*r.Result)
+		}
+		return
+	}
+	e.json(r)
+}
+
+// json writes v as one line, leaving <, > and & as they are, as the real CLI does.
+func (e *emitter) json(v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		if e.err == nil {
+			e.err = err
+		}
+		return
+	}
+	if e.err == nil {
+		_, e.err = e.w.Write(buf.Bytes())
+	}
+}
+
+// raw writes s and a newline.
+func (e *emitter) raw(s string) {
+	if e.err != nil {
+		return
+	}
+	_, e.err = io.WriteString(e.w, s+"\n")
+}
+
+// emitInit writes the init line that opens every turn.
+func (t *turn) emitInit() {
+	t.inited = true
+	tools := defaultTools
+	if t.opts.toolsGiven {
+		tools = splitTools(t.opts.tools)
+	}
+	deny := splitTools(t.opts.disallowed)
+	tools = slices.DeleteFunc(slices.Clone(tools), func(s string) bool { return slices.Contains(deny, s) })
+	mode := t.opts.permissionMode
+	switch {
+	case mode == "" && t.opts.skipPerms:
+		mode = "bypassPermissions"
+	case mode == "":
+		mode = "default"
+	}
+	dirs := t.opts.addDirs
+	if dirs == nil {
+		dirs = []string{}
+	}
+	t.out.line(initLine{
+		Type: "system", Subtype: "init", Cwd: t.inv.cwd, SessionID: t.sessionID,
+		Tools: tools, MCPServers: []any{}, Model: t.model, PermissionMode: mode,
+		SlashCommands: []string{"clear", "compact", "config", "context", "init", "review"},
+		APIKeySource:  "none", ClaudeCodeVersion: t.version, OutputStyle: "default",
+		Agents: []string{"claude", "Explore", "general-purpose", "Plan"}, Skills: []string{},
+		Plugins: []any{}, UUID: newUUID(),
+		MemoryPaths:    map[string]string{"auto": projectDir(t.inv.cwd+"/.claude", t.inv.cwd) + "/memory/"},
+		OriginalCwd:    t.inv.cwd,
+		AdditionalDirs: dirs, FastModeState: "off",
+	})
+}
+
+// splitTools flattens tool lists given as several words, commas or spaces.
+func splitTools(words []string) []string {
+	var out []string
+	for _, w := range words {
+		out = append(out, strings.FieldsFunc(w, func(r rune) bool { return r == ',' || r == ' ' })...)
+	}
+	return out
+}
+
+// assistant builds an assistant line holding one content block.
+func (t *turn) assistant(block map[string]any) assistantLine {
+	return assistantLine{
+		Type: "assistant",
+		Message: assistantMessage{
+			ID: newID("msg_"), Type: "message", Role: "assistant", Model: t.model,
+			Content: []map[string]any{block},
+			Usage:   messageUsage{InputTokens: 1200, OutputTokens: 1},
+		},
+		SessionID: t.sessionID, UUID: newUUID(), Timestamp: timestamp(), RequestID: newID("req_"),
+	}
+}
+
+// say is the lines of one assistant text message: with --include-partial-messages,
+// wrapped in the stream events that carry it.
+func (t *turn) say(text string) []any {
+	msg := t.assistant(map[string]any{"type": "text", "text": text})
+	if !t.opts.partial {
+		return []any{msg}
+	}
+	event := func(e map[string]any) any {
+		return map[string]any{"type": "stream_event", "event": e, "session_id": t.sessionID,
+			"parent_tool_use_id": nil, "uuid": newUUID(), "api_message_id": msg.Message.ID}
+	}
+	start := msg.Message
+	start.Content = []map[string]any{}
+	return []any{
+		event(map[string]any{"type": "message_start", "message": start}),
+		event(map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "text", "text": ""}}),
+		event(map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "text_delta", "text": text}}),
+		msg,
+		event(map[string]any{"type": "content_block_stop", "index": 0}),
+		event(map[string]any{"type": "message_delta",
+			"delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil},
+			"usage": map[string]any{"output_tokens": 25}}),
+		event(map[string]any{"type": "message_stop"}),
+	}
+}
+
+// toolUse is the assistant line calling tool; withResult adds the user line with the
+// tool's result.
+func (t *turn) toolUse(tool Tool, withResult bool) []any {
+	id := newID("toolu_")
+	input, _ := jsonable(tool.Input).(map[string]any)
+	if input == nil {
+		input = map[string]any{}
+	}
+	use := t.assistant(map[string]any{"type": "tool_use", "id": id, "name": tool.Name, "input": input})
+	if !withResult {
+		return []any{use}
+	}
+	result := userLine{
+		Type: "user",
+		Message: userMessage{Role: "user", Content: []map[string]any{{
+			"tool_use_id": id, "type": "tool_result", "content": tool.Result, "is_error": tool.Error,
+		}}},
+		SessionID: t.sessionID, UUID: newUUID(), Timestamp: timestamp(),
+	}
+	if tool.Error {
+		result.ToolUseResult = "Error: " + tool.Result
+	} else {
+		result.ToolUseResult = map[string]any{"stdout": tool.Result, "stderr": "", "interrupted": false,
+			"isImage": false, "noOutputExpected": false}
+	}
+	return []any{use, result}
+}
+
+// synthetic is the assistant message the CLI makes up to report a failed API call.
+func (t *turn) synthetic(text string, e apiError) assistantLine {
+	return assistantLine{
+		Type: "assistant",
+		Message: assistantMessage{
+			ID: newUUID(), Type: "message", Role: "assistant", Model: "<synthetic>",
+			Content:    []map[string]any{{"type": "text", "text": text}},
+			StopReason: ptr("stop_sequence"), StopSequence: ptr(""),
+		},
+		SessionID: t.sessionID, UUID: newUUID(), Timestamp: timestamp(), RequestID: newID("req_"),
+		Error: e.kind, IsAPIErrorMessage: true, APIErrorStatus: e.status, APIErrorType: e.typ,
+	}
+}
+
+func (t *turn) apiRetry(e apiError) apiRetryLine {
+	return apiRetryLine{Type: "system", Subtype: "api_retry", Attempt: 1, MaxRetries: 1,
+		RetryDelayMS: 600, ErrorStatus: e.status, Error: e.kind, SessionID: t.sessionID, UUID: newUUID()}
+}
+
+func (t *turn) rateLimitEvent() rateLimitLine {
+	status := t.reply.RateLimitStatus
+	if status == "" {
+		status = "rejected"
+	}
+	return rateLimitLine{Type: "rate_limit_event", SessionID: t.sessionID, UUID: newUUID(),
+		RateLimitInfo: rateLimitInfo{Status: status, ResetsAt: t.reply.RateLimitReset, RateLimitType: "five_hour"}}
+}
+
+// interruptLine is what the CLI writes when SIGINT stops a turn.
+func (t *turn) interruptLine() userLine {
+	return userLine{
+		Type: "user",
+		Message: userMessage{Role: "user", Content: []map[string]any{
+			{"type": "text", "text": "[Request interrupted by user]"}}},
+		SessionID: t.sessionID, UUID: newUUID(), Timestamp: timestamp(),
+	}
+}

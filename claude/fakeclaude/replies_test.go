@@ -1,0 +1,230 @@
+package fakeclaude
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSuccessReplies(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string
+		kinds  []string
+		text   string
+		turns  float64
+	}{
+		{"text only", "replies: [{text: hello}]",
+			[]string{"system/init", "assistant", "result/success"}, "hello", 1},
+		{"say replaces the streamed text", "replies: [{say: [a, b], text: final}]",
+			[]string{"system/init", "assistant", "assistant", "result/success"}, "final", 1},
+		{"tools", "replies: [{say: [look], tools: [{name: Bash, input: {command: ls}, result: x}, {name: Read}], text: done}]",
+			[]string{"system/init", "assistant", "assistant", "user", "assistant", "user", "result/success"}, "done", 3},
+		{"tools then the text", "replies: [{tools: [{name: Bash}], text: done}]",
+			[]string{"system/init", "assistant", "user", "assistant", "result/success"}, "done", 2},
+		{"turns", "replies: [{text: t, turns: 7}]",
+			[]string{"system/init", "assistant", "result/success"}, "t", 7},
+		{"empty reply", "replies: [{}]",
+			[]string{"system/init", "result/success"}, "", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out := newFake(t, tt.script).ask("hi")
+			check(t, "exit", out.code, 0)
+			check(t, "lines", out.kinds(t), tt.kinds)
+			res := out.result(t)
+			check(t, "result", res["result"], tt.text)
+			check(t, "is_error", res["is_error"], false)
+			check(t, "num_turns", res["num_turns"], tt.turns)
+			check(t, "api_error_status", res["api_error_status"], nil)
+		})
+	}
+}
+
+func TestToolLines(t *testing.T) {
+	out := newFake(t, "replies: [{tools: [{name: Write, input: {file_path: /x, n: {a: [1, 2]}}, result: denied, error: true}]}]").ask("hi")
+	ls := out.lines(t)
+	use := ls[1]["message"].(map[string]any)["content"].([]any)[0].(map[string]any)
+	check(t, "tool_use name", use["name"], "Write")
+	check(t, "tool_use input", jsonText(use["input"]), `{"file_path":"/x","n":{"a":[1,2]}}`)
+	res := ls[2]["message"].(map[string]any)["content"].([]any)[0].(map[string]any)
+	check(t, "tool_result type", res["type"], "tool_result")
+	check(t, "tool_result id", res["tool_use_id"], use["id"])
+	check(t, "tool_result is_error", res["is_error"], true)
+	check(t, "tool_result content", res["content"], "denied")
+}
+
+func TestAPIErrors(t *testing.T) {
+	for kind, e := range apiErrors {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			out := newFake(t, "replies: [{error: "+kind+"}]").ask("hi")
+			check(t, "exit", out.code, 1)
+			want := []string{"system/init", "system/api_retry", "assistant", "result/success"}
+			if !e.retry {
+				want = slices.Delete(want, 1, 2)
+			}
+			check(t, "lines", out.kinds(t), want)
+			ls := out.lines(t)
+			msg := ls[len(ls)-2]
+			check(t, "synthetic model", msg["message"].(map[string]any)["model"], "<synthetic>")
+			check(t, "error", msg["error"], kind)
+			res := out.result(t)
+			check(t, "is_error", res["is_error"], true)
+			check(t, "api_error_status", res["api_error_status"], float64(e.status))
+			check(t, "result", res["result"], e.text)
+			check(t, "total_cost_usd", res["total_cost_usd"], 0.0)
+			check(t, "modelUsage", res["modelUsage"], map[string]any{})
+		})
+	}
+	out := newFake(t, "replies: [{error: server_error, text: 'API Error: 502 Bad gateway', exit: 0}]").ask("hi")
+	check(t, "custom text", out.result(t)["result"], "API Error: 502 Bad gateway")
+	check(t, "scripted exit", out.code, 0)
+}
+
+func TestUsageLimit(t *testing.T) {
+	const text = "You've hit your session limit · resets 3pm (America/Chicago)"
+	out := newFake(t, "replies: [{usage_limit: \""+text+"\", rate_limit_reset: 1763700000}]").ask("hi")
+	check(t, "exit", out.code, 1)
+	check(t, "lines", out.kinds(t), []string{"system/init", "assistant", "rate_limit_event", "result/success"})
+	ev := out.lines(t)[2]["rate_limit_info"].(map[string]any)
+	check(t, "rate_limit_info", ev, map[string]any{"status": "rejected", "resetsAt": 1763700000.0, "rateLimitType": "five_hour"})
+	res := out.result(t)
+	check(t, "is_error", res["is_error"], true)
+	check(t, "result", res["result"], text)
+}
+
+func TestRateLimitEventStatus(t *testing.T) {
+	out := newFake(t, "replies: [{text: ok, rate_limit_reset: 5, rate_limit_status: allowed_warning}]").ask("hi")
+	check(t, "exit", out.code, 0)
+	check(t, "lines", out.kinds(t), []string{"system/init", "assistant", "rate_limit_event", "result/success"})
+	check(t, "status", out.lines(t)[2]["rate_limit_info"].(map[string]any)["status"], "allowed_warning")
+}
+
+func TestLimits(t *testing.T) {
+	twoTools := "tools: [{name: Bash, result: a}, {name: Bash, result: b}]"
+	tests := []struct {
+		name, script string
+		args         []string
+		kinds        []string
+		subtype      string
+		errors       string
+		turns        float64
+	}{
+		{"max_turns reply", "replies: [{max_turns: true, " + twoTools + "}]", nil,
+			[]string{"system/init", "assistant", "user", "assistant", "user", "result/error_max_turns"},
+			"error_max_turns", `["Reached maximum number of turns (2)"]`, 3},
+		{"--max-turns below the tools", "replies: [{text: never, " + twoTools + "}]", []string{"--max-turns", "1"},
+			[]string{"system/init", "assistant", "user", "result/error_max_turns"},
+			"error_max_turns", `["Reached maximum number of turns (1)"]`, 2},
+		{"max_budget reply", "replies: [{max_budget: true, say: [plan], " + twoTools + "}]", nil,
+			[]string{"system/init", "assistant", "assistant", "result/error_max_budget_usd"},
+			"error_max_budget_usd", `["Reached maximum budget ($0.0053)"]`, 1},
+		{"--max-budget-usd below the cost", "replies: [{text: costly, cost: 0.5}]", []string{"--max-budget-usd", "0.001"},
+			[]string{"system/init", "assistant", "result/error_max_budget_usd"},
+			"error_max_budget_usd", `["Reached maximum budget ($0.001)"]`, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out := newFake(t, tt.script).ask("hi", tt.args...)
+			check(t, "exit", out.code, 1)
+			check(t, "lines", out.kinds(t), tt.kinds)
+			res := out.result(t)
+			check(t, "is_error", res["is_error"], true)
+			check(t, "errors", jsonText(res["errors"]), tt.errors)
+			check(t, "num_turns", res["num_turns"], tt.turns)
+			if _, ok := res["result"]; ok {
+				t.Error("an error subtype has no result field")
+			}
+		})
+	}
+	// Within the limits nothing changes.
+	out := newFake(t, "replies: [{text: fine, "+twoTools+"}]").ask("hi", "--max-turns", "3", "--max-budget-usd", "1")
+	check(t, "within limits", out.result(t)["subtype"], "success")
+}
+
+func TestCrash(t *testing.T) {
+	f := newFake(t, "replies: [{crash: true, exit: 2, say: [working], stderr: 'boom'}, {crash: true}]")
+	out := f.ask("hi")
+	check(t, "exit", out.code, 2)
+	check(t, "lines", out.kinds(t), []string{"system/init", "assistant"})
+	check(t, "stderr", out.stderr, "boom\n")
+	check(t, "default crash exit", f.ask("again").code, 1)
+	check(t, "no cost logged", f.calls()[0].Cost, 0.0)
+}
+
+func TestStderrAndExit(t *testing.T) {
+	out := newFake(t, "replies: [{text: ok, stderr: \"warn\\n\", exit: 5}]").ask("hi")
+	check(t, "exit", out.code, 5)
+	check(t, "stderr", out.stderr, "warn\n")
+	check(t, "result", out.result(t)["result"], "ok")
+}
+
+func TestRawLines(t *testing.T) {
+	f := newFake(t, `replies:
+  - lines: ['{"type":"system","subtype":"init","session_id":"x"}', '{"type":"result","subtype":"success","is_error":false,"result":"raw"}']
+    cost: 0.1
+    exit: 4
+`)
+	out := f.ask("hi")
+	check(t, "exit", out.code, 4)
+	check(t, "stdout", out.stdout, `{"type":"system","subtype":"init","session_id":"x"}`+"\n"+
+		`{"type":"result","subtype":"success","is_error":false,"result":"raw"}`+"\n")
+	call := f.calls()[0]
+	s, err := LoadSession(f.dir, f.cwd, call.SessionID)
+	must(t, err)
+	near(t, "session cost", s.CostUSD, 0.1)
+}
+
+func TestOutputFormats(t *testing.T) {
+	f := newFake(t, "replies: [{say: [a], text: 'the <answer>'}, {text: j}, {error: billing_error}]")
+	text := f.run("-p", "--", "hi")
+	check(t, "text", text.stdout, "the <answer>\n")
+	js := f.run("-p", "--output-format", "json", "--", "hi")
+	check(t, "json lines", js.kinds(t), []string{"result/success"})
+	check(t, "json result", js.result(t)["result"], "j")
+	fail := f.run("-p", "--", "hi")
+	check(t, "text of an API error", fail.stdout, "Credit balance is too low\n")
+	check(t, "exit of an API error", fail.code, 1)
+}
+
+func TestInitLine(t *testing.T) {
+	f := newFake(t, "replies: [{text: a, repeat: true}, {text: b}]")
+	init := f.ask("hi", "--model", "sonnet", "--permission-mode", "plan",
+		"--disallowedTools", "Bash,Write", "--add-dir", "/x").lines(t)[0]
+	check(t, "model", init["model"], "claude-sonnet-5-5")
+	check(t, "permissionMode", init["permissionMode"], "plan")
+	check(t, "cwd", init["cwd"], f.cwd)
+	check(t, "additional_directories", init["additional_directories"], []any{"/x"})
+	for _, tool := range init["tools"].([]any) {
+		if tool == "Bash" || tool == "Write" {
+			t.Errorf("disallowed tool %v listed", tool)
+		}
+	}
+	init = f.ask("hi", "--tools", "Read", "Edit", "--dangerously-skip-permissions").lines(t)[0]
+	check(t, "tools", init["tools"], []any{"Read", "Edit"})
+	check(t, "bypass", init["permissionMode"], "bypassPermissions")
+
+	f.writeScript("replies: [{text: a, model: claude-test-1}]")
+	out := f.ask("hi", "--model", "opus")
+	check(t, "reply model", out.lines(t)[0]["model"], "claude-test-1")
+	if _, ok := out.result(t)["modelUsage"].(map[string]any)["claude-test-1"]; !ok {
+		t.Errorf("modelUsage not keyed by the model: %v", out.result(t)["modelUsage"])
+	}
+}
+
+func TestPartialMessages(t *testing.T) {
+	out := newFake(t, "replies: [{text: hello}]").ask("hi", "--include-partial-messages")
+	kinds := out.kinds(t)
+	check(t, "first and last", []string{kinds[0], kinds[len(kinds)-1]}, []string{"system/init", "result/success"})
+	var deltas []string
+	for _, l := range out.lines(t) {
+		if e, ok := l["event"].(map[string]any); ok && e["type"] == "content_block_delta" {
+			deltas = append(deltas, e["delta"].(map[string]any)["text"].(string))
+		}
+	}
+	check(t, "deltas", strings.Join(deltas, ""), "hello")
+	check(t, "stream events", strings.Count(strings.Join(kinds, " "), "stream_event"), 6)
+}

@@ -1,0 +1,97 @@
+package claude
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"sync"
+	"unicode/utf8"
+)
+
+// Limits on what is read from the child.
+const (
+	// maxLine is the longest stdout line decoded; one JSON line can carry a
+	// whole file a tool read. Longer lines are read and dropped.
+	maxLine = 64 << 20
+	// maxStderrLine is the longest stderr line passed on; the rest is dropped.
+	maxStderrLine = 64 << 10
+	// stderrTail is how much of the end of stderr a Result keeps.
+	stderrTail = 8 << 10
+)
+
+// lineReader reads newline-terminated lines of any length without ever
+// stopping early: of a line longer than max it returns the first max bytes,
+// marked truncated, and consumes the rest, so the child never blocks on a
+// full pipe because we gave up reading.
+type lineReader struct {
+	br  *bufio.Reader
+	buf []byte
+	max int
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// next returns the next line without its newline. The slice is valid until
+// the following call. A last line without a newline is returned too; err is
+// io.EOF (or the read error) once nothing is left.
+func (lr *lineReader) next() (line []byte, truncated bool, err error) {
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, err := lr.br.ReadSlice('\n')
+		if err == nil {
+			chunk = chunk[:len(chunk)-1]
+			if len(lr.buf) == 0 && !truncated && len(chunk) <= lr.max {
+				return chunk, false, nil // the whole line sat in the reader's buffer
+			}
+		}
+		if room := lr.max - len(lr.buf); len(chunk) > room {
+			chunk, truncated = chunk[:room], true
+		}
+		lr.buf = append(lr.buf, chunk...)
+		switch {
+		case err == nil:
+			return lr.buf, truncated, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case len(lr.buf) > 0 || truncated:
+			return lr.buf, truncated, nil // the last line had no newline
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+// tail keeps the last size bytes written to it.
+type tail struct {
+	mu   sync.Mutex
+	size int
+	buf  []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(p)
+	if len(p) >= t.size {
+		t.buf = append(t.buf[:0], p[len(p)-t.size:]...)
+		return n, nil
+	}
+	if over := len(t.buf) + len(p) - t.size; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	t.buf = append(t.buf, p...)
+	return n, nil
+}
+
+// String returns the kept bytes, starting at a whole UTF-8 character.
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	for n := 0; n < utf8.UTFMax && len(b) > 0 && !utf8.RuneStart(b[0]); n++ {
+		b = b[1:]
+	}
+	return string(b)
+}

@@ -1,0 +1,67 @@
+package claude
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestLineReader(t *testing.T) {
+	type line struct {
+		text      string
+		truncated bool
+	}
+	tests := []struct {
+		name  string
+		input string
+		max   int
+		want  []line
+	}{
+		{"empty", "", 10, nil},
+		{"lines", "a\nbb\n\nccc\n", 10, []line{{"a", false}, {"bb", false}, {"", false}, {"ccc", false}}},
+		{"last line without newline", "a\nbb", 10, []line{{"a", false}, {"bb", false}}},
+		{"exactly max", "0123456789\nx\n", 10, []line{{"0123456789", false}, {"x", false}}},
+		{"over max is cut and skipped past", "0123456789AB\nx\n", 10, []line{{"0123456789", true}, {"x", false}}},
+		{"over max at the end", "x\n0123456789AB", 10, []line{{"x", false}, {"0123456789", true}}},
+		{"longer than the read buffer", strings.Repeat("y", 200<<10) + "\nz\n", 1 << 20,
+			[]line{{strings.Repeat("y", 200<<10), false}, {"z", false}}},
+		{"far longer than max and the buffer", strings.Repeat("y", 300<<10) + "\nz\n", 100 << 10,
+			[]line{{strings.Repeat("y", 100<<10), true}, {"z", false}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// One byte at a time too, to split lines at every point.
+			for _, r := range []io.Reader{strings.NewReader(tc.input), iotest.OneByteReader(strings.NewReader(tc.input))} {
+				lr := newLineReader(r, tc.max)
+				var got []line
+				for {
+					b, truncated, err := lr.next()
+					if err != nil {
+						if err != io.EOF {
+							t.Fatalf("next: %v", err)
+						}
+						break
+					}
+					got = append(got, line{string(b), truncated})
+				}
+				eq(t, "lines", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTail(t *testing.T) {
+	tl := &tail{size: 8}
+	for _, s := range []string{"abc", "defg", "hij"} {
+		_, _ = tl.Write([]byte(s))
+	}
+	eq(t, "tail", tl.String(), "cdefghij")
+	_, _ = tl.Write([]byte("0123456789"))
+	eq(t, "tail after a long write", tl.String(), "23456789")
+
+	// A cut through a multi-byte character drops the broken start.
+	tl = &tail{size: 5}
+	_, _ = tl.Write([]byte("aé€z")) // a, é (2 bytes), € (3 bytes), z
+	eq(t, "tail at a rune boundary", tl.String(), "€z")
+}

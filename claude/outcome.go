@@ -1,0 +1,176 @@
+package claude
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Outcome is how a step ended. The zero value is not a valid outcome.
+type Outcome int
+
+// The outcomes of a step. See classify for how each is decided.
+const (
+	// Success: a result line with is_error false.
+	Success Outcome = iota + 1
+	// UsageLimit: the subscription's usage limit is reached; Result.ResetAt
+	// says when it resets, if known. Retry after the reset, not before.
+	UsageLimit
+	// APIError: the API failed after the CLI's own retries (overload, server
+	// error, per-minute rate limit), or the CLI reported an error it gave no
+	// more specific reason for. Transient.
+	APIError
+	// AuthError: an API error no retry can fix: not logged in, invalid API
+	// key, access denied (HTTP 401/403). The user must act.
+	AuthError
+	// BillingError: an API error no retry can fix: the credit balance is too low.
+	BillingError
+	// Exhausted: the step hit its own --max-turns or --max-budget-usd limit.
+	Exhausted
+	// SessionNotFound: the session to resume does not exist (in this
+	// working directory). Not transient.
+	SessionNotFound
+	// Crash: the process ended without a result line, whatever its exit code
+	// (a signal, an uncaught exception, SIGINT mid-turn exits 0). Transient.
+	Crash
+	// InvocationError: nothing on stdout, a reason on stderr and a non-zero
+	// exit: a bad flag, or the root guard (Result.RootRefused). Not transient.
+	InvocationError
+	// Timeout: the idle timeout expired and the process group was killed. Transient.
+	Timeout
+	// Canceled: the caller's context was canceled and the process group was killed.
+	Canceled
+)
+
+var outcomeNames = map[Outcome]string{
+	Success:         "success",
+	UsageLimit:      "usage limit",
+	APIError:        "api error",
+	AuthError:       "authentication error",
+	BillingError:    "billing error",
+	Exhausted:       "exhausted",
+	SessionNotFound: "session not found",
+	Crash:           "crash",
+	InvocationError: "invocation error",
+	Timeout:         "timeout",
+	Canceled:        "canceled",
+}
+
+// String returns a short lower-case name such as "usage limit".
+func (o Outcome) String() string {
+	if s, ok := outcomeNames[o]; ok {
+		return s
+	}
+	return fmt.Sprintf("Outcome(%d)", int(o))
+}
+
+// Transient reports whether running the same step again may succeed without
+// anyone doing anything: APIError, Crash and Timeout. A usage limit is not
+// transient in this sense: it needs a wait until the reset.
+func (o Outcome) Transient() bool {
+	switch o {
+	case APIError, Crash, Timeout:
+		return true
+	}
+	return false
+}
+
+// Texts the CLI writes, matched case-insensitively.
+const (
+	sessionNotFoundText = "no conversation found with session id"
+	rootGuardText       = "cannot be used with root/sudo privileges"
+)
+
+// authTexts and billingTexts identify API errors that retrying cannot fix
+// when the CLI gives no error kind (older versions, plain json output).
+var (
+	authTexts    = []string{"not logged in", "invalid api key", "please run /login", "oauth token has expired", "oauth token revoked"}
+	billingTexts = []string{"credit balance is too low"}
+)
+
+// ending is what Run knows about how the process ended, besides the stream.
+type ending struct {
+	timedOut bool // the idle timeout killed it
+	canceled bool // the caller's context killed it
+}
+
+// classify decides the outcome of a step, following the table "Deciding the
+// outcome of a step" in claude-code.md. A result line decides whenever there
+// is one, even if the process was killed afterwards: the step's work is done
+// and its cost known. Without a result line, a kill by raymond explains the
+// end; otherwise an empty stdout with a reason on stderr and a non-zero exit
+// status (not a signal) is an invocation error, and anything else is a crash.
+func classify(r *Result, e ending) Outcome {
+	if r.HasResult {
+		return classifyResult(r)
+	}
+	stderr := strings.ToLower(r.Stderr)
+	switch {
+	case e.canceled:
+		return Canceled
+	case e.timedOut:
+		return Timeout
+	case strings.Contains(stderr, sessionNotFoundText):
+		return SessionNotFound
+	case r.Lines == 0 && r.ExitCode > 0 && strings.TrimSpace(stderr) != "":
+		return InvocationError
+	}
+	return Crash
+}
+
+// classifyResult decides the outcome from a result line. Any error result
+// this package cannot place more precisely (error_during_execution for
+// another reason, an unknown error subtype) counts as a transient APIError:
+// the CLI finished abnormally and said so, and retrying is the safe default.
+func classifyResult(r *Result) Outcome {
+	if !r.IsError {
+		return Success
+	}
+	text := strings.ToLower(r.errorText())
+	switch {
+	case r.Subtype == "error_max_turns" || r.Subtype == "error_max_budget_usd":
+		return Exhausted
+	case strings.Contains(text, sessionNotFoundText):
+		return SessionNotFound
+	case IsUsageLimit(text):
+		return UsageLimit
+	case r.APIErrorKind == "authentication_failed" || r.APIErrorStatus == 401 || r.APIErrorStatus == 403 ||
+		containsAny(text, authTexts):
+		return AuthError
+	case r.APIErrorKind == "billing_error" || containsAny(text, billingTexts):
+		return BillingError
+	}
+	return APIError
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// settle fills in the fields decided once the process has ended: the
+// outcome, the root-guard refusal and, for a usage limit, the reset time. A
+// rate_limit_event's resetsAt (rateLimitReset, zero if none) wins over the
+// time written in the message.
+func (r *Result) settle(e ending, rateLimitReset time.Time) {
+	r.Outcome = classify(r, e)
+	r.RootRefused = r.Outcome == InvocationError && strings.Contains(strings.ToLower(r.Stderr), rootGuardText)
+	if r.Outcome != UsageLimit {
+		return
+	}
+	if !rateLimitReset.IsZero() {
+		r.ResetAt = rateLimitReset
+		return
+	}
+	now := r.Ended
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if t, ok := ParseResetTime(r.errorText(), now); ok {
+		r.ResetAt = t
+	}
+}

@@ -1,0 +1,166 @@
+package claude
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxArgPrompt is the largest prompt, in bytes, that [Args] puts on the
+// command line. Linux refuses a single argv string over 128 KiB
+// (MAX_ARG_STRLEN); larger prompts go through the child's stdin.
+const MaxArgPrompt = 100 << 10
+
+// DefaultKillGrace is how long [Run] waits after SIGTERM before it sends
+// SIGKILL to the process group, when Request.KillGrace is zero.
+const DefaultKillGrace = 5 * time.Second
+
+// Request describes one `claude -p` invocation.
+type Request struct {
+	// Executable is the claude program: a name looked up on PATH or a path.
+	// Empty means "claude".
+	Executable string
+	// Prompt is the user message for this step. It must not be empty.
+	Prompt string
+	// Cwd is the working directory of the process; empty means raymond's own.
+	// Sessions are stored per directory: resume a session from the directory
+	// it was created in.
+	Cwd string
+
+	// Resume is the session to continue (--resume), or to branch from when
+	// Fork is set. Empty starts a new session.
+	Resume string
+	// Fork branches a copy of Resume instead of appending to it
+	// (--fork-session). It requires Resume.
+	Fork bool
+	// SessionID is a pre-minted UUID (see [NewSessionID]) for a new session,
+	// or for the branch when Fork is set (--session-id). It cannot be combined
+	// with a plain resume, which keeps the resumed id.
+	SessionID string
+
+	// Model is an alias (opus, sonnet, haiku) or a full model id.
+	Model string
+	// Effort is low, medium, high, xhigh or max.
+	Effort string
+	// PermissionMode is passed as --permission-mode unless SkipPermissions is set.
+	PermissionMode string
+	// SkipPermissions passes --dangerously-skip-permissions instead of a
+	// permission mode. The CLI refuses it when run as root.
+	SkipPermissions bool
+	// AllowedTools and DisallowedTools are tool rules such as "Bash(git:*)".
+	AllowedTools    []string
+	DisallowedTools []string
+	// MaxTurns limits the agentic turns of the step; 0 means no limit.
+	MaxTurns int
+	// AppendSystemPrompt is appended to Claude Code's system prompt.
+	AppendSystemPrompt string
+	// ExtraArgs are passed verbatim after the options above and before the prompt.
+	ExtraArgs []string
+
+	// Env is the child's environment; nil means os.Environ(). CLAUDECODE is
+	// always removed so the child does not believe it is nested in a session.
+	Env []string
+	// IdleTimeout kills the process group when neither stdout nor stderr has
+	// produced a line for this long; 0 means never.
+	IdleTimeout time.Duration
+	// KillGrace is the time between SIGTERM and SIGKILL when the process is
+	// stopped; 0 means DefaultKillGrace.
+	KillGrace time.Duration
+}
+
+// Args returns the command line for r, without the executable, and the data
+// to write to the child's stdin. The stdin string is empty unless the prompt
+// is larger than MaxArgPrompt: then it carries the prompt and argv has no
+// positional prompt at all.
+//
+// Variadic options (--allowedTools, --disallowedTools) take one argument per
+// tool, so the prompt always follows a "--" that ends the options.
+func Args(r Request) (argv []string, stdin string) {
+	argv = []string{"-p", "--output-format", "stream-json", "--verbose"}
+	if r.Resume != "" {
+		argv = append(argv, "--resume", r.Resume)
+		if r.Fork {
+			argv = append(argv, "--fork-session")
+		}
+	}
+	if r.SessionID != "" {
+		argv = append(argv, "--session-id", r.SessionID)
+	}
+	if r.Model != "" {
+		argv = append(argv, "--model", r.Model)
+	}
+	if r.Effort != "" {
+		argv = append(argv, "--effort", r.Effort)
+	}
+	switch {
+	case r.SkipPermissions:
+		argv = append(argv, "--dangerously-skip-permissions")
+	case r.PermissionMode != "":
+		argv = append(argv, "--permission-mode", r.PermissionMode)
+	}
+	if r.MaxTurns > 0 {
+		argv = append(argv, "--max-turns", strconv.Itoa(r.MaxTurns))
+	}
+	if r.AppendSystemPrompt != "" {
+		argv = append(argv, "--append-system-prompt", r.AppendSystemPrompt)
+	}
+	if len(r.AllowedTools) > 0 {
+		argv = append(append(argv, "--allowedTools"), r.AllowedTools...)
+	}
+	if len(r.DisallowedTools) > 0 {
+		argv = append(append(argv, "--disallowedTools"), r.DisallowedTools...)
+	}
+	argv = append(argv, r.ExtraArgs...)
+	if len(r.Prompt) > MaxArgPrompt {
+		return argv, r.Prompt
+	}
+	return append(argv, "--", r.Prompt), ""
+}
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// validate rejects requests the CLI would refuse for reasons of our own making.
+func (r Request) validate() error {
+	switch {
+	case r.Prompt == "":
+		return errors.New("empty prompt")
+	case r.Fork && r.Resume == "":
+		return errors.New("fork requires a session to resume")
+	case r.SessionID != "" && r.Resume != "" && !r.Fork:
+		return errors.New("a session id can only be chosen for a new session or a fork")
+	case r.SessionID != "" && !uuidPattern.MatchString(r.SessionID):
+		return fmt.Errorf("session id %q is not a UUID", r.SessionID)
+	}
+	return nil
+}
+
+// childEnv returns the child's environment: r.Env or os.Environ(), without
+// any CLAUDECODE entry.
+func (r Request) childEnv() []string {
+	base := r.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	env := make([]string, 0, len(base))
+	for _, kv := range base {
+		if kv == "CLAUDECODE" || strings.HasPrefix(kv, "CLAUDECODE=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// NewSessionID returns a random version 4 UUID, suitable for --session-id.
+func NewSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -1,0 +1,132 @@
+package claude
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestArgs(t *testing.T) {
+	head := []string{"-p", "--output-format", "stream-json", "--verbose"}
+	with := func(opts ...string) []string { return append(append([]string{}, head...), opts...) }
+	big := strings.Repeat("p", MaxArgPrompt+1)
+	limit := strings.Repeat("p", MaxArgPrompt)
+
+	tests := []struct {
+		name      string
+		req       Request
+		argv      []string
+		stdin     string
+		wantValid bool
+	}{
+		{
+			name: "new session", req: Request{Prompt: "hi"},
+			argv: with("--", "hi"), wantValid: true,
+		},
+		{
+			name: "new session with a chosen id", req: Request{Prompt: "hi", SessionID: "6ba83b8e-1812-467c-be30-af35edfab17b"},
+			argv: with("--session-id", "6ba83b8e-1812-467c-be30-af35edfab17b", "--", "hi"), wantValid: true,
+		},
+		{
+			name: "resume", req: Request{Prompt: "hi", Resume: "abc"},
+			argv: with("--resume", "abc", "--", "hi"), wantValid: true,
+		},
+		{
+			name: "fork", req: Request{Prompt: "hi", Resume: "abc", Fork: true},
+			argv: with("--resume", "abc", "--fork-session", "--", "hi"), wantValid: true,
+		},
+		{
+			name: "fork with the branch's id",
+			req:  Request{Prompt: "hi", Resume: "abc", Fork: true, SessionID: "11111111-2222-4333-8444-555555555555"},
+			argv: with("--resume", "abc", "--fork-session", "--session-id", "11111111-2222-4333-8444-555555555555", "--", "hi"), wantValid: true,
+		},
+		{
+			name: "fork without resume is refused", req: Request{Prompt: "hi", Fork: true},
+			argv: with("--", "hi"),
+		},
+		{
+			name: "plain resume cannot choose an id", req: Request{Prompt: "hi", Resume: "abc", SessionID: "11111111-2222-4333-8444-555555555555"},
+			argv: with("--resume", "abc", "--session-id", "11111111-2222-4333-8444-555555555555", "--", "hi"),
+		},
+		{
+			name: "session id must be a UUID", req: Request{Prompt: "hi", SessionID: "not-a-uuid"},
+			argv: with("--session-id", "not-a-uuid", "--", "hi"),
+		},
+		{
+			name: "empty prompt is refused", req: Request{},
+			argv: with("--", ""),
+		},
+		{
+			name: "permission mode", req: Request{Prompt: "hi", PermissionMode: "acceptEdits"},
+			argv: with("--permission-mode", "acceptEdits", "--", "hi"), wantValid: true,
+		},
+		{
+			name: "skip permissions replaces the mode", req: Request{Prompt: "hi", PermissionMode: "acceptEdits", SkipPermissions: true},
+			argv: with("--dangerously-skip-permissions", "--", "hi"), wantValid: true,
+		},
+		{
+			name: "every option",
+			req: Request{
+				Prompt: "-starts with a dash", Model: "opus", Effort: "high", MaxTurns: 7,
+				AppendSystemPrompt: "be brief", ExtraArgs: []string{"--max-budget-usd", "0.5"},
+			},
+			argv: with("--model", "opus", "--effort", "high", "--max-turns", "7", "--append-system-prompt", "be brief",
+				"--max-budget-usd", "0.5", "--", "-starts with a dash"),
+			wantValid: true,
+		},
+		{
+			name: "variadic options end before the prompt",
+			req:  Request{Prompt: "go", AllowedTools: []string{"Bash(git log:*)", "Edit"}, DisallowedTools: []string{"WebFetch"}},
+			argv: with("--allowedTools", "Bash(git log:*)", "Edit", "--disallowedTools", "WebFetch", "--", "go"), wantValid: true,
+		},
+		{
+			name: "a prompt of exactly MaxArgPrompt stays on argv", req: Request{Prompt: limit},
+			argv: with("--", limit), wantValid: true,
+		},
+		{
+			name: "a larger prompt goes through stdin", req: Request{Prompt: big, AllowedTools: []string{"Edit"}},
+			argv: with("--allowedTools", "Edit"), stdin: big, wantValid: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			argv, stdin := Args(tc.req)
+			eq(t, "argv", argv, tc.argv)
+			eq(t, "stdin", stdin, tc.stdin)
+			err := tc.req.validate()
+			if (err == nil) != tc.wantValid {
+				t.Errorf("validate() = %v, want valid=%v", err, tc.wantValid)
+			}
+		})
+	}
+}
+
+func TestChildEnv(t *testing.T) {
+	r := Request{Env: []string{"A=1", "CLAUDECODE=1", "CLAUDECODEX=keep", "CLAUDECODE", "B=2", "CLAUDECODE="}}
+	eq(t, "env", r.childEnv(), []string{"A=1", "CLAUDECODEX=keep", "B=2"})
+
+	t.Setenv("CLAUDECODE", "1")
+	for _, kv := range (Request{}).childEnv() {
+		if strings.HasPrefix(kv, "CLAUDECODE=") {
+			t.Errorf("os.Environ() passed on %q", kv)
+		}
+	}
+}
+
+func TestNewSessionID(t *testing.T) {
+	v4 := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	seen := make(map[string]bool)
+	for range 100 {
+		id := NewSessionID()
+		if !v4.MatchString(id) {
+			t.Fatalf("NewSessionID() = %q, not a v4 UUID", id)
+		}
+		if seen[id] {
+			t.Fatalf("NewSessionID() repeated %q", id)
+		}
+		seen[id] = true
+		if err := (Request{Prompt: "x", SessionID: id}).validate(); err != nil {
+			t.Fatalf("validate rejects %q: %v", id, err)
+		}
+	}
+}

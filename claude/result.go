@@ -1,0 +1,88 @@
+package claude
+
+import (
+	"strings"
+	"time"
+)
+
+// Result is everything raymond learns from one claude process.
+type Result struct {
+	// Outcome is how the step ended.
+	Outcome Outcome
+	// HasResult reports whether the stream had a result line; the fields
+	// from Text to DurationMS are zero without one.
+	HasResult bool
+
+	// Text is the result line's `result` field: the final answer on success,
+	// the error message on an API error. Error subtypes have none.
+	Text string
+	// SessionID is the session the step ran in: from the result line, else
+	// from the init line. Empty if the process wrote neither.
+	SessionID string
+	// IsError is the result line's is_error.
+	IsError bool
+	// Subtype is the result line's subtype: success, error_max_turns, …
+	Subtype string
+	// Errors holds the result line's `errors` messages.
+	Errors []string
+	// APIErrorStatus is the HTTP status of an API failure, 0 if none.
+	APIErrorStatus int
+	// APIErrorKind is the error kind of the last synthetic API error message
+	// (authentication_failed, rate_limit, billing_error, …), if any.
+	APIErrorKind string
+	// TotalCostUSD is the result line's raw total_cost_usd: cumulative over
+	// the session lineage on CLIs since 2.1.277. Use [StepCost].
+	TotalCostUSD float64
+	// CallCostUSD is the sum of model_usage_since_last_result.*.costUSD, the
+	// cost of this call alone; nil when the CLI does not report it.
+	CallCostUSD *float64
+	// Usage is the result line's token usage.
+	Usage Usage
+	// NumTurns and DurationMS are the result line's num_turns and duration_ms.
+	NumTurns   int
+	DurationMS int64
+
+	// ExitCode is the process's exit status, -1 when a signal ended it.
+	ExitCode int
+	// Signal names the signal that ended the process ("terminated",
+	// "killed"), empty if it exited by itself.
+	Signal string
+	// Stderr is the last few KiB of the process's stderr.
+	Stderr string
+	// RootRefused reports that the CLI refused to skip permissions because
+	// it runs as root (an InvocationError). The fix is a permission mode, or
+	// a sandbox the user sets up knowingly; raymond never sets IS_SANDBOX.
+	RootRefused bool
+
+	// ResetAt is when a usage limit resets, zero if unknown or not a usage limit.
+	ResetAt time.Time
+	// Model and Version come from the init line (claude_code_version).
+	Model   string
+	Version string
+	// Lines counts the lines read from stdout.
+	Lines int
+	// Started and Ended bracket the process's life.
+	Started time.Time
+	Ended   time.Time
+}
+
+// Usage counts the tokens of a step.
+type Usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+}
+
+// errorText is the text the CLI gave for an error result: the result field
+// and the errors list, one per line.
+func (r *Result) errorText() string {
+	if len(r.Errors) == 0 {
+		return r.Text
+	}
+	parts := make([]string, 0, len(r.Errors)+1)
+	if r.Text != "" {
+		parts = append(parts, r.Text)
+	}
+	return strings.Join(append(parts, r.Errors...), "\n")
+}

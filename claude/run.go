@@ -1,0 +1,229 @@
+package claude
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ErrNotFound means the claude executable could not be found. The error Run
+// returns wraps it with a message saying how to install Claude Code.
+var ErrNotFound = errors.New("claude executable not found")
+
+// Handler receives what happens while a step runs. Any func may be nil.
+//
+// OnLine and OnEvent are called in stream order from the goroutine that
+// called Run; OnStderr is called from another goroutine, concurrently with
+// them. Callbacks should be quick: the child blocks while they run.
+type Handler struct {
+	// OnEvent receives each event decoded from stdout.
+	OnEvent func(Event)
+	// OnLine receives every stdout line as read, without its newline, for
+	// the transcript. raw is only valid during the call. Lines longer than
+	// 64 MiB are counted but not passed on.
+	OnLine func(raw []byte)
+	// OnStderr receives every stderr line, without its newline.
+	OnStderr func(line string)
+}
+
+// errIdle is the cancellation cause when the idle timeout expires.
+var errIdle = errors.New("idle timeout")
+
+// Run runs one step and waits for the process to end.
+//
+// The process runs in its own process group with stdin at /dev/null (or a
+// pipe carrying a prompt too large for argv) and without CLAUDECODE in its
+// environment. When ctx is canceled or r.IdleTimeout passes without a line on
+// stdout or stderr, the whole group gets SIGTERM, then SIGKILL after
+// r.KillGrace.
+//
+// Every way the process ends is a Result whose Outcome says how. Run returns
+// an error only when the process cannot be started: an invalid request, an
+// executable that is not there (wrapping [ErrNotFound]), a missing working
+// directory.
+func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
+	if err := r.validate(); err != nil {
+		return nil, fmt.Errorf("run claude: %w", err)
+	}
+	path, err := lookExecutable(r.Executable)
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return canceledBeforeStart(), nil
+	}
+
+	argv, stdin := Args(r)
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	res := &Result{Started: time.Now()}
+	p, err := startProcess(runCtx, path, argv, stdin != "", r)
+	if err != nil {
+		if ctx.Err() != nil {
+			return canceledBeforeStart(), nil
+		}
+		return nil, err
+	}
+	cmd := p.cmd
+	idle := newWatchdog(r.IdleTimeout, func() { cancel(errIdle) })
+
+	// The prompt goes in while the output comes out. A child that exits
+	// without reading it makes the write fail with EPIPE (Go ignores SIGPIPE
+	// for pipes other than its own stdout and stderr): the stream says how
+	// the step ended, so the write error itself is of no interest.
+	var writer sync.WaitGroup
+	if p.stdin != nil {
+		writer.Go(func() {
+			_, _ = io.WriteString(p.stdin, stdin)
+			_ = p.stdin.Close()
+		})
+	}
+
+	tailBuf := &tail{size: stderrTail}
+	var readers sync.WaitGroup
+	readers.Go(func() { readStderr(p.stderr, tailBuf, idle, h.OnStderr) })
+
+	st := newStream(res, h.OnEvent)
+	lr := newLineReader(p.stdout, maxLine)
+	for {
+		line, truncated, err := lr.next()
+		if err != nil {
+			break
+		}
+		res.Lines++
+		idle.kick()
+		if truncated {
+			continue
+		}
+		if h.OnLine != nil {
+			h.OnLine(line)
+		}
+		st.decode(line)
+	}
+	readers.Wait()
+	waitErr := cmd.Wait()
+	idle.stop()
+	killed := p.kill.finish()
+	writer.Wait()
+
+	res.Ended = time.Now()
+	res.Stderr = tailBuf.String()
+	res.ExitCode, res.Signal = exitStatus(cmd.ProcessState)
+	if cmd.ProcessState == nil && waitErr != nil {
+		res.Stderr += fmt.Sprintf("\nraymond: wait for claude: %v", waitErr)
+	}
+	timedOut := killed && errors.Is(context.Cause(runCtx), errIdle)
+	res.settle(ending{timedOut: timedOut, canceled: killed && !timedOut}, st.resetAt)
+	return res, nil
+}
+
+// canceledBeforeStart is the result of a step whose context was done before
+// its process started.
+func canceledBeforeStart() *Result {
+	now := time.Now()
+	return &Result{Outcome: Canceled, ExitCode: -1, Started: now, Ended: now}
+}
+
+// process is a started claude with our ends of its pipes.
+type process struct {
+	cmd    *exec.Cmd
+	stdout io.ReadCloser
+	stderr io.ReadCloser
+	stdin  io.WriteCloser // nil when stdin is /dev/null
+	kill   *killer
+}
+
+// startProcess starts path in its own process group. Canceling ctx sends
+// SIGTERM to the group, SIGKILL after r.KillGrace.
+func startProcess(ctx context.Context, path string, argv []string, withStdin bool, r Request) (*process, error) {
+	grace := r.KillGrace
+	if grace <= 0 {
+		grace = DefaultKillGrace
+	}
+	cmd := exec.CommandContext(ctx, path, argv...)
+	cmd.Dir = r.Cwd
+	cmd.Env = r.childEnv()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &process{cmd: cmd}
+	var err error
+	if p.stdout, err = cmd.StdoutPipe(); err != nil {
+		return nil, fmt.Errorf("run claude: %w", err)
+	}
+	if p.stderr, err = cmd.StderrPipe(); err != nil {
+		return nil, fmt.Errorf("run claude: %w", err)
+	}
+	if withStdin {
+		if p.stdin, err = cmd.StdinPipe(); err != nil {
+			return nil, fmt.Errorf("run claude: %w", err)
+		}
+	}
+	p.kill = &killer{grace: grace, pipes: []io.Closer{p.stdout, p.stderr}}
+	// exec calls Cancel only after a successful Start, so Process is set.
+	cmd.Cancel = func() error {
+		p.kill.terminate(cmd.Process.Pid)
+		return nil
+	}
+	cmd.WaitDelay = grace
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// exitStatus returns the exit code (-1 after a signal or when unknown) and
+// the name of the signal that ended the process, if one did.
+func exitStatus(ps *os.ProcessState) (code int, signal string) {
+	if ps == nil {
+		return -1, ""
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		signal = ws.Signal().String()
+	}
+	return ps.ExitCode(), signal
+}
+
+// lookExecutable resolves the claude executable to an absolute path (a
+// relative one would otherwise be taken relative to the child's Cwd).
+func lookExecutable(name string) (string, error) {
+	if name == "" {
+		name = "claude"
+	}
+	path, err := exec.LookPath(name)
+	switch {
+	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%w: %q: install Claude Code with `npm install -g @anthropic-ai/claude-code`, "+
+			"or name the executable with --claude PATH or RAYMOND_CLAUDE", ErrNotFound, name)
+	case err != nil:
+		return "", fmt.Errorf("claude executable %q: %w", name, err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("claude executable %q: %w", name, err)
+	}
+	return abs, nil
+}
+
+// readStderr passes stderr on line by line and keeps its tail.
+func readStderr(r io.Reader, t *tail, idle *watchdog, on func(string)) {
+	lr := newLineReader(r, maxStderrLine)
+	for {
+		line, _, err := lr.next()
+		if err != nil {
+			return
+		}
+		idle.kick()
+		_, _ = t.Write(line)
+		_, _ = t.Write([]byte{'\n'})
+		if on != nil {
+			on(string(line))
+		}
+	}
+}

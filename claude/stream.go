@@ -1,0 +1,318 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"time"
+)
+
+// wireLine is one line of `--output-format stream-json`, flattened: every
+// line type's fields in one struct. Unknown fields, types and subtypes are
+// ignored, as the CLI adds new ones in every release.
+type wireLine struct {
+	Type      string `json:"type"`
+	Subtype   string `json:"subtype"`
+	SessionID string `json:"session_id"`
+
+	// system/init.
+	Model   string `json:"model"`
+	Version string `json:"claude_code_version"`
+
+	// assistant and user. Error is also the error kind of system/api_retry.
+	Message        *wireMessage `json:"message"`
+	Error          string       `json:"error"`
+	APIErrorStatus *int         `json:"api_error_status"`
+
+	// system/api_retry.
+	Attempt      int     `json:"attempt"`
+	MaxRetries   int     `json:"max_retries"`
+	RetryDelayMS float64 `json:"retry_delay_ms"`
+	ErrorStatus  *int    `json:"error_status"`
+
+	// rate_limit_event.
+	RateLimitInfo *wireRateLimit `json:"rate_limit_info"`
+
+	// result.
+	IsError      bool                      `json:"is_error"`
+	Result       string                    `json:"result"`
+	Errors       []json.RawMessage         `json:"errors"`
+	TotalCostUSD float64                   `json:"total_cost_usd"`
+	Usage        Usage                     `json:"usage"`
+	NumTurns     int                       `json:"num_turns"`
+	DurationMS   int64                     `json:"duration_ms"`
+	CallUsage    map[string]wireModelUsage `json:"model_usage_since_last_result"`
+}
+
+type wireMessage struct {
+	Model   string      `json:"model"`
+	Content []wireBlock `json:"content"`
+}
+
+// wireBlock is one content block: text, tool_use or tool_result.
+type wireBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     toolInput       `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	IsError   bool            `json:"is_error"`
+	Content   json.RawMessage `json:"content"`
+}
+
+// toolInput holds the tool arguments worth showing; the rest (file contents,
+// edits) is skipped without being kept.
+type toolInput struct {
+	FilePath     string `json:"file_path"`
+	NotebookPath string `json:"notebook_path"`
+	Command      string `json:"command"`
+	Pattern      string `json:"pattern"`
+	URL          string `json:"url"`
+	Query        string `json:"query"`
+	Path         string `json:"path"`
+	Skill        string `json:"skill"`
+	SubagentType string `json:"subagent_type"`
+	Description  string `json:"description"`
+	Prompt       string `json:"prompt"`
+}
+
+// detail returns the most telling argument on one line.
+func (in *toolInput) detail() string {
+	for _, s := range [...]string{
+		in.FilePath, in.NotebookPath, in.Command, in.Pattern, in.URL, in.Query,
+		in.Path, in.Skill, in.SubagentType, in.Description, in.Prompt,
+	} {
+		if strings.TrimSpace(s) != "" {
+			return oneLine(s)
+		}
+	}
+	return ""
+}
+
+type wireRateLimit struct {
+	Status        string  `json:"status"`
+	ResetsAt      float64 `json:"resetsAt"`
+	RateLimitType string  `json:"rateLimitType"`
+}
+
+type wireModelUsage struct {
+	CostUSD float64 `json:"costUSD"`
+}
+
+// printFeeder finds <print> payloads in text fed to it in pieces.
+type printFeeder interface {
+	Feed(chunk string) []string
+}
+
+// stream decodes the lines of one step into a Result and events.
+type stream struct {
+	res     *Result
+	emit    func(Event)
+	prints  printFeeder
+	tools   map[string]string // tool_use id → tool name
+	resetAt time.Time         // from the last rate_limit_event with resetsAt
+}
+
+func newStream(res *Result, emit func(Event)) *stream {
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	return &stream{res: res, emit: emit, prints: newPrintScanner(), tools: make(map[string]string)}
+}
+
+// decode handles one stdout line. Lines that are not JSON objects are
+// ignored; a field of an unexpected type is skipped and the rest of the
+// line still used.
+func (s *stream) decode(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return
+	}
+	var l wireLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			return
+		}
+	}
+	if s.res.SessionID == "" {
+		s.res.SessionID = l.SessionID
+	}
+	switch l.Type {
+	case "system":
+		s.system(&l)
+	case "assistant":
+		s.assistant(&l)
+	case "user":
+		s.user(&l)
+	case "rate_limit_event":
+		s.rateLimit(&l)
+	case "result":
+		s.result(&l)
+	}
+}
+
+func (s *stream) system(l *wireLine) {
+	switch l.Subtype {
+	case "init":
+		if l.SessionID != "" {
+			s.res.SessionID = l.SessionID
+		}
+		s.res.Model, s.res.Version = l.Model, l.Version
+		s.emit(Event{Kind: EventInit, SessionID: l.SessionID, Model: l.Model, Version: l.Version})
+	case "api_retry":
+		s.emit(Event{
+			Kind:       EventRetry,
+			Attempt:    l.Attempt,
+			MaxRetries: l.MaxRetries,
+			Delay:      time.Duration(l.RetryDelayMS * float64(time.Millisecond)),
+			Status:     deref(l.ErrorStatus),
+			ErrorKind:  l.Error,
+		})
+	}
+}
+
+func (s *stream) assistant(l *wireLine) {
+	if l.Message == nil {
+		return
+	}
+	if l.Message.Model == "<synthetic>" || l.Error != "" {
+		var text []string
+		for _, b := range l.Message.Content {
+			if b.Type == "text" {
+				text = append(text, b.Text)
+			}
+		}
+		if l.Error != "" {
+			s.res.APIErrorKind = l.Error
+		}
+		s.emit(Event{Kind: EventAPIError, Text: strings.Join(text, "\n"), ErrorKind: l.Error, Status: deref(l.APIErrorStatus)})
+		return
+	}
+	for i := range l.Message.Content {
+		b := &l.Message.Content[i]
+		switch b.Type {
+		case "text":
+			s.emit(Event{Kind: EventText, Text: b.Text})
+			if s.prints != nil {
+				for _, p := range s.prints.Feed(b.Text) {
+					s.emit(Event{Kind: EventPrint, Text: p})
+				}
+			}
+		case "tool_use":
+			if b.ID != "" {
+				s.tools[b.ID] = b.Name
+			}
+			s.emit(Event{Kind: EventToolUse, Tool: b.Name, Detail: b.Input.detail()})
+		}
+	}
+}
+
+func (s *stream) user(l *wireLine) {
+	if l.Message == nil {
+		return
+	}
+	for i := range l.Message.Content {
+		b := &l.Message.Content[i]
+		if b.Type != "tool_result" {
+			continue
+		}
+		text := contentText(b.Content)
+		s.emit(Event{Kind: EventToolResult, Tool: s.tools[b.ToolUseID], IsError: b.IsError, Text: text, Detail: oneLine(text)})
+	}
+}
+
+// contentText flattens a tool_result's content: a string, or a list of
+// blocks whose text parts are joined by newlines.
+func contentText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	case '[':
+		var blocks []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(raw, &blocks) == nil {
+			var parts []string
+			for _, b := range blocks {
+				if b.Type == "text" {
+					parts = append(parts, b.Text)
+				}
+			}
+			return strings.Join(parts, "\n")
+		}
+	}
+	return string(raw)
+}
+
+func (s *stream) rateLimit(l *wireLine) {
+	info := l.RateLimitInfo
+	if info == nil {
+		return
+	}
+	ev := Event{Kind: EventRateLimit, LimitStatus: info.Status, LimitType: info.RateLimitType}
+	if t, ok := epochTime(info.ResetsAt); ok {
+		ev.ResetAt = t
+		s.resetAt = t
+	}
+	s.emit(ev)
+}
+
+// result records a result line. There is one per process; should there be
+// several, the last one describes the step and the per-call costs add up.
+func (s *stream) result(l *wireLine) {
+	r := s.res
+	r.HasResult = true
+	if l.SessionID != "" {
+		r.SessionID = l.SessionID
+	}
+	r.Text, r.IsError, r.Subtype = l.Result, l.IsError, l.Subtype
+	r.Errors = nil
+	for _, e := range l.Errors {
+		r.Errors = append(r.Errors, contentText(e))
+	}
+	r.APIErrorStatus = deref(l.APIErrorStatus)
+	r.TotalCostUSD, r.Usage = l.TotalCostUSD, l.Usage
+	r.NumTurns, r.DurationMS = l.NumTurns, l.DurationMS
+	if l.CallUsage != nil {
+		var sum float64
+		if r.CallCostUSD != nil {
+			sum = *r.CallCostUSD
+		}
+		for _, u := range l.CallUsage {
+			sum += u.CostUSD
+		}
+		r.CallCostUSD = &sum
+	}
+}
+
+// epochTime converts epoch seconds (or milliseconds, should a CLI switch
+// units) to a time; ok is false for zero, negative or absurd values.
+func epochTime(v float64) (time.Time, bool) {
+	if v >= 1e12 {
+		v /= 1000
+	}
+	if v <= 0 || v >= 1e11 || math.IsNaN(v) {
+		return time.Time{}, false
+	}
+	sec, frac := math.Modf(v)
+	return time.Unix(int64(sec), int64(frac*1e9)), true
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

@@ -1,0 +1,48 @@
+package claude
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestOneLine(t *testing.T) {
+	long := strings.Repeat("é", maxDetail+10)
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"  plain  ", "plain"},
+		{"\n\n  second line first\nthird", "second line first"},
+		{long, strings.Repeat("é", maxDetail-1) + "…"},
+		{strings.Repeat("x", maxDetail), strings.Repeat("x", maxDetail)},
+	}
+	for _, tc := range tests {
+		eq(t, "oneLine", oneLine(tc.in), tc.want)
+	}
+}
+
+func TestDecodeOddLines(t *testing.T) {
+	stdout := strings.Join([]string{
+		`not json at all`,
+		`{"type":"system","subtype":"init","session_id":"s1","model":"m","claude_code_version":"9.9.9","tools":7}`,
+		`{"type":"something_new","session_id":"s1"}`,
+		`{"type":"assistant","message":{"model":"m","content":[{"type":"thinking","thinking":"hmm"},{"type":"tool_use","id":"t1","name":"Grep","input":{"pattern":"TODO\nFIXME","path":"src"}}]}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"a.go:1: TODO"},{"type":"image"}]}]}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"unknown","content":{"odd":true},"is_error":true}]}}`,
+		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1763700000000,"rateLimitType":"five_hour"}}`,
+		`{"type":"rate_limit_event"}`,
+		`{"type":"assistant","message":null}`,
+		`{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s1","total_cost_usd":"free","num_turns":2,"errors":["x",{"code":1}]}`,
+		`{broken`,
+	}, "\n")
+	r, events := decodeOutput(t, stdout, "", 0)
+	eq(t, "Outcome", r.Outcome, Success)
+	eq(t, "SessionID", r.SessionID, "s1")
+	eq(t, "Version", r.Version, "9.9.9")
+	eq(t, "NumTurns despite a mistyped cost", r.NumTurns, 2)
+	eq(t, "Errors", r.Errors, []string{"x", `{"code":1}`})
+	eq(t, "Lines", r.Lines, 11)
+	eq(t, "kinds", kinds(events), []EventKind{EventInit, EventToolUse, EventToolResult, EventToolResult, EventRateLimit})
+	eq(t, "tool use", events[1], Event{Kind: EventToolUse, Tool: "Grep", Detail: "TODO"})
+	eq(t, "tool result", events[2], Event{Kind: EventToolResult, Tool: "Grep", Text: "a.go:1: TODO", Detail: "a.go:1: TODO"})
+	eq(t, "odd tool result", events[3], Event{Kind: EventToolResult, IsError: true, Text: `{"odd":true}`, Detail: `{"odd":true}`})
+	eq(t, "reset in milliseconds", events[4].ResetAt.Unix(), int64(1763700000))
+}
