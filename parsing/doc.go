@@ -56,16 +56,20 @@
 //     transition tag appears, or no <fork> has next and exactly one <goto>
 //     accompanies them; anything else is MultiForkMismatch. A single <fork>
 //     follows the same rule with one fork. The values of next are compared
-//     as written (after trimming): "JOIN" and "JOIN.md" differ.
+//     as state names (SameState), since a target may omit its extension:
+//     "JOIN" and "JOIN.md" are the same next, "JOIN.md" and "JOIN.sh" are
+//     not. Tag then holds the next of the first fork, as written.
 //  4. Attributes: goto takes input; reset takes input and cd; call and
 //     function take return (required: MissingAttr) and input; fork takes
 //     next, cd, input and any other key, which become template variables
 //     (Tag.Vars); result takes none. Anything else is Malformed.
-//  5. Names: targets, and the values of return and next, must be bare file
-//     names (see ValidTarget): EmptyTarget or UnsafeTarget. A target may omit
-//     its extension; nothing here touches the file system.
+//  5. Names: targets, and the values of return (on call and function) and
+//     next (on fork), must be bare file names (see ValidTarget and
+//     StateAttr): EmptyTarget or UnsafeTarget. A target may omit its
+//     extension; nothing here touches the file system.
 //
-// The values of return and next are trimmed like targets are.
+// The values of return and next are trimmed like targets are. On a fork,
+// return is a template variable like any other, kept as written.
 //
 // # Transitions
 //

@@ -94,7 +94,7 @@ func checkParsedTag(t *testing.T, text string, tag Tag) {
 		t.Fatalf("accepted target %q: %v", tag.Target, err)
 	}
 	for _, a := range tag.Attrs {
-		if a.Key == "return" || a.Key == "next" {
+		if StateAttr(tag.Name, a.Key) {
 			if err := ValidTarget(a.Value); err != nil {
 				t.Fatalf("accepted %s=%q: %v", a.Key, a.Value, err)
 			}

@@ -85,7 +85,7 @@ func forksWithNext(forks, others []Tag, nexts []string) (Transition, *Error) {
 			"a <fork> that names next must be the only kind of transition tag, but the answer also has %s", list(others)))
 	}
 	for _, n := range nexts[1:] {
-		if n != nexts[0] {
+		if !SameState(n, nexts[0]) {
 			return Transition{}, mismatch(forks[0], fmt.Sprintf(
 				"every <fork> must name the same next, but they name %q and %q", nexts[0], n))
 		}

@@ -24,8 +24,18 @@ var allowedOn = map[string]string{
 	"next":   "<fork>",
 }
 
-// stateAttrs are the attributes whose values name states, like a target.
-var stateAttrs = []string{"return", "next"}
+// StateAttr reports whether the attribute key of a tag name names a state,
+// like a target does: return on call and function, next on fork. On a fork,
+// return is a template variable like any other.
+func StateAttr(name, key string) bool {
+	switch key {
+	case "return":
+		return name == Call || name == Function
+	case "next":
+		return name == Fork
+	}
+	return false
+}
 
 // checkAttrs applies the attribute rules of t's tag: every attribute must be
 // one the tag takes (Malformed), and call and function need return
@@ -59,7 +69,7 @@ func checkAttrs(t Tag) *Error {
 }
 
 // checkNames applies path safety to the target of t and to the values of its
-// return and next attributes.
+// state attributes (StateAttr).
 func checkNames(t Tag) *Error {
 	if t.Name != Result {
 		switch kind, why := nameProblem(t.Target); kind {
@@ -74,7 +84,7 @@ func checkNames(t Tag) *Error {
 		}
 	}
 	for _, a := range t.Attrs {
-		if !slices.Contains(stateAttrs, a.Key) {
+		if !StateAttr(t.Name, a.Key) {
 			continue
 		}
 		switch kind, why := nameProblem(a.Value); kind {
@@ -91,11 +101,11 @@ func checkNames(t Tag) *Error {
 	return nil
 }
 
-// trimStateAttrs trims the values of return and next in place: like a
-// target, they name a state.
+// trimStateAttrs trims the values of t's state attributes (StateAttr) in
+// place: like a target, they name a state.
 func trimStateAttrs(t *Tag) {
 	for i, a := range t.Attrs {
-		if slices.Contains(stateAttrs, a.Key) {
+		if StateAttr(t.Name, a.Key) {
 			t.Attrs[i].Value = strings.TrimSpace(a.Value)
 		}
 	}

@@ -23,8 +23,8 @@ type Tag struct {
 	// Payload is the body of a result tag with surrounding whitespace trimmed.
 	Payload string
 	// Attrs holds every attribute, entity-decoded, in the order written.
-	// Parse trims the values of return and next, which name states like a
-	// target does; Tags leaves every value as written.
+	// Parse trims the values of the attributes that name states like a
+	// target does (StateAttr); Tags leaves every value as written.
 	Attrs []Attr
 	// Offset is the byte offset of the tag's '<' in the text it was read from.
 	Offset int

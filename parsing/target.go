@@ -23,6 +23,32 @@ func ValidTarget(name string) error {
 	return &Error{Kind: kind, Msg: fmt.Sprintf("target %q %s", name, why)}
 }
 
+// SameState reports whether a and b name the same state once resolved in a
+// scope: they are equal, or one of them omits the extension (.md or .sh)
+// and the other is the same name with or without it ("JOIN" and "JOIN.md",
+// but not "JOIN.md" and "JOIN.sh"). When both resolve, they resolve to the
+// same file: an extension-less name whose .md and .sh both exist is
+// ambiguous, and does not resolve at all.
+func SameState(a, b string) bool {
+	if hasStateExt(a) && hasStateExt(b) {
+		return a == b
+	}
+	return stateStem(a) == stateStem(b)
+}
+
+// hasStateExt reports whether name ends in a state extension.
+func hasStateExt(name string) bool {
+	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".sh")
+}
+
+// stateStem strips a state extension from name, if it has one.
+func stateStem(name string) string {
+	if s, ok := strings.CutSuffix(name, ".md"); ok {
+		return s
+	}
+	return strings.TrimSuffix(name, ".sh")
+}
+
 // nameProblem returns what is wrong with a state name, as an ErrorKind and a
 // clause ("contains \"/\""), or 0 and "" when nothing is.
 //

@@ -60,3 +60,46 @@ func TestErrorKindString(t *testing.T) {
 		t.Errorf("Error() = %q", got)
 	}
 }
+
+func TestSameState(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"JOIN", "JOIN", true},
+		{"JOIN", "JOIN.md", true},
+		{"JOIN.md", "JOIN", true},
+		{"JOIN", "JOIN.sh", true},
+		{"JOIN.md", "JOIN.md", true},
+		{"v1.2", "v1.2.md", true},
+		{"JOIN.md", "JOIN.sh", false},
+		{"JOIN", "JOIN2.md", false},
+		{"JOIN.md", "JOIN.md.md", false},
+		{"join", "JOIN", false},
+	}
+	for _, tt := range tests {
+		if got := SameState(tt.a, tt.b); got != tt.want {
+			t.Errorf("SameState(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestStateAttr(t *testing.T) {
+	tests := []struct {
+		name, key string
+		want      bool
+	}{
+		{Call, "return", true},
+		{Function, "return", true},
+		{Fork, "next", true},
+		{Fork, "return", false},
+		{Goto, "next", false},
+		{Reset, "input", false},
+		{Fork, "cd", false},
+	}
+	for _, tt := range tests {
+		if got := StateAttr(tt.name, tt.key); got != tt.want {
+			t.Errorf("StateAttr(%s, %s) = %v, want %v", tt.name, tt.key, got, tt.want)
+		}
+	}
+}

@@ -23,10 +23,11 @@ func (e *PolicyError) Error() string { return e.Msg }
 // Decide returns the transition the output of one step of st asks for.
 //
 // With force_implicit the output is not read and the implicit transition is
-// taken. Otherwise the output is parsed; an output without a tag takes the
-// implicit transition when the policy has one (§6.3). Every target, return
-// and next is then resolved in scope, and the returned transition holds file
-// names ("REVIEW" becomes "REVIEW.md"). When the policy is restricted, every
+// taken. Otherwise the output is parsed; an output without a tag (an
+// unclosed opening tag is none) takes the implicit transition when the
+// policy has one (§6.3). Every target, and every return or next that names a
+// state (parsing.StateAttr), is then resolved in scope, and the returned
+// transition holds file names ("REVIEW" becomes "REVIEW.md"). When the policy is restricted, every
 // tag — each fork of a fan-out, and a goto written beside forks — must be
 // allowed by it.
 //
@@ -45,7 +46,9 @@ func Decide(scope string, st *State, output string) (parsing.Transition, error) 
 		var err error
 		tr, err = parsing.Parse(output)
 		var perr *parsing.Error
-		if errors.As(err, &perr) && perr.Kind == parsing.NoTag {
+		// An opening tag never closed is not a tag (§3.1): such an output
+		// has no tag and takes the implicit transition like prose does.
+		if errors.As(err, &perr) && (perr.Kind == parsing.NoTag || perr.Kind == parsing.Unclosed) {
 			tag, ok := p.Implicit()
 			if !ok {
 				return parsing.Transition{}, err
@@ -112,7 +115,7 @@ func resolveTransition(scope string, tr *parsing.Transition) error {
 	return nil
 }
 
-// resolveTag returns t with its target, return and next resolved to file
+// resolveTag returns t with its target and state attributes resolved to file
 // names. The attributes are copied, never changed in place.
 func resolveTag(scope string, t parsing.Tag) (parsing.Tag, error) {
 	if t.Name != parsing.Result {
@@ -124,7 +127,7 @@ func resolveTag(scope string, t parsing.Tag) (parsing.Tag, error) {
 	}
 	attrs := slices.Clone(t.Attrs)
 	for i, a := range attrs {
-		if a.Key != "return" && a.Key != "next" {
+		if !parsing.StateAttr(t.Name, a.Key) {
 			continue
 		}
 		name, err := Resolve(scope, a.Value)

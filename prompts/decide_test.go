@@ -58,6 +58,10 @@ func TestDecide(t *testing.T) {
 			want:   parsing.Transition{Tag: tag("result", "done")},
 		},
 		{
+			name: "implicit on an unclosed tag, which is no tag", output: "Next time I will <reset> first.", policy: implicitGoto,
+			want: parsing.Transition{Tag: tag("goto", "REVIEW.md")},
+		},
+		{
 			name: "a tag matching the implicit rule", output: "<goto>REVIEW.md</goto>", policy: implicitGoto,
 			want: parsing.Transition{Tag: tag("goto", "REVIEW.md")},
 		},
@@ -80,6 +84,26 @@ func TestDecide(t *testing.T) {
 					tag("fork", "WORKER.md", "next", "JOIN.md", "item", "a"),
 					tag("fork", "WORKER.md", "next", "JOIN.md", "item", "b"),
 				},
+			},
+		},
+		{
+			name:   "fan-out, next with and without extension",
+			output: `<fork next="JOIN.md" item="a">WORKER</fork><fork next="JOIN" item="b">WORKER</fork>`,
+			policy: Policy{Rules: []Rule{{Tag: "fork", Target: "WORKER", Next: "JOIN"}}},
+			want: parsing.Transition{
+				Tag: tag("goto", "JOIN.md"),
+				Forks: []parsing.Tag{
+					tag("fork", "WORKER.md", "next", "JOIN.md", "item", "a"),
+					tag("fork", "WORKER.md", "next", "JOIN.md", "item", "b"),
+				},
+			},
+		},
+		{
+			name:   "return on a fork is a variable, not a state",
+			output: `<fork next="JOIN" return="later">WORKER</fork>`,
+			want: parsing.Transition{
+				Tag:   tag("fork", "WORKER.md", "next", "JOIN.md", "return", "later"),
+				Forks: []parsing.Tag{tag("fork", "WORKER.md", "next", "JOIN.md", "return", "later")},
 			},
 		},
 		{
@@ -139,8 +163,8 @@ func TestDecideErrors(t *testing.T) {
 		{name: "no tag, two rules", output: "done", parseKind: parsing.NoTag,
 			policy: Policy{Rules: []Rule{{Tag: "goto", Target: "A"}, {Tag: "goto", Target: "B"}}}},
 		{name: "several tags", output: "<goto>REVIEW</goto><goto>DONE</goto>", parseKind: parsing.SeveralTags},
-		{name: "unclosed with an implicit policy", output: "<goto>REVIEW", parseKind: parsing.Unclosed,
-			policy: Policy{Rules: []Rule{{Tag: "goto", Target: "REVIEW"}}}},
+		{name: "unclosed without an implicit policy", output: "<goto>REVIEW", parseKind: parsing.Unclosed,
+			policy: Policy{Rules: []Rule{{Tag: "goto", Target: "REVIEW"}, {Tag: "goto", Target: "DONE"}}}},
 		{name: "missing target", output: "<goto>REVEIW</goto>", target: NotFound},
 		{name: "missing return", output: `<call return="SUMARIZE">RESEARCH</call>`, target: NotFound},
 		{name: "missing next", output: `<fork next="JION">WORKER</fork>`, target: NotFound},
@@ -148,6 +172,8 @@ func TestDecideErrors(t *testing.T) {
 		{name: "missing target of the implicit rule", output: "", target: NotFound,
 			policy: Policy{Rules: []Rule{{Tag: "goto", Target: "GONE"}}}},
 		{name: "ambiguous target", output: "<goto>BOTH</goto>", target: Ambiguous},
+		{name: "ambiguous next beside the same next with extension", target: Ambiguous,
+			output: `<fork next="BOTH.md">WORKER</fork><fork next="BOTH">WORKER</fork>`},
 		{
 			name: "tag must match the implicit rule", output: "<goto>DONE</goto>",
 			policy:    Policy{Rules: []Rule{{Tag: "goto", Target: "REVIEW"}}},

@@ -49,7 +49,7 @@ func (r Rule) allows(t parsing.Tag) bool {
 	if r.Tag != t.Name {
 		return false
 	}
-	if r.Target != "" && !sameState(r.Target, t.Target) {
+	if r.Target != "" && !parsing.SameState(r.Target, t.Target) {
 		return false
 	}
 	if r.Return != "" && !sameAttr(r.Return, t, "return") {
@@ -63,16 +63,7 @@ func (r Rule) allows(t parsing.Tag) bool {
 
 func sameAttr(want string, t parsing.Tag, key string) bool {
 	v, ok := t.Attr(key)
-	return ok && sameState(want, v)
-}
-
-// sameState compares two state names, ignoring the extension when one of
-// them has none.
-func sameState(a, b string) bool {
-	if hasStateExt(a) && hasStateExt(b) {
-		return a == b
-	}
-	return stem(a) == stem(b)
+	return ok && parsing.SameState(want, v)
 }
 
 // Implicit returns the transition an output without a tag takes (§6.3): the
@@ -153,19 +144,23 @@ func decodeRule(v any) (Rule, error) {
 		if !slices.Contains(ruleKeys[key], tag) {
 			return Rule{}, fmt.Errorf("%s does not apply to %s", key, tag)
 		}
-		switch key {
-		case "payload":
+		if key == "payload" {
 			r.Payload = &value
 			continue
+		}
+		// A name is trimmed like a tag's target is, or a quoted
+		// ' REVIEW.md' could never match one.
+		value = strings.TrimSpace(value)
+		if err := parsing.ValidTarget(value); err != nil {
+			return Rule{}, fmt.Errorf("invalid %s: %v", key, err)
+		}
+		switch key {
 		case "target":
 			r.Target = value
 		case "return":
 			r.Return = value
 		case "next":
 			r.Next = value
-		}
-		if err := parsing.ValidTarget(value); err != nil {
-			return Rule{}, fmt.Errorf("invalid %s: %v", key, err)
 		}
 	}
 	return r, nil

@@ -37,7 +37,13 @@ func Reminder(err error, p Policy) string {
 		seen = append(seen, line)
 		fmt.Fprintf(&b, "  %s\n", line)
 	}
-	b.WriteString("Answer again with exactly one of these tags.\n")
+	if slices.ContainsFunc(p.Rules, func(r Rule) bool { return r.Tag == parsing.Fork }) {
+		// A fan-out answer holds several forks (§5.6): asking for exactly
+		// one tag would make the model start one agent where it meant many.
+		b.WriteString("Answer again with exactly one of these tags, or with several <fork> tags to start several agents.\n")
+	} else {
+		b.WriteString("Answer again with exactly one of these tags.\n")
+	}
 	return b.String()
 }
 

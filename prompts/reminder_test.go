@@ -36,14 +36,26 @@ func TestReminder(t *testing.T) {
 			t.Errorf("reminder does not contain %q:\n%s", want, got)
 		}
 	}
-	if !strings.HasSuffix(got, "Answer again with exactly one of these tags.\n") {
-		t.Errorf("reminder does not end by asking for one tag:\n%s", got)
+	if !strings.HasSuffix(got, "Answer again with exactly one of these tags, or with several <fork> tags to start several agents.\n") {
+		t.Errorf("reminder of a state that may fan out does not end by asking for one tag or several forks:\n%s", got)
 	}
 	if n := strings.Count(got, "<result>…</result>"); n != 1 {
 		t.Errorf("a repeated rule is listed %d times:\n%s", n, got)
 	}
 	if n := strings.Count(got, "\n"); n > 15 {
 		t.Errorf("reminder has %d lines, want a short one:\n%s", n, got)
+	}
+}
+
+func TestReminderWithoutForks(t *testing.T) {
+	got := Reminder(errors.New("no transition tag"), Policy{Rules: []Rule{{Tag: "goto", Target: "A.md"}, {Tag: "result"}}})
+	want := "Your last answer could not be used: no transition tag.\n" +
+		"The transitions this step accepts are:\n" +
+		"  <goto>A.md</goto>\n" +
+		"  <result>…</result>\n" +
+		"Answer again with exactly one of these tags.\n"
+	if got != want {
+		t.Errorf("Reminder =\n%s\nwant\n%s", got, want)
 	}
 }
 

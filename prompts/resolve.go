@@ -3,10 +3,12 @@ package prompts
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"raymond/parsing"
 )
@@ -133,19 +135,77 @@ func inScope(scope, realScope, target, name string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("resolve %s: %w", target, err)
 	}
-	if fi.IsDir() {
-		return false, &TargetError{Kind: NotAState, Target: target,
-			Msg: fmt.Sprintf("target %q is not a state: %s is a folder", target, name)}
+	if err := regular(target, name, fi); err != nil {
+		return false, err
 	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return false, fmt.Errorf("resolve %s: %w", target, err)
 	}
 	if !within(realScope, real) {
-		return false, &TargetError{Kind: OutsideScope, Target: target,
-			Msg: fmt.Sprintf("target %q leads outside the workflow folder", target)}
+		return false, outside(target)
 	}
 	return true, nil
+}
+
+// regular returns a NotAState error unless fi, the file name that target
+// found, is a regular file: a folder is not a state, and a FIFO or a device
+// would block or never end when read.
+func regular(target, name string, fi fs.FileInfo) error {
+	switch {
+	case fi.Mode().IsRegular():
+		return nil
+	case fi.IsDir():
+		return &TargetError{Kind: NotAState, Target: target,
+			Msg: fmt.Sprintf("target %q is not a state: %s is a folder", target, name)}
+	}
+	return &TargetError{Kind: NotAState, Target: target,
+		Msg: fmt.Sprintf("target %q is not a state: %s is not a regular file", target, name)}
+}
+
+// outside is the error for a target whose file lies outside the scope.
+func outside(target string) error {
+	return &TargetError{Kind: OutsideScope, Target: target,
+		Msg: fmt.Sprintf("target %q leads outside the workflow folder", target)}
+}
+
+// readInScope reads the state file name, which Resolve found in scope. It
+// checks the file it opened, not just the path: the symlinks on the path
+// may have changed since Resolve (another agent's work, an editor), and the
+// content read must still come from a regular file inside the scope.
+func readInScope(scope, name string) ([]byte, error) {
+	path := filepath.Join(scope, name)
+	// O_NONBLOCK keeps a FIFO put there since Resolve from blocking the
+	// open; it changes nothing for a regular file.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	opened, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(name, name, opened); err != nil {
+		return nil, err
+	}
+	realScope, err := filepath.EvalSymlinks(scope)
+	if err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
+	}
+	if !within(realScope, real) {
+		return nil, outside(name)
+	}
+	// The path resolves inside the scope now; the file opened must be the
+	// one it resolves to, or a link moved between the open and the check.
+	if fi, err := os.Stat(real); err != nil || !os.SameFile(opened, fi) {
+		return nil, fmt.Errorf("%s changed while it was being read; run again", name)
+	}
+	return io.ReadAll(f)
 }
 
 // within reports whether path lies strictly inside dir; both are absolute

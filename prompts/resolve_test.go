@@ -89,6 +89,31 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// Load reads through readInScope, which checks the file it opened: a link
+// that pointed inside the scope when Resolve ran may point elsewhere by the
+// time the file is read.
+func TestReadInScope(t *testing.T) {
+	root := writeScope(t, map[string]string{"wf/START.md": "start", "wf/sub/INNER.md": "inner", "outside.md": "secret"})
+	scope := filepath.Join(root, "wf")
+	symlink(t, scope, "../outside.md", "ESCAPE.md")
+	symlink(t, scope, "sub/INNER.md", "DEEP.md")
+
+	for name, want := range map[string]string{"START.md": "start", "DEEP.md": "inner"} {
+		got, err := readInScope(scope, name)
+		if err != nil || string(got) != want {
+			t.Errorf("readInScope(%s) = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	got, err := readInScope(scope, "ESCAPE.md")
+	var te *TargetError
+	if !errors.As(err, &te) || te.Kind != OutsideScope || got != nil {
+		t.Errorf("readInScope(ESCAPE.md) = %q, %v; want an OutsideScope *TargetError", got, err)
+	}
+	if _, err := readInScope(scope, "sub"); !errors.As(err, &te) || te.Kind != NotAState {
+		t.Errorf("readInScope(sub): got %v, want a NotAState *TargetError", err)
+	}
+}
+
 func TestResolveThroughSymlinkedScope(t *testing.T) {
 	root := writeScope(t, map[string]string{"real/START.md": ""})
 	symlink(t, root, "real", "wf")

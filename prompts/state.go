@@ -2,7 +2,6 @@ package prompts
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
@@ -35,8 +34,7 @@ func Load(scope, name string) (*State, error) {
 	if filepath.Ext(file) == shExt {
 		return nil, fmt.Errorf("load state %s: script states are not supported yet", file)
 	}
-	path := filepath.Join(scope, file)
-	content, err := os.ReadFile(path)
+	content, err := readInScope(scope, file)
 	if err != nil {
 		return nil, fmt.Errorf("load state %s: %w", file, err)
 	}
@@ -44,7 +42,7 @@ func Load(scope, name string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load state: %w", err)
 	}
-	st.Path = path
+	st.Path = filepath.Join(scope, file)
 	return st, nil
 }
 

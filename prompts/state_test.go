@@ -55,6 +55,12 @@ func TestParseState(t *testing.T) {
 			body: "Body {{input}}\n", bodyLine: 14,
 		},
 		{
+			name:    "names trimmed like tag targets",
+			content: "---\nallowed_transitions:\n  - {tag: call, target: ' R.md ', return: \"\\tS\\n\"}\n---\nB",
+			policy:  Policy{Rules: []Rule{{Tag: "call", Target: "R.md", Return: "S"}}},
+			body:    "B", bodyLine: 5,
+		},
+		{
 			name:    "force implicit",
 			content: "---\nforce_implicit: true\nallowed_transitions: [{tag: reset, target: NEXT}]\n---\nB",
 			policy:  Policy{Rules: []Rule{{Tag: "reset", Target: "NEXT"}}, ForceImplicit: true},
