@@ -312,3 +312,18 @@ func TestParseErrorTag(t *testing.T) {
 		}
 	}
 }
+
+// An unquoted tag that is never closed shows the model meant to answer outside
+// code: a quoted example must not be taken for its answer.
+func TestParseUnclosedOutsideCodeIgnoresQuoted(t *testing.T) {
+	_, err := Parse("Example: `<goto>A</goto>`. My answer: <goto>B")
+	var perr *Error
+	if !errors.As(err, &perr) || perr.Kind != Unclosed {
+		t.Fatalf("Parse = %v, want an Unclosed error", err)
+	}
+	// Every tag quoted and nothing unclosed outside: the quoted ones count.
+	tr, err := Parse("```\n<goto>A</goto>\n```")
+	if err != nil || tr.Tag.Target != "A" {
+		t.Fatalf("Parse = %+v, %v, want goto A", tr, err)
+	}
+}

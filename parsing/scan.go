@@ -96,7 +96,7 @@ func scanText(text string) scanned {
 		}
 		i = next
 	}
-	sc.items = dropQuoted(sc.items)
+	sc.items = dropQuoted(sc.items, sc.unclosed != nil)
 	return sc
 }
 
@@ -247,15 +247,18 @@ func nameAt(text string, p int) int {
 }
 
 // dropQuoted applies the quoting rule: when any tag is unquoted, the quoted
-// ones are examples and do not count.
-func dropQuoted(items []item) []item {
+// ones are examples and do not count. An unquoted opening tag that is never
+// closed (unclosedOutside) counts as unquoted here: the model meant to answer
+// outside code and got it wrong, so a quoted example must not be taken for
+// its answer; it gets a reminder about the unclosed tag instead.
+func dropQuoted(items []item, unclosedOutside bool) []item {
 	unquoted := 0
 	for _, it := range items {
 		if !it.tag.Quoted {
 			unquoted++
 		}
 	}
-	if unquoted == 0 || unquoted == len(items) {
+	if (unquoted == 0 && !unclosedOutside) || unquoted == len(items) {
 		return items
 	}
 	kept := make([]item, 0, unquoted)
