@@ -27,9 +27,9 @@ func (e *PolicyError) Error() string { return e.Msg }
 // unclosed opening tag is none) takes the implicit transition when the
 // policy has one (§6.3). Every target, and every return or next that names a
 // state (parsing.StateAttr), is then resolved in scope, and the returned
-// transition holds file names ("REVIEW" becomes "REVIEW.md"). When the policy is restricted, every
-// tag — each fork of a fan-out, and a goto written beside forks — must be
-// allowed by it.
+// transition holds file names ("REVIEW" becomes "REVIEW.md"). When the
+// policy is restricted, every tag must be allowed by it; a fan-out is checked
+// fork by fork, a goto written beside forks counting as their next.
 //
 // Errors are a *parsing.Error, a *TargetError or a *PolicyError, returned as
 // they are so that a caller can build a reminder from them.
@@ -84,17 +84,24 @@ func single(t parsing.Tag) parsing.Transition {
 	return tr
 }
 
-// checked returns the tags of tr that the policy must allow: every fork, and
-// the agent's own tag unless it is a fork itself or the goto the parser made
-// up from the forks' common next. Forks either all name next or none does.
+// checked returns the tags of tr that the policy must allow. A fan-out is
+// checked fork by fork, and its two spellings are equivalent (§5.6): forks
+// without next beside <goto>J</goto> are checked as forks with next="J", so
+// a rule {fork, W, next: J} allows both, and a rule {fork, W} that leaves
+// next free allows the parent to continue anywhere in either spelling.
 func checked(tr parsing.Transition) []parsing.Tag {
 	if len(tr.Forks) == 0 {
 		return []parsing.Tag{tr.Tag}
 	}
-	if _, ok := tr.Forks[0].Attr("next"); ok {
+	if _, ok := tr.Forks[0].Attr("next"); ok || tr.Tag.Name != parsing.Goto {
 		return tr.Forks
 	}
-	return append(slices.Clip(tr.Forks), tr.Tag)
+	forks := make([]parsing.Tag, len(tr.Forks))
+	for i, f := range tr.Forks {
+		f.Attrs = append(slices.Clip(f.Attrs), parsing.Attr{Key: "next", Value: tr.Tag.Target})
+		forks[i] = f
+	}
+	return forks
 }
 
 // resolveTransition replaces every state name in tr by its file name.

@@ -44,6 +44,22 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
+			name: "fan-out beside a goto matches a fork rule naming that next", output: "<fork>WORKER</fork><fork>WORKER</fork><goto>JOIN</goto>",
+			policy: Policy{Rules: []Rule{{Tag: "fork", Target: "WORKER", Next: "JOIN"}}},
+			want: parsing.Transition{
+				Tag:   tag("goto", "JOIN.md"),
+				Forks: []parsing.Tag{tag("fork", "WORKER.md"), tag("fork", "WORKER.md")},
+			},
+		},
+		{
+			name: "a fork rule leaving next free allows the goto spelling", output: "<fork>WORKER</fork><goto>JOIN</goto>",
+			policy: Policy{Rules: []Rule{{Tag: "fork", Target: "WORKER"}}},
+			want: parsing.Transition{
+				Tag:   tag("goto", "JOIN.md"),
+				Forks: []parsing.Tag{tag("fork", "WORKER.md")},
+			},
+		},
+		{
 			name: "implicit on no tag", output: "Looks good to me.", policy: implicitGoto,
 			want: parsing.Transition{Tag: tag("goto", "REVIEW.md")},
 		},
@@ -201,22 +217,16 @@ func TestDecideErrors(t *testing.T) {
 			policyErr: `<fork next="JOIN.md">OTHER.md</fork> is not one of the transitions START.md allows`,
 		},
 		{
-			name:      "fan-out, goto not allowed",
+			name:      "fan-out beside a goto, the fork rule names another next",
 			output:    `<fork>WORKER</fork><fork>WORKER</fork><goto>JOIN</goto>`,
-			policy:    Policy{Rules: []Rule{{Tag: "fork", Target: "WORKER"}}},
-			policyErr: "<goto>JOIN.md</goto> is not one of the transitions START.md allows",
+			policy:    Policy{Rules: []Rule{{Tag: "fork", Target: "WORKER", Next: "REVIEW"}, {Tag: "goto", Target: "JOIN"}}},
+			policyErr: `<fork next="JOIN.md">WORKER.md</fork> is not one of the transitions START.md allows`,
 		},
 		{
-			name:      "single fork beside a goto, goto not allowed",
+			name:      "single fork beside a goto, the fork rule names another next",
 			output:    `<fork>WORKER</fork><goto>JOIN</goto>`,
-			policy:    Policy{Rules: []Rule{{Tag: "fork", Target: "WORKER"}}},
-			policyErr: "<goto>JOIN.md</goto> is not one of the transitions START.md allows",
-		},
-		{
-			name:      "fan-out without next against a rule with next",
-			output:    `<fork>WORKER</fork><fork>WORKER</fork><goto>JOIN</goto>`,
-			policy:    Policy{Rules: []Rule{{Tag: "fork", Target: "WORKER", Next: "JOIN"}, {Tag: "goto", Target: "JOIN"}}},
-			policyErr: "<fork>WORKER.md</fork> is not one of the transitions START.md allows",
+			policy:    Policy{Rules: []Rule{{Tag: "fork", Target: "WORKER", Next: "REVIEW"}}},
+			policyErr: `<fork next="JOIN.md">WORKER.md</fork> is not one of the transitions START.md allows`,
 		},
 	}
 	for _, tt := range tests {
