@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -27,17 +28,25 @@ var cumulativeSince = [3]int{2, 1, 277}
 //     give). Subtracting there would yield a negative cost.
 //
 // Getting this wrong double-counts budgets; without a result line the cost
-// is unknown and counted as zero.
+// is unknown and counted as zero. So is a cost that is negative or not a
+// finite number, which no CLI reports: added to a run's total it would lower
+// the total, or make it impossible to write to the state file.
 func StepCost(r *Result, prev float64, known bool) float64 {
+	var cost float64
 	switch {
 	case r == nil:
 		return 0
 	case r.CallCostUSD != nil:
-		return *r.CallCostUSD
+		cost = *r.CallCostUSD
 	case known && r.TotalCostUSD >= prev && !perCallVersion(r.Version):
-		return r.TotalCostUSD - prev
+		cost = r.TotalCostUSD - prev
+	default:
+		cost = r.TotalCostUSD
 	}
-	return r.TotalCostUSD
+	if cost < 0 || math.IsInf(cost, 0) || math.IsNaN(cost) {
+		return 0
+	}
+	return cost
 }
 
 // perCallVersion reports whether version is a CLI known to report

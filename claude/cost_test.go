@@ -1,6 +1,10 @@
 package claude
 
-import "testing"
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
 
 func TestStepCost(t *testing.T) {
 	tests := []struct {
@@ -26,10 +30,25 @@ func TestStepCost(t *testing.T) {
 		{"version with a suffix", &Result{TotalCostUSD: 0.8, Version: "2.1.100-beta.1"}, 0.5, true, 0.8},
 		{"unparsable version", &Result{TotalCostUSD: 0.8, Version: "dev"}, 0.5, true, 0.3},
 		{"crash: no cost known", &Result{}, 0.5, true, 0},
+		{"negative per-call cost counts as none", &Result{CallCostUSD: ptr(-0.2)}, 0, false, 0},
+		{"negative total counts as none", &Result{TotalCostUSD: -0.2}, 0, false, 0},
+		{"infinite per-call cost counts as none", &Result{CallCostUSD: ptr(math.Inf(1))}, 0, false, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			near(t, "StepCost", StepCost(tc.res, tc.prev, tc.known), tc.want)
 		})
+	}
+}
+
+// TestStepCostIsStorable: whatever costs a result line reports, the step cost
+// can be added to a run's total and the total still written as JSON.
+func TestStepCostIsStorable(t *testing.T) {
+	line := `{"type":"result","subtype":"success","is_error":false,"result":"ok","total_cost_usd":1e308,` +
+		`"model_usage_since_last_result":{"a":{"costUSD":1e308},"b":{"costUSD":1e308}}}`
+	r, _ := decodeOutput(t, line, "", 0)
+	total := 0.25 + StepCost(r, 0, false)
+	if _, err := json.Marshal(total); err != nil {
+		t.Errorf("run total after the step: %v", err)
 	}
 }

@@ -31,6 +31,8 @@ const (
 	helperExit       = "HELPER_EXIT"        // replay, noread: exit status
 	helperPidFile    = "HELPER_PIDFILE"     // hang: where to write the grandchild's pid
 	helperIgnoreTerm = "HELPER_IGNORE_TERM" // hang: ignore SIGTERM
+	helperLeave      = "HELPER_LEAVE"       // hang: print a result and exit, leaving the grandchild
+	helperEscape     = "HELPER_ESCAPE"      // hang: start the grandchild outside our process group
 	helperRecord     = "HELPER_RECORD"      // record: where to write argv, env and stdin
 	helperBigLine    = "HELPER_BIGLINE"     // bigline: size of the text block
 )
@@ -80,6 +82,9 @@ func helperMain(mode string) int {
 		// The grandchild shares our stdout: Run sees EOF only once it is gone.
 		sleep := exec.Command("sleep", "300")
 		sleep.Stdout = os.Stdout
+		if os.Getenv(helperEscape) != "" {
+			sleep.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		}
 		if err := sleep.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 99
@@ -89,6 +94,10 @@ func helperMain(mode string) int {
 			return 99
 		}
 		fmt.Println(`{"type":"system","subtype":"init","session_id":"hang"}`)
+		if os.Getenv(helperLeave) != "" {
+			fmt.Println(`{"type":"result","subtype":"success","is_error":false,"result":"left","session_id":"hang"}`)
+			return 0
+		}
 		_ = sleep.Wait() // until a signal ends us both
 		return 98
 	case "bigline":

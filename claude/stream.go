@@ -264,7 +264,12 @@ func (s *stream) rateLimit(l *wireLine) {
 	ev := Event{Kind: EventRateLimit, LimitStatus: info.Status, LimitType: info.RateLimitType}
 	if t, ok := epochTime(info.ResetsAt); ok {
 		ev.ResetAt = t
-		s.resetAt = t
+		// An "allowed" or "allowed_warning" event only tells when the window
+		// rolls over; the limit was not hit, so it must not set the step's
+		// reset time (it could wake a waiting run before the real reset).
+		if !strings.HasPrefix(info.Status, "allowed") {
+			s.resetAt = t
+		}
 	}
 	s.emit(ev)
 }

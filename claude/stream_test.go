@@ -46,3 +46,19 @@ func TestDecodeOddLines(t *testing.T) {
 	eq(t, "odd tool result", events[3], Event{Kind: EventToolResult, IsError: true, Text: `{"odd":true}`, Detail: `{"odd":true}`})
 	eq(t, "reset in milliseconds", events[4].ResetAt.Unix(), int64(1763700000))
 }
+
+// Only a rate_limit_event that rejected the call sets the step's reset time;
+// an "allowed" one merely announces when the window rolls over.
+func TestRateLimitEventStatus(t *testing.T) {
+	usage := `{"type":"result","subtype":"success","is_error":true,"result":"You've hit your session limit · resets 3pm","session_id":"s1"}`
+	allowed := `{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1763700000,"rateLimitType":"five_hour"}}`
+	rejected := `{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1763703600,"rateLimitType":"five_hour"}}`
+
+	r, _ := decodeOutput(t, allowed+"\n"+usage, "", 1)
+	eq(t, "Outcome", r.Outcome, UsageLimit)
+	if r.ResetAt.Unix() == 1763700000 {
+		t.Errorf("ResetAt came from an allowed event: %v", r.ResetAt)
+	}
+	r, _ = decodeOutput(t, allowed+"\n"+rejected+"\n"+usage, "", 1)
+	eq(t, "ResetAt from the rejected event", r.ResetAt.Unix(), int64(1763703600))
+}

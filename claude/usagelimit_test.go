@@ -109,3 +109,42 @@ func FuzzParseResetTime(f *testing.F) {
 		}
 	})
 }
+
+// TestParseResetTimeDST: a clock time is a wall-clock time in its zone, so
+// the next occurrence is found on the calendar, not by adding 24 hours, and
+// a message read in another zone names the same instant.
+func TestParseResetTimeDST(t *testing.T) {
+	newYork, err := time.LoadLocation("America/New_York")
+	must(t, err)
+	london, err := time.LoadLocation("Europe/London")
+	must(t, err)
+	tests := []struct {
+		name string
+		text string
+		now  time.Time
+		want time.Time
+	}{
+		// 2026-03-08: New York springs forward at 2am; that day has 23 hours.
+		{"tomorrow across spring forward", "You've hit your limit · resets 9pm (America/New_York)",
+			time.Date(2026, 3, 7, 22, 0, 0, 0, newYork), time.Date(2026, 3, 8, 21, 0, 0, 0, newYork)},
+		// 2026-11-01: New York falls back at 2am; that day has 25 hours.
+		{"tomorrow across fall back", "You've hit your limit · resets 9pm (America/New_York)",
+			time.Date(2026, 10, 31, 22, 0, 0, 0, newYork), time.Date(2026, 11, 1, 21, 0, 0, 0, newYork)},
+		{"later today after fall back", "You've hit your limit · resets 11pm (America/New_York)",
+			time.Date(2026, 11, 1, 0, 30, 0, 0, newYork), time.Date(2026, 11, 1, 23, 0, 0, 0, newYork)},
+		// Read in UTC while London is on summer time (UTC+1): "resets 12:30am"
+		// in London at 23:10 UTC is 20 minutes away, not tomorrow.
+		{"zone ahead of now's, date already tomorrow there", "You've hit your limit · resets 12:30am (Europe/London)",
+			time.Date(2026, 7, 1, 23, 10, 0, 0, time.UTC), time.Date(2026, 7, 2, 0, 30, 0, 0, london)},
+		{"date across the change", "You've hit your weekly limit · resets Mar 30, 9am (Europe/London)",
+			time.Date(2026, 3, 25, 12, 0, 0, 0, time.UTC), time.Date(2026, 3, 30, 8, 0, 0, 0, time.UTC)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := ParseResetTime(tc.text, tc.now)
+			if !ok || !got.Equal(tc.want) {
+				t.Errorf("ParseResetTime(%q) at %v = %v, %v; want %v", tc.text, tc.now, got, ok, tc.want)
+			}
+		})
+	}
+}

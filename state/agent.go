@@ -87,7 +87,13 @@ type Step struct {
 	Mode SessionMode `json:"mode"`
 	// ResumeSession is the session to resume or branch from.
 	ResumeSession string `json:"resume_session,omitempty"`
-	// SessionID is the pre-minted id of a new session or branch.
+	// SessionID is the pre-minted id of a new session or branch, known before
+	// the process starts so the transcript and the cost ledger can name it.
+	// Claude Code records a session as soon as the prompt is written, and
+	// refuses an id already in use; so whoever re-runs an interrupted or
+	// failed new/branch step must mint a fresh id for the new attempt (the
+	// step is otherwise the same: state, input, variables, the session it
+	// branches from, cwd).
 	SessionID string `json:"session_id,omitempty"`
 	// Input is {{input}}; nil when the step has none.
 	Input *string `json:"input,omitempty"`
