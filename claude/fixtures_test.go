@@ -224,11 +224,11 @@ var fixtureCases = map[string]fixtureCase{
 
 func TestFixtures(t *testing.T) {
 	entries, err := os.ReadDir(fixturesDir)
-	if os.IsNotExist(err) {
-		t.Skipf("no fixtures at %s", fixturesDir)
-	}
 	must(t, err)
 	for _, e := range entries {
+		if e.Name() == "README.md" {
+			continue
+		}
 		if _, ok := fixtureCases[e.Name()]; !ok {
 			t.Errorf("fixture %s has no test case", e.Name())
 		}

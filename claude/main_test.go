@@ -139,7 +139,7 @@ func childTestEnv() []string {
 }
 
 // fixturesDir holds the captured outputs of the real CLI.
-var fixturesDir = filepath.Join("..", "..", "shared", "fixtures", "claude")
+var fixturesDir = filepath.Join("..", "testdata", "claude")
 
 func fixture(t testing.TB, name string) string {
 	t.Helper()
@@ -148,7 +148,7 @@ func fixture(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("fixture %s not available: %v", name, err)
+		t.Fatalf("fixture %s: %v", name, err)
 	}
 	return path
 }

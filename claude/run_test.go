@@ -27,10 +27,9 @@ func runHelper(t *testing.T, ctx context.Context, req Request, h Handler) *Resul
 }
 
 func TestRunReplaysFixtures(t *testing.T) {
-	stderrText := ""
-	if data, err := os.ReadFile(filepath.Join(fixturesDir, "resume-unknown.stderr.txt")); err == nil {
-		stderrText = string(data)
-	}
+	data, err := os.ReadFile(filepath.Join(fixturesDir, "resume-unknown.stderr.txt"))
+	must(t, err)
+	stderrText := string(data)
 	tests := []struct {
 		file   string
 		stderr string

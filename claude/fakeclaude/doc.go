@@ -1,6 +1,6 @@
 // Package fakeclaude is a fake Claude Code CLI for tests: it behaves like the real
 // `claude -p` in everything raymond relies on (the project's claude-code.md spec, and
-// the real outputs captured in testdata/fixtures), but its replies come from a script
+// the real outputs captured in the repository's testdata/claude), but its replies come from a script
 // the test writes. No test needs a real model.
 //
 // # Running it

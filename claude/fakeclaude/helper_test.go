@@ -246,3 +246,7 @@ func check(t testing.TB, what string, got, want any) {
 		t.Errorf("%s = %#v, want %#v", what, got, want)
 	}
 }
+
+// fixturesDir holds the captured outputs of the real CLI, shared with the
+// claude package's tests.
+var fixturesDir = filepath.Join("..", "..", "testdata", "claude")

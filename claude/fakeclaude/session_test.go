@@ -123,7 +123,7 @@ func TestLineage(t *testing.T) {
 
 // TestResumeUnknown compares with the real CLI's answer, captured in the fixtures.
 func TestResumeUnknown(t *testing.T) {
-	wantStderr, err := os.ReadFile("testdata/fixtures/resume-unknown.stderr.txt")
+	wantStderr, err := os.ReadFile(filepath.Join(fixturesDir, "resume-unknown.stderr.txt"))
 	must(t, err)
 	fixture := readFixture(t, "resume-unknown.stream.jsonl")
 
@@ -195,7 +195,7 @@ func TestScriptedCost(t *testing.T) {
 // readFixture decodes the lines of a captured real output.
 func readFixture(t *testing.T, name string) []map[string]any {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "fixtures", name))
+	data, err := os.ReadFile(filepath.Join(fixturesDir, name))
 	must(t, err)
 	return output{stdout: string(data)}.lines(t)
 }
