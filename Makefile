@@ -1,7 +1,7 @@
 # The commands a person types; CI (.ci/run) calls the same targets.
 GO        ?= go
 BIN       ?= bin
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VERSION   ?= $(shell git describe --tags --dirty 2>/dev/null || echo dev)
 COMMIT    ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME  ?= 10s
