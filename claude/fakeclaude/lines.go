@@ -8,7 +8,7 @@ import (
 )
 
 // The shapes below follow the captured outputs of Claude Code 2.1.330 in
-// /work/shared/fixtures/claude: the fields a consumer may read are all there, with the
+// testdata/claude at the repository root: the fields a consumer may read are all there, with the
 // same names and types; the many informational ones are trimmed.
 
 // defaultTools is the tool list of the init line.
