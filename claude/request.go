@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -57,6 +58,10 @@ type Request struct {
 	DisallowedTools []string
 	// MaxTurns limits the agentic turns of the step; 0 means no limit.
 	MaxTurns int
+	// MaxBudgetUSD caps what this one step may spend (--max-budget-usd); the
+	// orchestrator can pass what is left of a run's budget so a single long
+	// step cannot overrun it. 0 means no cap; it must not be negative.
+	MaxBudgetUSD float64
 	// AppendSystemPrompt is appended to Claude Code's system prompt.
 	AppendSystemPrompt string
 	// ExtraArgs are passed verbatim after the options above and before the prompt.
@@ -106,6 +111,9 @@ func Args(r Request) (argv []string, stdin string) {
 	if r.MaxTurns > 0 {
 		argv = append(argv, "--max-turns", strconv.Itoa(r.MaxTurns))
 	}
+	if r.MaxBudgetUSD > 0 {
+		argv = append(argv, "--max-budget-usd", strconv.FormatFloat(r.MaxBudgetUSD, 'f', -1, 64))
+	}
 	if r.AppendSystemPrompt != "" {
 		argv = append(argv, "--append-system-prompt", r.AppendSystemPrompt)
 	}
@@ -135,6 +143,8 @@ func (r Request) validate() error {
 		return errors.New("a session id can only be chosen for a new session or a fork")
 	case r.SessionID != "" && !uuidPattern.MatchString(r.SessionID):
 		return fmt.Errorf("session id %q is not a UUID", r.SessionID)
+	case r.MaxBudgetUSD < 0 || math.IsNaN(r.MaxBudgetUSD) || math.IsInf(r.MaxBudgetUSD, 0):
+		return fmt.Errorf("step budget %v is not a cost: give a positive amount in USD, or 0 for none", r.MaxBudgetUSD)
 	}
 	return nil
 }

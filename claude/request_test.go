@@ -45,6 +45,10 @@ func TestArgs(t *testing.T) {
 			argv: with("--", "hi"),
 		},
 		{
+			name: "a negative step budget is refused", req: Request{Prompt: "hi", MaxBudgetUSD: -0.5},
+			argv: with("--", "hi"),
+		},
+		{
 			name: "plain resume cannot choose an id", req: Request{Prompt: "hi", Resume: "abc", SessionID: "11111111-2222-4333-8444-555555555555"},
 			argv: with("--resume", "abc", "--session-id", "11111111-2222-4333-8444-555555555555", "--", "hi"),
 		},
@@ -67,11 +71,11 @@ func TestArgs(t *testing.T) {
 		{
 			name: "every option",
 			req: Request{
-				Prompt: "-starts with a dash", Model: "opus", Effort: "high", MaxTurns: 7,
-				AppendSystemPrompt: "be brief", ExtraArgs: []string{"--max-budget-usd", "0.5"},
+				Prompt: "-starts with a dash", Model: "opus", Effort: "high", MaxTurns: 7, MaxBudgetUSD: 0.25,
+				AppendSystemPrompt: "be brief", ExtraArgs: []string{"--add-dir", "/tmp"},
 			},
-			argv: with("--model", "opus", "--effort", "high", "--max-turns", "7", "--append-system-prompt", "be brief",
-				"--max-budget-usd", "0.5", "--", "-starts with a dash"),
+			argv: with("--model", "opus", "--effort", "high", "--max-turns", "7", "--max-budget-usd", "0.25",
+				"--append-system-prompt", "be brief", "--add-dir", "/tmp", "--", "-starts with a dash"),
 			wantValid: true,
 		},
 		{
