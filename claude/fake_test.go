@@ -182,6 +182,11 @@ func TestFakeOutcomes(t *testing.T) {
 			}},
 		{name: "max turns", reply: fakeclaude.Reply{MaxTurns: true}, want: Exhausted},
 		{name: "max budget", reply: fakeclaude.Reply{MaxBudget: true}, want: Exhausted},
+		{name: "step budget from the request", reply: fakeclaude.Reply{Text: "<goto>X</goto>", Cost: new(0.02)}, want: Exhausted,
+			adjust: func(r *Request) { r.MaxBudgetUSD = 0.01 },
+			check: func(t *testing.T, r *Result, _ []Event) {
+				eq(t, "Subtype", r.Subtype, "error_max_budget_usd")
+			}},
 		{name: "crash with exit 0", reply: fakeclaude.Reply{Say: []string{"working"}, Crash: true, Exit: ptr(0)}, want: Crash},
 		{name: "crash with a message", reply: fakeclaude.Reply{Crash: true, Exit: ptr(2), Stderr: "boom"}, want: Crash,
 			check: func(t *testing.T, r *Result, _ []Event) {
