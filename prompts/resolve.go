@@ -115,7 +115,7 @@ func Resolve(scope, target string) (string, error) {
 		return "", &TargetError{Kind: NotAState, Target: target,
 			Msg: fmt.Sprintf("target %q is not a state: it is a folder", target)}
 	}
-	if filepath.Ext(target) != "" {
+	if _, err := os.Stat(filepath.Join(absScope, target)); err == nil && filepath.Ext(target) != "" {
 		return "", &TargetError{Kind: NotAState, Target: target,
 			Msg: fmt.Sprintf("target %q is not a state: a state is a .md or .sh file", target)}
 	}

@@ -48,7 +48,8 @@ func TestResolve(t *testing.T) {
 		{target: "MISSING.md", kind: NotFound},
 		{target: "RUN.md", kind: NotFound},
 		{target: "notes.txt", kind: NotAState},
-		{target: "other.txt", kind: NotAState},
+		{target: "other.txt", kind: NotFound}, // no such file: "not found", not "not a state"
+		{target: "PHASE.2", kind: NotFound},
 		{target: "README.markdown", kind: NotAState},
 		{target: "sub", kind: NotAState},
 		{target: "FOLDER.md", kind: NotAState},
