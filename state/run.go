@@ -147,6 +147,9 @@ type Duration time.Duration
 // String returns the duration as time.Duration writes it.
 func (d Duration) String() string { return time.Duration(d).String() }
 
+// Std returns d as a time.Duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }
+
 // MarshalText implements encoding.TextMarshaler.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 

@@ -1,0 +1,158 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"raymond/orchestrator/step"
+	"raymond/prompts"
+	"raymond/state"
+)
+
+// Defaults of the options cli.md gives defaults for.
+const (
+	DefaultMaxParallel    = 8
+	DefaultTimeout        = 10 * time.Minute
+	DefaultPermissionMode = "acceptEdits"
+)
+
+// NewRun is what raymond run and raymond start know about a run to create.
+type NewRun struct {
+	// Workflow is the folder or state file the run starts from.
+	Workflow string
+	// ID is the run id; "" generates one.
+	ID string
+	// Options are the run's options; zero fields take the defaults above.
+	Options state.Options
+	// BudgetUSD is the run's budget; 0 means unlimited.
+	BudgetUSD float64
+}
+
+// WorkflowError reports a workflow that cannot be started: no such folder or
+// file, no entry state, a first state that does not load. The command line
+// maps it to exit status 2.
+type WorkflowError struct{ Err error }
+
+func (e *WorkflowError) Error() string { return e.Err.Error() }
+func (e *WorkflowError) Unwrap() error { return e.Err }
+
+// Create checks the workflow of n and writes its run, status created, with
+// main ready at the entry state. It does not drive the run.
+func Create(store *state.Store, n NewRun) (*state.Run, error) {
+	scope, entry, err := prompts.Entry(n.Workflow)
+	if err != nil {
+		return nil, &WorkflowError{Err: err}
+	}
+	if _, err := prompts.Load(scope, entry); err != nil {
+		return nil, &WorkflowError{Err: err}
+	}
+	id := n.ID
+	if id == "" {
+		id = state.NewID()
+	} else if err := state.ValidID(id); err != nil {
+		return nil, err
+	}
+	opts := withDefaults(n.Options)
+	cwd := opts.ProjectDir
+	if cwd == "" {
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("create run: %w", err)
+		}
+	}
+	main := state.Agent{
+		ID:           MainAgent,
+		CurrentState: entry,
+		Cwd:          cwd,
+		Stack:        []state.Frame{},
+		Status:       state.AgentReady,
+		Pending: &state.Step{
+			State: entry,
+			Mode:  state.SessionNew,
+			Input: opts.Input,
+			Cwd:   cwd,
+		},
+	}
+	r := &state.Run{
+		WorkflowID: id,
+		ScopeDir:   scope,
+		EntryState: entry,
+		Status:     state.StatusCreated,
+		Options:    opts,
+		Agents:     []state.Agent{main},
+		BudgetUSD:  n.BudgetUSD,
+	}
+	if err := store.Create(r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// MainAgent is the id of a run's first agent.
+const MainAgent = "main"
+
+// withDefaults fills the zero options that have defaults.
+func withDefaults(o state.Options) state.Options {
+	if o.MaxParallel <= 0 {
+		o.MaxParallel = DefaultMaxParallel
+	}
+	if o.PermissionMode == "" && !o.SkipPermissions {
+		o.PermissionMode = DefaultPermissionMode
+	}
+	return o
+}
+
+// Driver drives runs: it takes a run's lock, runs its steps until every agent
+// has ended or the run pauses, and persists every transition.
+type Driver struct {
+	// Store holds the runs.
+	Store *state.Store
+	// Runner runs the steps; nil means step.Claude{}.
+	Runner step.Runner
+	// DebugDir is the folder of transcripts (.raymond/debug); each run
+	// writes into DebugDir/<id> when its Options.Debug is set.
+	DebugDir string
+	// Progress receives the live progress lines (stderr); nil discards them.
+	Progress io.Writer
+	// Quiet limits progress to transitions, waits and errors.
+	Quiet bool
+	// Color allows colour and Unicode in progress lines.
+	Color bool
+	// Prefix is written before every progress line (raymond recover sets
+	// it to the run id when it drives several runs at once).
+	Prefix string
+	// Clock is the time source for waits and back-off; nil is the real clock.
+	Clock Clock
+	// Quiesce, once closed, stops new steps from starting: steps in flight
+	// finish, the run is persisted and Drive returns with status paused.
+	// Canceling Drive's context instead kills the steps in flight.
+	Quiesce <-chan struct{}
+	// Log receives developer logs; nil discards them.
+	Log *slog.Logger
+}
+
+// ErrClaudeUnusable wraps the errors that stop a run because no step can run
+// at all: claude is not installed, or it refuses the permission flags. The run
+// is left paused and can be resumed once the cause is fixed.
+var ErrClaudeUnusable = errors.New("claude cannot run steps")
+
+// Drive drives run id until it completes, fails, exceeds its budget or
+// pauses, and returns the run as it was last persisted. update, when not nil,
+// is applied to the run after it is locked and read and before anything runs
+// (raymond resume's flags). A run driven by another process is refused with a
+// *state.LockedError. The returned error is about raymond itself (the store,
+// the lock, ErrClaudeUnusable); a failed agent is not an error, it is a run
+// with status failed.
+func (d *Driver) Drive(ctx context.Context, id string, update func(*state.Run) error) (*state.Run, error) {
+	return d.drive(ctx, id, update)
+}
+
+// debugDir returns the transcript folder of run id.
+func (d *Driver) debugDir(id string) string {
+	return filepath.Join(d.DebugDir, id)
+}
