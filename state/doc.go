@@ -1,15 +1,40 @@
 // Package state keeps a run's state file: protocol.md §9 and the "Files"
 // section of cli.md.
 //
-// Each run has one JSON file, <project>/.raymond/state/<id>.json, described by
-// Run. The orchestrator is its only writer: it rewrites the whole file after
-// every transition with Store.Write, which replaces it atomically (temp file in
-// the same folder, fsync, rename, fsync of the folder), so a reader sees either
-// the previous run or the next one, never a torn file. Before a step starts its
-// agent's Pending step is written down in full (session to resume or branch
-// from, pre-minted session id, input, fork variables, working directory), so a
-// process that dies mid-step can run exactly the same step again on resume:
-// steps are at least once.
+// Each run has a state file, <project>/.raymond/state/<id>.json, described by
+// Run, and while a process drives it a journal beside it, <id>.journal. The
+// driver is their only writer.
+//
+// The state file is a snapshot: the whole run, replaced atomically (temp file
+// in the same folder, fsync, rename, fsync of the folder) by Store.Create,
+// Store.Write and the Journal, so a reader sees either the previous snapshot
+// or the next one, never a torn file. Rewriting it at every transition would
+// write gigabytes for a wide fan-out, so a driver persists through a Journal
+// (Store.Journal): each Save appends one JSON line with what changed (the
+// header fields that changed, the agents it is told of, in full, and the
+// session costs that changed) and fsyncs the journal before it returns. When
+// the journal outgrows the snapshot (and 64 KiB), Save writes a new snapshot
+// and empties the journal; Journal.Close writes a last one and removes the
+// journal, so an ended run is one plain file. Bytes written stay within about
+// twice the lines plus the final size (BenchmarkJournalFanout1000).
+//
+// Generations tie the two files together. Every snapshot stores a Gen one
+// higher than the run it was given, and every journal line the Gen of the
+// snapshot it was written against. A reader (Store.Read, Store.List) takes
+// the snapshot, then applies in order the journal lines of the snapshot's
+// generation: lines of an older one were written before the snapshot, which
+// holds them already (a compaction, or a Store.Write, stopped before the
+// journal was emptied). A last line that is torn or does not parse is
+// ignored: its Save never returned. Any other bad line is an error naming the
+// file and line. When the snapshot was replaced while the reader read the
+// journal, or the journal holds lines of a newer generation, the reader reads
+// both again (three tries in all), so a concurrent raymond status sees a state
+// the driver saved.
+//
+// Before a step starts its agent's Pending step is saved in full (session to
+// resume or branch from, pre-minted session id, input, fork variables, working
+// directory), so a process that dies mid-step can run exactly the same step
+// again on resume: steps are at least once.
 //
 // The file carries a schema Version. A reader refuses files from a newer
 // version with a message that says to upgrade, and ignores unknown fields of

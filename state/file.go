@@ -21,6 +21,21 @@ var createTemp = func(dir, pattern string) (tempFile, error) {
 	return os.CreateTemp(dir, pattern)
 }
 
+// journalFile is what a Journal needs of its file. *os.File has it; a test
+// wraps one to fail like a full disk.
+type journalFile interface {
+	io.Writer
+	Sync() error
+	Truncate(size int64) error
+	Close() error
+}
+
+// openJournal is the seam through which journals are opened: empty, and
+// appending whatever the file offset (so a truncation needs no seek).
+var openJournal = func(path string) (journalFile, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+}
+
 // tempPattern names temp files ".<id>.json.<random>.tmp": hidden, and without
 // the .json suffix List looks for.
 func tempPattern(id string) string { return "." + id + ".json.*.tmp" }

@@ -17,6 +17,7 @@ func ptr[T any](v T) *T { return &v }
 func fullRun(id string) *Run {
 	return &Run{
 		Version:    Version,
+		Gen:        3,
 		WorkflowID: id,
 		ScopeDir:   "/p/wf",
 		EntryState: "START.md",

@@ -12,6 +12,11 @@ const Version = 1
 type Run struct {
 	// Version is the schema version; Store.Write sets it.
 	Version int `json:"version"`
+	// Gen is the generation of the snapshot: every full write of the state
+	// file stores one more than the run it is given holds, and sets it. A
+	// journal line counts only for the snapshot of its generation (see the
+	// package comment).
+	Gen int `json:"gen,omitempty"`
 	// WorkflowID is the run id (the name is the seed plan's); the file is
 	// <WorkflowID>.json.
 	WorkflowID string `json:"workflow_id"`

@@ -36,11 +36,16 @@ func (s *Store) Path(id string) string {
 	return filepath.Join(s.Dir, id+".json")
 }
 
+// journalPath returns the journal of run id, beside its state file.
+func (s *Store) journalPath(id string) string {
+	return filepath.Join(s.Dir, id+".journal")
+}
+
 // Create writes a new run. It fails, with an error that errors.Is fs.ErrExist,
 // when a run with that id exists, also when another process creates it at the
-// same moment. It sets Version and UpdatedAt, and CreatedAt when zero. The
-// file appears complete: it is written aside and hard-linked into place, so
-// the state folder must be on a file system with hard links.
+// same moment. It sets Version, Gen and UpdatedAt, and CreatedAt when zero.
+// The file appears complete: it is written aside and hard-linked into place,
+// so the state folder must be on a file system with hard links.
 func (s *Store) Create(r *Run) error {
 	data, err := encode(r)
 	if err != nil {
@@ -53,6 +58,9 @@ func (s *Store) Create(r *Run) error {
 	if err != nil {
 		return fmt.Errorf("create run %s: %w", r.WorkflowID, err)
 	}
+	// A journal can only be left over from a run of this id whose state file
+	// was deleted; its lines might carry the new run's generation.
+	_ = os.Remove(s.journalPath(r.WorkflowID))
 	return nil
 }
 
@@ -67,8 +75,10 @@ func (e existsError) Is(target error) bool { return target == fs.ErrExist }
 
 // Write replaces the state file of r atomically (protocol.md §9): a reader
 // sees the previous content or the new one, and on error the previous file is
-// left intact with no temp file beside it. It sets Version and UpdatedAt, and
-// CreatedAt when zero.
+// left intact with no temp file beside it. It sets Version, Gen and UpdatedAt,
+// and CreatedAt when zero. The new generation makes the lines of any journal
+// of the run stale, and the journal file is then removed (best effort): do not
+// call Write while a Journal of the run is open.
 func (s *Store) Write(r *Run) error {
 	data, err := encode(r)
 	if err != nil {
@@ -77,22 +87,19 @@ func (s *Store) Write(r *Run) error {
 	if err := replaceFile(s.Path(r.WorkflowID), r.WorkflowID, data); err != nil {
 		return fmt.Errorf("write run %s: %w", r.WorkflowID, err)
 	}
+	_ = os.Remove(s.journalPath(r.WorkflowID))
 	return nil
 }
 
-// encode stamps r and marshals it. The JSON is compact: indenting a run of
-// 1,000 agents makes it half again as big and three times slower to marshal
-// (see BenchmarkWrite); jq shows it indented.
+// encode stamps r as the next generation and marshals it. The JSON is
+// compact: indenting a run of 1,000 agents makes it half again as big and
+// three times slower to marshal (see BenchmarkWrite); jq shows it indented.
 func encode(r *Run) ([]byte, error) {
 	if err := ValidID(r.WorkflowID); err != nil {
 		return nil, err
 	}
-	now := time.Now().UTC()
-	if r.CreatedAt.IsZero() {
-		r.CreatedAt = now
-	}
-	r.UpdatedAt = now
-	r.Version = Version
+	stamp(r)
+	r.Gen++
 	data, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
@@ -100,22 +107,31 @@ func encode(r *Run) ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// Read reads run id. A missing run gives an error that errors.Is ErrNotFound;
-// a file from a newer raymond, or one that is not valid, gives an error naming
-// it and what is wrong.
+// stamp sets what every write of r sets: Version and UpdatedAt, and CreatedAt
+// when zero.
+func stamp(r *Run) {
+	now := time.Now().UTC()
+	if r.CreatedAt.IsZero() {
+		r.CreatedAt = now
+	}
+	r.UpdatedAt = now
+	r.Version = Version
+}
+
+// Read reads run id: its state file, merged with the current lines of its
+// journal if it has one (see the package comment). A missing run gives an
+// error that errors.Is ErrNotFound; a file from a newer raymond, or one that
+// is not valid, gives an error naming it and what is wrong.
 func (s *Store) Read(id string) (*Run, error) {
 	if err := ValidID(id); err != nil {
 		return nil, err
 	}
-	path := s.Path(id)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w %s in %s: raymond list --all shows the runs there", ErrNotFound, id, s.Dir)
+	for attempt := 1; ; attempt++ {
+		r, settled, err := s.readOnce(id)
+		if settled || attempt == readAttempts {
+			return r, err
+		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read run %s: %w", id, err)
-	}
-	return decode(path, id, data)
 }
 
 // decode parses a state file. When the file does not parse, or parses into a
@@ -149,8 +165,8 @@ func decode(path, id string, data []byte) (*Run, error) {
 }
 
 // List returns every run in the store, newest first (by CreatedAt, then by id).
-// Files that are not state files (temp files, lock files, names that are not
-// run ids) are skipped. A state file that cannot be read does not hide the
+// Files that are not state files (temp files, journals, lock files, names that
+// are not run ids) are skipped; each run comes merged with its journal. A state file that cannot be read does not hide the
 // others: List returns the runs it could read together with an error joining
 // one error per unreadable file (errors.Join), so a caller can show both.
 func (s *Store) List() ([]*Run, error) {
