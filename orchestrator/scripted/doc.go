@@ -1,3 +1,84 @@
-// Package scripted runs steps without a model: each state's replies come in
-// order from a replies file.
+// Package scripted runs steps without a model: each state's replies come, in
+// order, from a replies file. It backs `raymond run --replies FILE` (the
+// offline demo, workflow tests, benchmarks) and implements step.Runner, so
+// the orchestrator cannot tell a scripted step from a real one: the Result
+// has the same fields and the handler sees the same stream-json lines and
+// events a `claude -p` process would produce.
+//
+// # Replies file
+//
+// A replies file is YAML with one key, replies, mapping a state's file name
+// (the .md may be omitted) to the list of its replies:
+//
+//	replies:
+//	  START.md:
+//	    - "Planning. <call return=\"REPORT.md\">PLAN.md</call>"
+//	  WORKER:
+//	    - text: "Checked {{item}}. <result>{{item}}: ok</result>"
+//	      times: 3
+//	      cost: 0.0123
+//	      delay: 1s
+//	      say: ["Looking at {{item}}…"]
+//	      tools: [{name: Bash, input: {command: "ls {{item}}"}, result: "a.go"}]
+//	  FLAKY.md:
+//	    - outcome: crash
+//	    - outcome: usage_limit
+//	      reset: 30m
+//	    - "<goto>DONE</goto>"
+//
+// A plain string is a successful reply with that final text. A mapping
+// takes these keys:
+//
+//	text     the final answer (outcome success only)
+//	outcome  success (default), crash, api_error, usage_limit, timeout or
+//	         max_turns
+//	times    how many steps the reply answers (default 1; 0 disables it)
+//	repeat   true: the reply answers any number of steps; no reply may
+//	         follow it
+//	cost     the step's own cost in USD (default 0; not for crash or timeout,
+//	         which end without a result line and so without a known cost)
+//	delay    a Go duration ("1s"; a bare number means seconds) waited after
+//	         the streamed messages and before the answer; canceling the
+//	         step's context ends the wait
+//	reset    usage_limit only: how long after the step the limit resets
+//	         (default 1h)
+//	say      text blocks streamed before the answer (a list, or one string)
+//	tools    tool calls streamed before the answer, each a mapping of name
+//	         (required), input (a mapping), result (the tool's output) and
+//	         error (true for a failed call)
+//
+// # Outcomes
+//
+// Each outcome ends the step as the claude package would classify a real
+// process ending so, with the same lines on the way: success writes the
+// answer as an assistant text block and a success result line; api_error a
+// synthetic assistant message and an error result (HTTP 500, an APIError);
+// usage_limit a rate_limit_event, a synthetic message and an error result
+// whose text reads "You've hit your session limit · resets 3:30pm" (a
+// UsageLimit whose ResetAt is the reset); max_turns an error_max_turns
+// result (Exhausted); crash and timeout no result line at all (Crash, exit
+// status 1; Timeout, killed by SIGTERM). A successful reply whose cost is
+// above the step's own budget (step.Request.MaxBudgetUSD) ends as the CLI
+// ends such a step: error_max_budget_usd, Exhausted.
+//
+// Results carry the reply's cost as the step's own (CallCostUSD, and
+// TotalCostUSD too), one turn, token counts made up from the lengths of the
+// prompt and of the text written (about four bytes a token), the model of
+// the step or "scripted", and the version "scripted".
+//
+// # Templates
+//
+// Reply texts, say blocks, tool inputs and tool results are rendered with
+// the step's template values (input, run_id, agent_id, state, fork
+// variables) as prompts are, so one list of replies serves a fan-out: every
+// worker that consumes "Checked {{item}}" answers about its own item.
+//
+// # Order
+//
+// Each state has one queue of replies shared by all agents: steps take them
+// in the order they ask, whichever agent they belong to. A step canceled
+// during its delay puts its reply back at the front of the queue, so the
+// step run again after an interruption answers the same. When a state has
+// no reply left the step ends as an invocation error naming the state;
+// [Runner.Unused] lists the replies no step consumed.
 package scripted

@@ -1,0 +1,275 @@
+package scripted
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"gopkg.in/yaml.v2"
+
+	"raymond/parsing"
+)
+
+// replyKeys and toolKeys are the keys a reply and a tool take, as error
+// messages list them.
+const (
+	replyKeys = "text, outcome, times, repeat, cost, delay, reset, say, tools"
+	toolKeys  = "name, input, result, error"
+)
+
+// Load reads the replies file at path; see the package documentation for
+// its format.
+func Load(path string) (*Runner, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load replies: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads the content of a replies file. name is the file's name, used
+// in error messages (and in the message of a step that finds no reply left).
+func Parse(name string, data []byte) (*Runner, error) {
+	// Decoding into a MapSlice makes yaml.v2 decode every nested mapping as
+	// a MapSlice too, so states and keys keep the order of the file.
+	var top yaml.MapSlice
+	if err := yaml.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	r := &Runner{name: name, byName: make(map[string]*queue)}
+	found := false
+	for _, item := range top {
+		if item.Key != "replies" {
+			return nil, fmt.Errorf("%s: unknown key %q at the top of the file; the only key is replies", name, fmt.Sprint(item.Key))
+		}
+		if found {
+			return nil, fmt.Errorf("%s: replies is given twice", name)
+		}
+		found = true
+		if err := r.addStates(item.Value); err != nil {
+			return nil, err
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("%s: no replies key; a replies file lists the replies of each state under the key replies", name)
+	}
+	return r, nil
+}
+
+// addStates adds the queues of the replies mapping v.
+func (r *Runner) addStates(v any) error {
+	if v == nil {
+		return nil
+	}
+	states, ok := v.(yaml.MapSlice)
+	if !ok {
+		return fmt.Errorf("%s: replies must map state names to lists of replies", r.name)
+	}
+	for _, item := range states {
+		key, ok := item.Key.(string)
+		if !ok {
+			return fmt.Errorf("%s: state name %v is not a text; name a state by its file name, such as WORKER.md", r.name, item.Key)
+		}
+		q, err := r.addQueue(key)
+		if err != nil {
+			return err
+		}
+		if q.replies, err = parseList(item.Value); err != nil {
+			return fmt.Errorf("%s: %s %w", r.name, key, err)
+		}
+	}
+	return nil
+}
+
+// addQueue registers the queue of the state key under every name a step
+// may give that state.
+func (r *Runner) addQueue(key string) (*queue, error) {
+	if err := parsing.ValidTarget(key); err != nil {
+		return nil, fmt.Errorf("%s: state %q is not a file name in the workflow folder (%v); name a state such as WORKER.md or WORKER", r.name, key, err)
+	}
+	q := &queue{key: key}
+	for _, alias := range aliases(key) {
+		if other, dup := r.byName[alias]; dup {
+			return nil, fmt.Errorf("%s: %q and %q name the same state; put their replies in one list", r.name, other.key, key)
+		}
+		r.byName[alias] = q
+	}
+	r.queues = append(r.queues, q)
+	return q, nil
+}
+
+// aliases returns the state names key stands for: itself, and when it has
+// no state extension the markdown and script states of that name.
+func aliases(key string) []string {
+	if strings.HasSuffix(key, ".md") || strings.HasSuffix(key, ".sh") {
+		return []string{key}
+	}
+	return []string{key, key + ".md", key + ".sh"}
+}
+
+// parseList parses the replies of one state. Its errors start with the
+// reply they are about ("reply 2: …") or say the list itself is wrong.
+func parseList(v any) ([]*reply, error) {
+	if v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, errors.New(`must hold a list of replies: start each reply with "- "`)
+	}
+	replies := make([]*reply, 0, len(list))
+	for i, item := range list {
+		if i > 0 && replies[i-1].repeat {
+			return nil, fmt.Errorf("reply %d: it follows a reply with repeat: true, so no step would ever get it", i+1)
+		}
+		rep, err := parseReply(item)
+		if err != nil {
+			return nil, fmt.Errorf("reply %d: %w", i+1, err)
+		}
+		rep.index = i + 1
+		replies = append(replies, rep)
+	}
+	return replies, nil
+}
+
+// parseReply parses one reply: a string (the final text) or a mapping.
+func parseReply(v any) (*reply, error) {
+	switch v := v.(type) {
+	case string:
+		return &reply{text: v, times: 1}, nil
+	case yaml.MapSlice:
+		return parseFields(v)
+	case nil:
+		return nil, fmt.Errorf("empty reply; give the final text, or a mapping with keys %s", replyKeys)
+	}
+	return nil, fmt.Errorf("%s is not a reply; a reply is a text (quote it if YAML would read a number or a boolean) or a mapping with keys %s", describe(v), replyKeys)
+}
+
+// parseFields parses a reply written as a mapping.
+func parseFields(fields yaml.MapSlice) (*reply, error) {
+	rep := &reply{times: 1}
+	seen := make(map[string]bool)
+	for _, f := range fields {
+		key, ok := f.Key.(string)
+		if !ok {
+			return nil, fmt.Errorf("unknown key %v; a reply takes %s", f.Key, replyKeys)
+		}
+		if seen[key] {
+			return nil, fmt.Errorf("%s is given twice", key)
+		}
+		seen[key] = true
+		var err error
+		switch key {
+		case "text":
+			rep.text, err = text(f.Value)
+		case "outcome":
+			rep.outcome, err = parseOutcome(f.Value)
+		case "times":
+			rep.times, err = count(f.Value)
+		case "repeat":
+			rep.repeat, err = boolean(f.Value)
+		case "cost":
+			rep.cost, err = cost(f.Value)
+		case "delay":
+			rep.delay, err = duration(f.Value)
+		case "reset":
+			rep.reset, err = duration(f.Value)
+			if err == nil && rep.reset == 0 {
+				err = errors.New("must be longer than 0")
+			}
+		case "say":
+			rep.say, err = texts(f.Value)
+		case "tools":
+			rep.tools, err = parseTools(f.Value)
+		default:
+			return nil, fmt.Errorf("unknown key %q; a reply takes %s", fmt.Sprint(f.Key), replyKeys)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	if err := checkFields(rep, seen); err != nil {
+		return nil, err
+	}
+	if rep.outcome == usageLimit && rep.reset == 0 {
+		rep.reset = defaultReset
+	}
+	return rep, nil
+}
+
+// checkFields refuses combinations of keys that mean nothing.
+func checkFields(rep *reply, seen map[string]bool) error {
+	o := rep.outcome
+	switch {
+	case rep.repeat && seen["times"]:
+		return errors.New("times and repeat: true exclude each other; keep one")
+	case seen["text"] && o != success:
+		return fmt.Errorf("text is the answer of a successful step; outcome %s has none (its message is generated)", o)
+	case seen["reset"] && o != usageLimit:
+		return fmt.Errorf("reset applies to outcome usage_limit only, not %s", o)
+	case seen["cost"] && !o.hasResult():
+		return fmt.Errorf("outcome %s ends without a result line, so its step has no known cost; remove cost", o)
+	}
+	return nil
+}
+
+// parseOutcome parses an outcome name.
+func parseOutcome(v any) (outcome, error) {
+	s, _ := v.(string)
+	for o, name := range outcomeNames {
+		if s == name {
+			return outcome(o), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown outcome %s; use one of %s", describe(v), strings.Join(outcomeNames, ", "))
+}
+
+// parseTools parses the tools of a reply: a list of mappings.
+func parseTools(v any) ([]tool, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("must be a list of tools, each a mapping with keys %s", toolKeys)
+	}
+	tools := make([]tool, 0, len(list))
+	for i, item := range list {
+		t, err := parseTool(item)
+		if err != nil {
+			return nil, fmt.Errorf("tool %d: %w", i+1, err)
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// parseTool parses one tool call.
+func parseTool(v any) (tool, error) {
+	var t tool
+	fields, ok := v.(yaml.MapSlice)
+	if !ok {
+		return t, fmt.Errorf("must be a mapping with keys %s", toolKeys)
+	}
+	for _, f := range fields {
+		key, _ := f.Key.(string)
+		var err error
+		switch key {
+		case "name":
+			t.name, err = text(f.Value)
+		case "input":
+			t.input, err = object(f.Value)
+		case "result":
+			t.result, err = text(f.Value)
+		case "error":
+			t.isError, err = boolean(f.Value)
+		default:
+			return t, fmt.Errorf("unknown key %q; a tool takes %s", fmt.Sprint(f.Key), toolKeys)
+		}
+		if err != nil {
+			return t, fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	if strings.TrimSpace(t.name) == "" {
+		return t, errors.New("name is required, such as Bash or Read")
+	}
+	return t, nil
+}
