@@ -1,0 +1,315 @@
+package orchestrator
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"raymond/claude"
+	"raymond/parsing"
+	"raymond/prompts"
+	"raymond/state"
+)
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+// oneAgent is a run whose main agent has just run pending at state "A.md"
+// in session "s1" (resumed) with the given stack.
+func oneAgent(mode state.SessionMode, stack ...state.Frame) *machine {
+	r := &state.Run{
+		WorkflowID: "r1", ScopeDir: "/wf", Status: state.StatusRunning,
+		Options: state.Options{MaxParallel: 8},
+		Agents: []state.Agent{{
+			ID: "main", CurrentState: "A.md", SessionID: "s1", Cwd: "/work", Stack: stack,
+			Status: state.AgentRunning, Steps: 1, Attempts: 1,
+			Pending: &state.Step{State: "A.md", Mode: mode, ResumeSession: "s0", SessionID: "s1", Cwd: "/work", Attempt: 1},
+		}},
+	}
+	if mode == state.SessionResume {
+		r.Agents[0].Pending.ResumeSession, r.Agents[0].Pending.SessionID = "s1", ""
+	}
+	m := newMachine(r)
+	m.running["main"] = true
+	return m
+}
+
+func success(t *testing.T, text string, cost float64) stepDone {
+	t.Helper()
+	tr, err := parsing.Parse(text)
+	require.NoError(t, err)
+	return stepDone{agent: "main", seq: 1, name: "main_A_001", tr: tr,
+		res: &claude.Result{Outcome: claude.Success, HasResult: true, Text: text, SessionID: "s1", TotalCostUSD: cost, CallCostUSD: &cost}}
+}
+
+func TestApplyTags(t *testing.T) {
+	in := func(s string) *string { return &s }
+	caller := state.Frame{Session: "caller", State: "RET.md", Cwd: "/callerdir"}
+	tests := []struct {
+		name   string
+		mode   state.SessionMode
+		stack  []state.Frame
+		output string
+		want   state.Agent // ID, Status, CurrentState, SessionID, Cwd, Stack, Pending, Result compared
+	}{
+		{name: "goto resumes the same session", mode: state.SessionResume, output: `<goto input="x">B.md</goto>`,
+			want: state.Agent{Status: state.AgentReady, CurrentState: "B.md", SessionID: "s1", Cwd: "/work", Stack: nil,
+				Pending: &state.Step{State: "B.md", Mode: state.SessionResume, ResumeSession: "s1", Input: in("x"), Cwd: "/work", Attempt: 1}}},
+		{name: "reset starts a new session", mode: state.SessionResume, output: `<reset>B.md</reset>`,
+			want: state.Agent{Status: state.AgentReady, CurrentState: "B.md", SessionID: "s1", Cwd: "/work",
+				Pending: &state.Step{State: "B.md", Mode: state.SessionNew, Cwd: "/work", Attempt: 1}}},
+		{name: "call branches and pushes", mode: state.SessionResume, output: `<call return="R.md" input="q">C.md</call>`,
+			want: state.Agent{Status: state.AgentReady, CurrentState: "C.md", SessionID: "s1", Cwd: "/work",
+				Stack:   []state.Frame{{Session: "s1", State: "R.md", Cwd: "/work"}},
+				Pending: &state.Step{State: "C.md", Mode: state.SessionBranch, ResumeSession: "s1", Input: in("q"), Cwd: "/work", Attempt: 1}}},
+		{name: "function starts fresh and pushes", mode: state.SessionResume, output: `<function return="R.md">F.md</function>`,
+			want: state.Agent{Status: state.AgentReady, CurrentState: "F.md", SessionID: "s1", Cwd: "/work",
+				Stack:   []state.Frame{{Session: "s1", State: "R.md", Cwd: "/work"}},
+				Pending: &state.Step{State: "F.md", Mode: state.SessionNew, Cwd: "/work", Attempt: 1}}},
+		{name: "result pops and resumes the caller", mode: state.SessionNew, stack: []state.Frame{caller}, output: "<result>  42 \n</result>",
+			want: state.Agent{Status: state.AgentReady, CurrentState: "RET.md", SessionID: "caller", Cwd: "/callerdir", Stack: []state.Frame{},
+				Pending: &state.Step{State: "RET.md", Mode: state.SessionResume, ResumeSession: "caller", Input: in("42"), Cwd: "/callerdir", Attempt: 1}}},
+		{name: "result on an empty stack ends the agent", mode: state.SessionResume, output: "<result>done</result>",
+			want: state.Agent{Status: state.AgentCompleted, CurrentState: "A.md", SessionID: "s1", Cwd: "/work", Result: in("done")}},
+		{name: "fork keeps the parent on its session", mode: state.SessionResume, output: `<fork next="J.md" item="a">W.md</fork>`,
+			want: state.Agent{Status: state.AgentReady, CurrentState: "J.md", SessionID: "s1", Cwd: "/work",
+				Pending: &state.Step{State: "J.md", Mode: state.SessionResume, ResumeSession: "s1", Cwd: "/work", Attempt: 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := oneAgent(tt.mode, tt.stack...)
+			m.apply(success(t, tt.output, 0.01), t0)
+			a := m.run.Agents[0]
+			assert.Equal(t, tt.want.Status, a.Status)
+			assert.Equal(t, tt.want.CurrentState, a.CurrentState)
+			assert.Equal(t, tt.want.SessionID, a.SessionID)
+			assert.Equal(t, tt.want.Cwd, a.Cwd)
+			assert.Equal(t, len(tt.want.Stack), len(a.Stack))
+			if len(tt.want.Stack) > 0 {
+				assert.Equal(t, tt.want.Stack, a.Stack)
+			}
+			assert.Equal(t, tt.want.Pending, a.Pending)
+			assert.Equal(t, tt.want.Result, a.Result)
+			assert.InDelta(t, 0.01, m.run.TotalCostUSD, 1e-12)
+			assert.False(t, m.running["main"])
+			assert.True(t, m.dirty["main"])
+		})
+	}
+}
+
+func TestApplyForkSpawnsAgents(t *testing.T) {
+	m := oneAgent(state.SessionResume)
+	out := `<fork item="a" input="in-a">W.md</fork> <fork item="b" cd="sub">WORKER.md</fork> <goto>J.md</goto>`
+	ev := success(t, out, 0)
+	ev.cwds = []string{"", "", "/work/sub"}
+	effects := m.apply(ev, t0)
+	require.Len(t, m.run.Agents, 3)
+	p, w1, w2 := m.run.Agents[0], m.run.Agents[1], m.run.Agents[2]
+	assert.Equal(t, "J.md", p.CurrentState)
+	assert.Equal(t, state.SessionResume, p.Pending.Mode)
+	assert.Equal(t, "main_w1", w1.ID)
+	assert.Equal(t, "main_worker2", w2.ID)
+	assert.Equal(t, "main", w1.Parent)
+	assert.Equal(t, state.SessionNew, w1.Pending.Mode)
+	assert.Equal(t, map[string]string{"item": "a"}, w1.Pending.Vars)
+	assert.Equal(t, "in-a", *w1.Pending.Input)
+	assert.Equal(t, "/work", w1.Cwd)
+	assert.Equal(t, "/work/sub", w2.Cwd)
+	assert.Equal(t, "/work/sub", w2.Pending.Cwd)
+	assert.Nil(t, w2.Pending.Input)
+	assert.Equal(t, 2, m.run.NextAgentSeq)
+	assert.True(t, m.dirty["main_w1"] && m.dirty["main_worker2"])
+	var spawns int
+	for _, e := range effects {
+		if e.event.Type == "spawn" {
+			spawns++
+		}
+	}
+	assert.Equal(t, 2, spawns)
+	// Ids never repeat: a later fork of the same state counts on.
+	m.running["main"] = true
+	m.run.Agents[0].Status = state.AgentRunning
+	m.apply(success(t, `<fork next="J.md">W.md</fork>`, 0), t0)
+	assert.Equal(t, "main_w3", m.run.Agents[3].ID)
+}
+
+func TestApplyResetCd(t *testing.T) {
+	m := oneAgent(state.SessionResume)
+	ev := success(t, `<reset cd="../other">B.md</reset>`, 0)
+	ev.cwds = []string{"/other"}
+	m.apply(ev, t0)
+	a := m.run.Agents[0]
+	assert.Equal(t, "/other", a.Cwd)
+	assert.Equal(t, "/other", a.Pending.Cwd)
+}
+
+func TestApplyRunEnds(t *testing.T) {
+	m := oneAgent(state.SessionResume)
+	m.apply(success(t, "<result>the answer</result>", 0.5), t0)
+	require.True(t, m.finished())
+	assert.Equal(t, state.StatusCompleted, m.run.Status)
+	assert.Equal(t, "the answer", *m.run.Result)
+
+	m = oneAgent(state.SessionResume)
+	m.run.Agents = append(m.run.Agents, state.Agent{ID: "main_w1", Status: state.AgentFailed})
+	m.apply(success(t, "<result>x</result>", 0), t0)
+	require.True(t, m.finished())
+	assert.Equal(t, state.StatusFailed, m.run.Status)
+	assert.Nil(t, m.run.Result)
+}
+
+func TestApplyCumulativeCost(t *testing.T) {
+	// A resumed step of a cumulative CLI reports the lineage's total.
+	m := oneAgent(state.SessionResume)
+	m.run.SessionCosts["s1"] = 0.30
+	ev := success(t, "<goto>B.md</goto>", 0)
+	ev.res.CallCostUSD = nil
+	ev.res.TotalCostUSD = 0.42
+	m.apply(ev, t0)
+	assert.InDelta(t, 0.12, m.run.TotalCostUSD, 1e-12)
+	assert.InDelta(t, 0.42, m.run.SessionCosts["s1"], 1e-12)
+
+	// A branch counts from the session it branched from.
+	m = oneAgent(state.SessionBranch)
+	m.run.SessionCosts["s0"] = 1.00
+	ev = success(t, "<goto>B.md</goto>", 0)
+	ev.res.CallCostUSD = nil
+	ev.res.TotalCostUSD = 1.25
+	m.apply(ev, t0)
+	assert.InDelta(t, 0.25, m.run.TotalCostUSD, 1e-12)
+}
+
+func TestApplyFailures(t *testing.T) {
+	restricted := prompts.Policy{Rules: []prompts.Rule{{Tag: "goto", Target: "B.md"}}}
+	tests := []struct {
+		name       string
+		ev         func(t *testing.T) stepDone
+		setup      func(m *machine)
+		wantStatus state.AgentStatus
+		check      func(t *testing.T, m *machine, effects []effect)
+	}{
+		{name: "protocol error without policy fails the agent", wantStatus: state.AgentFailed,
+			ev: func(t *testing.T) stepDone {
+				ev := success(t, "<goto>B.md</goto>", 0)
+				ev.decideErr = errors.New("no transition tag")
+				return ev
+			},
+			check: func(t *testing.T, m *machine, _ []effect) {
+				assert.Contains(t, m.run.Agents[0].LastError, "no transition tag")
+				assert.NotNil(t, m.run.Agents[0].Pending, "the failed step stays for resume")
+			}},
+		{name: "protocol error with policy sends a reminder in the same session", wantStatus: state.AgentReady,
+			ev: func(t *testing.T) stepDone {
+				ev := success(t, "<goto>B.md</goto>", 0)
+				ev.decideErr = errors.New("no transition tag")
+				ev.policy = restricted
+				return ev
+			},
+			check: func(t *testing.T, m *machine, _ []effect) {
+				a := m.run.Agents[0]
+				assert.Equal(t, state.SessionResume, a.Pending.Mode)
+				assert.Equal(t, "s1", a.Pending.ResumeSession)
+				assert.Contains(t, a.Pending.Reminder, "<goto>B.md</goto>")
+				assert.Equal(t, 2, a.Attempts)
+			}},
+		{name: "third bad output fails the agent", wantStatus: state.AgentFailed,
+			setup: func(m *machine) { m.run.Agents[0].Attempts = 3 },
+			ev: func(t *testing.T) stepDone {
+				ev := success(t, "<goto>B.md</goto>", 0)
+				ev.decideErr = errors.New("no transition tag")
+				ev.policy = restricted
+				return ev
+			},
+			check: func(t *testing.T, m *machine, _ []effect) {
+				assert.Contains(t, m.run.Agents[0].LastError, "after 3 attempts")
+			}},
+		{name: "crash is retried after a back-off", wantStatus: state.AgentReady,
+			ev: func(t *testing.T) stepDone {
+				return stepDone{agent: "main", res: &claude.Result{Outcome: claude.Crash, ExitCode: 1}}
+			},
+			check: func(t *testing.T, m *machine, _ []effect) {
+				assert.Equal(t, 2, m.run.Agents[0].Pending.Attempt)
+				assert.Equal(t, t0.Add(5*time.Second), m.notBefore["main"])
+			}},
+		{name: "fourth transient failure fails the agent", wantStatus: state.AgentFailed,
+			setup: func(m *machine) { m.run.Agents[0].Pending.Attempt = 4 },
+			ev: func(t *testing.T) stepDone {
+				return stepDone{agent: "main", res: &claude.Result{Outcome: claude.APIError, Text: "overloaded"}}
+			},
+			check: func(t *testing.T, m *machine, _ []effect) {
+				assert.Contains(t, m.run.Agents[0].LastError, "gave up after 3 retries")
+			}},
+		{name: "usage limit makes the run wait for the reset", wantStatus: state.AgentReady,
+			ev: func(t *testing.T) stepDone {
+				return stepDone{agent: "main", res: &claude.Result{Outcome: claude.UsageLimit, Text: "limit", ResetAt: t0.Add(time.Hour)}}
+			},
+			check: func(t *testing.T, m *machine, _ []effect) {
+				require.NotNil(t, m.run.Wait)
+				assert.Equal(t, t0.Add(time.Hour+resetMargin), m.run.Wait.Until)
+				assert.Equal(t, 1, m.run.Agents[0].Pending.Attempt, "a usage limit is not a failed attempt")
+			}},
+		{name: "usage limit without a reset backs off 5 minutes", wantStatus: state.AgentReady,
+			ev: func(t *testing.T) stepDone {
+				return stepDone{agent: "main", res: &claude.Result{Outcome: claude.UsageLimit, Text: "limit"}}
+			},
+			check: func(t *testing.T, m *machine, _ []effect) {
+				assert.Equal(t, t0.Add(5*time.Minute), m.run.Wait.Until)
+			}},
+		{name: "session not found fails the agent at once", wantStatus: state.AgentFailed,
+			ev: func(t *testing.T) stepDone {
+				return stepDone{agent: "main", res: &claude.Result{Outcome: claude.SessionNotFound}}
+			}},
+		{name: "root refusal stops the run", wantStatus: state.AgentReady,
+			ev: func(t *testing.T) stepDone {
+				return stepDone{agent: "main", res: &claude.Result{Outcome: claude.InvocationError, RootRefused: true}}
+			},
+			check: func(t *testing.T, m *machine, effects []effect) {
+				require.Len(t, effects, 1)
+				assert.Equal(t, effectStop, effects[0].kind)
+				assert.Contains(t, effects[0].line, "IS_SANDBOX")
+			}},
+		{name: "a missing claude stops the run", wantStatus: state.AgentReady,
+			ev: func(t *testing.T) stepDone {
+				return stepDone{agent: "main", startErr: claude.ErrNotFound}
+			},
+			check: func(t *testing.T, m *machine, effects []effect) {
+				assert.Equal(t, effectStop, effects[0].kind)
+			}},
+		{name: "a canceled step runs again", wantStatus: state.AgentReady,
+			ev: func(t *testing.T) stepDone {
+				return stepDone{agent: "main", res: &claude.Result{Outcome: claude.Canceled}}
+			},
+			check: func(t *testing.T, m *machine, _ []effect) {
+				assert.Equal(t, 1, m.run.Agents[0].Pending.Attempt)
+				assert.Empty(t, m.notBefore)
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := oneAgent(state.SessionResume)
+			if tt.setup != nil {
+				tt.setup(m)
+			}
+			effects := m.apply(tt.ev(t), t0)
+			assert.Equal(t, tt.wantStatus, m.run.Agents[0].Status)
+			if tt.check != nil {
+				tt.check(t, m, effects)
+			}
+		})
+	}
+}
+
+func TestApplyFailedStepStillCosts(t *testing.T) {
+	m := oneAgent(state.SessionResume)
+	cost := 0.07
+	m.apply(stepDone{agent: "main", res: &claude.Result{Outcome: claude.Exhausted, HasResult: true, SessionID: "s1", CallCostUSD: &cost}}, t0)
+	assert.InDelta(t, 0.07, m.run.TotalCostUSD, 1e-12)
+}
+
+func TestAgentPrefix(t *testing.T) {
+	for in, want := range map[string]string{"WORKER.md": "worker", "1_START.md": "1start", "___.md": "agent", "A-Very_Long_State_Name_Here.md": "averylongstatena"} {
+		assert.Equal(t, want, agentPrefix(in), in)
+	}
+}
