@@ -7,7 +7,7 @@ LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME  ?= 10s
 PKGS      := ./...
 
-.PHONY: all build test check race fmt-check vet staticcheck tidy-check bench fuzz clean
+.PHONY: all build demo test check race fmt-check vet staticcheck tidy-check bench fuzz clean
 
 all: build
 
@@ -15,6 +15,10 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/raymond ./cmd/raymond
 	$(GO) build -o $(BIN)/fake-claude ./claude/fakeclaude/cmd/fake-claude
+
+## demo: build raymond and run the bundled demo workflow offline (scripted replies, no model)
+demo: build
+	$(BIN)/raymond run workflows/demo --replies workflows/demo/replies.yaml
 
 ## test: the README's test command: everything CI checks
 test: check

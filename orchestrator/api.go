@@ -59,11 +59,11 @@ func Create(store *state.Store, n NewRun) (*state.Run, error) {
 		return nil, err
 	}
 	opts := withDefaults(n.Options)
-	cwd := opts.ProjectDir
-	if cwd == "" {
-		if cwd, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("create run: %w", err)
-		}
+	// Agents work where raymond was started, as claude itself would; the
+	// project folder only says where .raymond/ is.
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("create run: %w", err)
 	}
 	main := state.Agent{
 		ID:           MainAgent,

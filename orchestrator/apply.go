@@ -46,18 +46,28 @@ func (m *machine) apply(ev stepDone, now time.Time) []effect {
 	case res.RootRefused, res.Outcome == claude.AuthError, res.Outcome == claude.BillingError:
 		a.Status = state.AgentReady
 		return []effect{{kind: effectStop, agent: a.ID, line: unusableReason(res)}}
-	case res.Outcome.Transient():
+	case res.Outcome == claude.Exhausted && res.Subtype == budgetSubtype && overBudget(m.run):
+		// The step hit the cap raymond gave it: what is left of the run's
+		// budget. The run stops as budget_exceeded; the step runs again
+		// when it is resumed with a higher budget.
+		a.Status = state.AgentReady
+		return []effect{note(a.ID, transcript.Event{Type: transcript.EventStepEnded, Step: ev.name, State: s.State, Outcome: res.Outcome.String(), Message: "stopped at the run's budget"},
+			fmt.Sprintf("%s: stopped at the run's budget; it runs again when the run is resumed with a higher --budget", s.State), true)}
+	case res.Outcome.Transient(), res.Outcome == claude.Exhausted && res.Subtype == budgetSubtype:
 		return m.retry(a, ev, now)
 	default:
 		return m.fail(a, fmt.Sprintf("%s: %s", s.State, outcomeReason(res)))
 	}
 }
 
+// budgetSubtype is the result subtype of a step stopped by --max-budget-usd.
+const budgetSubtype = "error_max_budget_usd"
+
 // startFailed handles a step whose runner could not start it.
 func (m *machine) startFailed(a *state.Agent, ev stepDone) []effect {
 	a.Status = state.AgentReady
 	if errors.Is(ev.startErr, claude.ErrNotFound) {
-		return []effect{{kind: effectStop, agent: a.ID, line: ev.startErr.Error()}}
+		return []effect{{kind: effectStop, agent: a.ID, line: ev.startErr.Error(), err: ev.startErr}}
 	}
 	return m.fail(a, fmt.Sprintf("%s: %v", a.Pending.State, ev.startErr))
 }
@@ -167,7 +177,7 @@ func outcomeReason(res *claude.Result) string {
 	case claude.SessionNotFound:
 		b.WriteString("claude no longer has the session to resume (was ~/.claude cleaned, or the working directory moved?)")
 	case claude.InvocationError:
-		b.WriteString("claude refused to run: ")
+		b.WriteString("the step could not run: ")
 		b.WriteString(firstLine(res.Stderr))
 	default:
 		b.WriteString(res.Outcome.String())

@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"os"
 	"sync"
 	"time"
 )
@@ -46,4 +47,14 @@ func (c *InstantClock) After(d time.Duration) <-chan time.Time {
 	ch := make(chan time.Time, 1)
 	ch <- now
 	return ch
+}
+
+// clockFromEnv returns the clock of a Driver without one: the real clock,
+// or an InstantClock when RAYMOND_TEST_CLOCK=instant. The variable exists
+// for end-to-end tests of waits and back-offs, which must not sleep.
+func clockFromEnv() Clock {
+	if os.Getenv("RAYMOND_TEST_CLOCK") == "instant" {
+		return &InstantClock{}
+	}
+	return RealClock{}
 }

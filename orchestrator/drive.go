@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -64,7 +65,7 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 
 	g := &driving{d: d, m: newMachine(r), clock: d.Clock, runner: d.Runner, started: nowFunc()}
 	if g.clock == nil {
-		g.clock = RealClock{}
+		g.clock = clockFromEnv()
 	}
 	if g.runner == nil {
 		g.runner = step.Claude{}
@@ -324,7 +325,11 @@ func (g *driving) carry(effects []effect) {
 	for _, e := range effects {
 		switch e.kind {
 		case effectStop:
-			g.stop(fmt.Errorf("%w: %s", ErrClaudeUnusable, e.line), "")
+			cause := e.err
+			if cause == nil {
+				cause = errors.New(e.line)
+			}
+			g.stop(fmt.Errorf("%w: %w", ErrClaudeUnusable, cause), "")
 			g.out.line(e.agent, e.line, true)
 			continue
 		}

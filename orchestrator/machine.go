@@ -93,6 +93,8 @@ type effect struct {
 	line string
 	// quiet marks lines shown even with --quiet.
 	quiet bool
+	// err is the cause of a stop, when there is one.
+	err error
 }
 
 type effectKind int
