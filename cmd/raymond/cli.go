@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -13,6 +14,7 @@ const (
 	exitOK     = 0
 	exitFailed = 1
 	exitUsage  = 2
+	exitPaused = 3
 )
 
 // command is one subcommand. run receives the arguments after the command name.
@@ -22,11 +24,13 @@ type command struct {
 	run      func(ctx context.Context, env *cmdEnv, args []string) error
 }
 
-// cmdEnv is what a command may touch: its streams. Commands never use os.Stdout directly.
+// cmdEnv is what a command may touch: its streams and the environment.
+// Commands never use os.Stdout or os.Getenv directly.
 type cmdEnv struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	getenv func(string) string
 }
 
 // usageError is bad usage: exit 2, with a hint saying what to do.
@@ -37,15 +41,31 @@ type usageError struct {
 
 func (e *usageError) Error() string { return e.msg }
 
+// exitError ends a command with a given exit status. Its message, when not
+// empty, is printed as one "raymond: ..." line; an empty one means the
+// command has already said what happened.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
 func commands() []command {
 	return []command{
+		{name: "run", synopsis: "start a run of a workflow and drive it to its end", run: runRun},
+		{name: "start", synopsis: "create a run without driving it and print its id", run: runStart},
+		{name: "resume", synopsis: "drive an existing run on from where it stopped", run: runResume},
+		{name: "recover", synopsis: "find interrupted runs and resume them", run: runRecover},
+		{name: "list", synopsis: "list the runs of this project, newest first", run: runList},
+		{name: "status", synopsis: "show one run in detail", run: runStatus},
 		{name: "version", synopsis: "print raymond's version, commit and Go version", run: runVersion},
 	}
 }
 
 // Main runs raymond with the given arguments and returns the process exit status.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	env := &cmdEnv{stdin: stdin, stdout: stdout, stderr: stderr}
+	env := &cmdEnv{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
 	if len(args) == 0 {
 		printUsage(stderr)
 		return exitUsage
@@ -63,6 +83,10 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			return exitCode(stderr, c.run(ctx, env, args[1:]))
 		}
 	}
+	if isPath(name) {
+		// raymond WORKFLOW is short for raymond run WORKFLOW.
+		return exitCode(stderr, runRun(ctx, env, args))
+	}
 	fmt.Fprintf(stderr, "raymond: unknown command %q\n", name)
 	fmt.Fprintln(stderr, "Run 'raymond --help' for the list of commands.")
 	return exitUsage
@@ -71,6 +95,13 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 func exitCode(stderr io.Writer, err error) int {
 	if err == nil {
 		return exitOK
+	}
+	var xe *exitError
+	if errors.As(err, &xe) {
+		if xe.msg != "" {
+			fmt.Fprintf(stderr, "raymond: %s\n", xe.msg)
+		}
+		return xe.code
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -82,6 +113,15 @@ func exitCode(stderr io.Writer, err error) int {
 	}
 	fmt.Fprintf(stderr, "raymond: %v\n", err)
 	return exitFailed
+}
+
+// isPath reports whether arg names an existing file or folder.
+func isPath(arg string) bool {
+	if arg == "" || strings.HasPrefix(arg, "-") {
+		return false
+	}
+	_, err := os.Stat(arg)
+	return err == nil
 }
 
 func printUsage(w io.Writer) {

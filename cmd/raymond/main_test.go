@@ -5,12 +5,16 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"raymond/claude/fakeclaude"
+	"raymond/state"
 )
 
 // TestMain registers the commands the scripts run: raymond itself and the fake
@@ -39,7 +43,11 @@ func TestScript(t *testing.T) {
 			return os.MkdirAll(env.WorkDir+"/.fake-claude", 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
+			"exits":     cmdExits,
+			"waitfile":  cmdWaitFile,
+			"setstatus": cmdSetStatus,
+			"calls":     cmdCalls,
+			"signal":    cmdSignal,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
@@ -73,4 +81,69 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdWaitFile waits until a file exists, for scripts that must act while a
+// background command is in a known place (the fake writes its reply state
+// when it takes a reply):
+//
+//	waitfile $FAKE_CLAUDE_DIR/replies.json
+//
+// It gives up after a minute.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile PATH")
+	}
+	path := ts.MkAbs(args[0])
+	deadline := time.Now().Add(time.Minute)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfile: %s did not appear", args[0])
+		}
+	}
+}
+
+// cmdSetStatus rewrites the status of a run in the project of the current
+// folder, the way a process that died mid-run leaves it:
+//
+//	setstatus RUN_ID running
+func cmdSetStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: setstatus RUN_ID STATUS")
+	}
+	store := &state.Store{Dir: filepath.Join(ts.Getenv("WORK"), ".raymond", "state")}
+	r, err := store.Read(args[0])
+	ts.Check(err)
+	r.Status = state.Status(args[1])
+	ts.Check(store.Write(r))
+}
+
+// cmdSignal sends a signal to the process that drives a run of the project
+// in $WORK, found by the run's lock:
+//
+//	signal RUN_ID INT|TERM
+//
+// testscript's kill sends only to a background command, and two SIGINTs sent
+// at once may reach the process as one; SIGINT then SIGTERM always arrive as
+// two signals.
+func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: signal RUN_ID INT|TERM")
+	}
+	sig := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[args[1]]
+	if sig == 0 {
+		ts.Fatalf("signal: unknown signal %q", args[1])
+	}
+	store := &state.Store{Dir: filepath.Join(ts.Getenv("WORK"), ".raymond", "state")}
+	pid, held, err := store.Holder(args[0])
+	ts.Check(err)
+	if !held || pid == 0 {
+		ts.Fatalf("signal: no process drives run %s", args[0])
+	}
+	ts.Check(syscall.Kill(pid, sig))
 }

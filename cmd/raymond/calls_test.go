@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"raymond/claude/fakeclaude"
+)
+
+// cmdCalls prints one line per call the fake claude received, so a script can
+// compare the sessions raymond used with what the protocol says:
+//
+//	calls
+//	cmp stdout want.calls
+//
+// Each line holds the session, model and effort flags of the call's argv, the
+// session the call produced, its working directory and the first line of its
+// prompt. Session ids are renamed S1, S2, … in order of first appearance and
+// the script's work folder is written $WORK:
+//
+//	--resume S1 --fork-session --session-id S2 -> S2 in $WORK: Callee asked …
+func cmdCalls(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: calls")
+	}
+	calls, err := fakeclaude.ReadCalls(ts.Getenv("FAKE_CLAUDE_DIR"))
+	ts.Check(err)
+	work := ts.Getenv("WORK")
+	names := map[string]string{}
+	sid := func(id string) string {
+		if id == "" {
+			return "-"
+		}
+		if _, ok := names[id]; !ok {
+			names[id] = fmt.Sprintf("S%d", len(names)+1)
+		}
+		return names[id]
+	}
+	rel := func(s string) string {
+		if work == "" {
+			return s
+		}
+		return strings.ReplaceAll(s, work, "$WORK")
+	}
+	var b strings.Builder
+	for _, c := range calls {
+		var flags []string
+		for i := 0; i < len(c.Argv) && c.Argv[i] != "--"; i++ {
+			switch a := c.Argv[i]; a {
+			case "--resume", "--session-id":
+				if i+1 < len(c.Argv) {
+					i++
+					flags = append(flags, a, sid(c.Argv[i]))
+				}
+			case "--model", "--effort":
+				if i+1 < len(c.Argv) {
+					i++
+					flags = append(flags, a, c.Argv[i])
+				}
+			case "--fork-session":
+				flags = append(flags, a)
+			}
+		}
+		prompt, _, _ := strings.Cut(c.Prompt, "\n")
+		fmt.Fprintf(&b, "%s -> %s in %s: %s\n", strings.Join(flags, " "), sid(c.SessionID), rel(c.Cwd), rel(prompt))
+	}
+	_, _ = ts.Stdout().Write([]byte(b.String()))
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want config
+	}{
+		{name: "empty", text: "", want: config{}},
+		{name: "comments only", text: "# nothing\n\n", want: config{}},
+		{
+			name: "every key",
+			text: `model = "sonnet"
+effort = "high"
+budget = 2.5
+max_parallel = 3
+timeout = "90s"
+no_wait = true
+permission_mode = "plan"
+dangerously_skip_permissions = false
+claude = "/opt/claude"
+debug = false
+quiet = true
+`,
+			want: config{
+				model: ptr("sonnet"), effort: ptr("high"), budget: ptr(2.5), maxParallel: ptr(3),
+				timeout: ptr(90 * time.Second), noWait: ptr(true), permissionMode: ptr("plan"),
+				skipPermissions: ptr(false), claude: ptr("/opt/claude"), debug: ptr(false), quiet: ptr(true),
+			},
+		},
+		{name: "integer budget", text: "budget = 3", want: config{budget: ptr(3.0)}},
+		{name: "timeout in seconds", text: "timeout = 45", want: config{timeout: ptr(45 * time.Second)}},
+		{name: "fractional seconds", text: "timeout = 1.5", want: config{timeout: ptr(1500 * time.Millisecond)}},
+		{name: "timeout zero is never", text: `timeout = "0"`, want: config{timeout: ptr(time.Duration(0))}},
+		{name: "quoted key", text: `"model" = "opus"`, want: config{model: ptr("opus")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseConfig("c.toml", []byte(tt.text))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, *got)
+		})
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []string // substrings of the message
+	}{
+		{name: "unknown key", text: "model = \"x\"\nmodle = \"y\"\n", want: []string{"c.toml:2:", `unknown key "modle"`, "model, effort, budget"}},
+		{name: "input is not a key", text: `input = "x"`, want: []string{"c.toml:1:", `unknown key "input"`}},
+		{name: "table", text: "quiet = true\n\n[run]\nmodel = \"x\"\n", want: []string{"c.toml:3:", `unknown key "run"`}},
+		{name: "syntax", text: "model = \"x\"\nbudget = = 3\n", want: []string{"c.toml:2:"}},
+		{name: "unterminated string", text: "model = \"x\n", want: []string{"c.toml:1:"}},
+		{name: "string for a number", text: "\nbudget = \"2\"\n", want: []string{"c.toml:2:", "budget must be a number, not a string"}},
+		{name: "number for a string", text: "model = 4", want: []string{"c.toml:1:", "model must be a string, not an integer"}},
+		{name: "string for a bool", text: `quiet = "yes"`, want: []string{"quiet must be true or false"}},
+		{name: "float max_parallel", text: "max_parallel = 2.5", want: []string{"max_parallel must be a whole number"}},
+		{name: "zero max_parallel", text: "max_parallel = 0", want: []string{"max_parallel must be at least 1"}},
+		{name: "zero budget", text: "budget = 0", want: []string{"positive"}},
+		{name: "negative budget", text: "budget = -1", want: []string{"positive"}},
+		{name: "negative timeout", text: "timeout = -5", want: []string{"negative"}},
+		{name: "bad timeout", text: `timeout = "soon"`, want: []string{`"soon" is neither a duration`}},
+		{name: "bool timeout", text: `timeout = true`, want: []string{"timeout must be a duration"}},
+		{name: "first problem wins", text: "a = 1\nb = 2\n", want: []string{"c.toml:1:", `"a"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseConfig("c.toml", []byte(tt.text))
+			require.Error(t, err)
+			var ue *usageError
+			require.ErrorAs(t, err, &ue, "a config error is a usage error (exit 2)")
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	dir := t.TempDir()
+	c, err := loadConfig(filepath.Join(dir, "missing.toml"))
+	require.NoError(t, err, "a missing file is no config")
+	assert.Equal(t, config{}, *c)
+
+	path := filepath.Join(dir, "config.toml")
+	require.NoError(t, os.WriteFile(path, []byte("bogus = 1\n"), 0o644))
+	_, err = loadConfig(path)
+	require.ErrorContains(t, err, path+":1:")
+}
+
+func TestKeyLine(t *testing.T) {
+	data := []byte("# model = 1\nmodeler = 2\n  model=3\n[quiet]\n'effort' = 4\n")
+	assert.Equal(t, 3, keyLine(data, "model"), "a comment or a longer key is not the key")
+	assert.Equal(t, 4, keyLine(data, "quiet"))
+	assert.Equal(t, 5, keyLine(data, "effort"))
+	assert.Equal(t, 0, keyLine(data, "claude"))
+}

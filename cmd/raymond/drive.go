@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"raymond/orchestrator"
+	"raymond/orchestrator/scripted"
+	"raymond/orchestrator/step"
+	"raymond/state"
+)
+
+// project is the project a command works in: its folder, its config and its
+// store of runs.
+type project struct {
+	dir   string
+	cfg   *config
+	store *state.Store
+}
+
+// stateDir returns the state folder of the project in dir.
+func stateDir(dir string) string { return filepath.Join(dir, ".raymond", "state") }
+
+// openProject finds the project (--project DIR, else from the current folder)
+// and reads its config. create makes the state folder when it is missing;
+// without it a missing folder is simply a project with no runs.
+func openProject(flag string, create bool) (*project, error) {
+	dir := flag
+	if dir == "" {
+		cwd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("find project folder: %w", err)
+		}
+		if dir, err = state.FindProject(cwd); err != nil {
+			return nil, err
+		}
+	} else {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("project folder: %w", err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil || !fi.IsDir() {
+			return nil, &usageError{
+				msg:  fmt.Sprintf("--project %s: not a folder", flag),
+				hint: "Give the folder that holds (or will hold) .raymond/.",
+			}
+		}
+		dir = abs
+	}
+	cfg, err := loadConfig(configPath(dir))
+	if err != nil {
+		return nil, err
+	}
+	p := &project{dir: dir, cfg: cfg, store: &state.Store{Dir: stateDir(dir)}}
+	if create {
+		if p.store, err = state.Open(stateDir(dir)); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// driving is what run, resume and recover share to drive runs.
+type driving struct {
+	env     *cmdEnv
+	project *project
+	flags   *runFlags
+	runner  step.Runner
+	log     *slog.Logger
+}
+
+// newDriving prepares to drive runs of p with the flags given.
+func newDriving(env *cmdEnv, p *project, f *runFlags) (*driving, error) {
+	d := &driving{env: env, project: p, flags: f, log: f.logger(env.stderr)}
+	if f.replies != "" {
+		r, err := scripted.Load(f.replies)
+		if err != nil {
+			return nil, &usageError{
+				msg:  fmt.Sprintf("--replies: %v", err),
+				hint: "Give a replies file for the scripted runner.",
+			}
+		}
+		d.runner = r
+	}
+	return d, nil
+}
+
+// driver returns a Driver whose progress lines start with prefix.
+func (d *driving) driver(quiesce <-chan struct{}, prefix string) *orchestrator.Driver {
+	return &orchestrator.Driver{
+		Store:    d.project.store,
+		Runner:   d.runner,
+		DebugDir: filepath.Join(d.project.dir, ".raymond", "debug"),
+		Progress: d.env.stderr,
+		Quiet:    d.flags.quietOn(d.project.cfg),
+		Color:    colorOK(d.env.stderr, d.env.getenv),
+		Prefix:   prefix,
+		Quiesce:  quiesce,
+		Log:      d.log,
+	}
+}
+
+// driveAndReport drives run id alone, reports how it ended and returns the
+// error that carries the exit status.
+func (d *driving) driveAndReport(ctx context.Context, id string, update func(*state.Run) error) error {
+	ctx, quiesce, stop := interrupts(ctx, d.env.stderr)
+	defer stop()
+	r, err := d.driver(quiesce, "").Drive(ctx, id, update)
+	if err != nil {
+		return driveError(err)
+	}
+	code := report(d.env.stdout, d.env.stderr, r, d.project.dir, d.flags.json)
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// driveError maps an error of Driver.Drive to the exit status it means.
+func driveError(err error) error {
+	var we *orchestrator.WorkflowError
+	if errors.As(err, &we) {
+		return &usageError{msg: we.Error(), hint: "Check the workflow folder: raymond needs its first state to load."}
+	}
+	return err // a locked run, an unusable claude, a store error: exit 1
+}
+
+// checkResumable refuses to drive run id when that cannot work: it does not
+// exist, it has completed, or it reached its budget and the budget it would
+// now run with is still reached.
+func checkResumable(store *state.Store, id string, f *runFlags) error {
+	if err := state.ValidID(id); err != nil {
+		return &usageError{msg: err.Error(), hint: "Run 'raymond list --all' to see the runs."}
+	}
+	r, err := store.Read(id)
+	if err != nil {
+		return notFound(id, err)
+	}
+	switch r.Status {
+	case state.StatusCompleted:
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("run %s already completed; 'raymond status %s' shows its result", id, id)}
+	case state.StatusBudgetExceeded:
+		budget := r.BudgetUSD
+		if f != nil && f.changed("budget") {
+			budget = f.budget
+		}
+		if budget > 0 && budget <= r.TotalCostUSD {
+			return &usageError{
+				msg: fmt.Sprintf("run %s has cost $%.4f, its budget is $%.4f: pass --budget above $%.4f to resume it",
+					id, r.TotalCostUSD, budget, r.TotalCostUSD),
+				hint: fmt.Sprintf("'raymond status %s' shows what it spent.", id),
+			}
+		}
+	}
+	return nil
+}
+
+// colorOK reports whether progress may use colour: w is a terminal and
+// NO_COLOR is unset.
+func colorOK(w io.Writer, getenv func(string) string) bool {
+	if getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"raymond/orchestrator"
+	"raymond/state"
+)
+
+// parseRunFlags parses args as the flags of kind and checks them.
+func parseRunFlags(t *testing.T, kind flagKind, args ...string) (*runFlags, error) {
+	t.Helper()
+	fs := newFlagSet("test")
+	f := newRunFlags(fs, kind)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	return f, f.check(help{name: "test"})
+}
+
+func defaultOptions(project string) state.Options {
+	return state.Options{
+		MaxParallel:    orchestrator.DefaultMaxParallel,
+		Timeout:        state.Duration(orchestrator.DefaultTimeout),
+		PermissionMode: orchestrator.DefaultPermissionMode,
+		Debug:          true,
+		ProjectDir:     project,
+	}
+}
+
+func TestNewOptions(t *testing.T) {
+	with := func(change func(*state.Options)) state.Options {
+		o := defaultOptions("/p")
+		change(&o)
+		return o
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		config     string
+		env        map[string]string
+		want       state.Options
+		wantBudget float64
+	}{
+		{name: "defaults", want: defaultOptions("/p")},
+		{
+			name: "every flag",
+			args: []string{"--input", "in", "--model", "opus", "--effort", "low", "--budget", "1.5",
+				"--max-parallel", "2", "--timeout", "30", "--no-wait", "--permission-mode", "plan",
+				"--claude", "/bin/c", "--no-debug"},
+			want: with(func(o *state.Options) {
+				o.Input = ptr("in")
+				o.Model, o.Effort, o.MaxParallel = "opus", "low", 2
+				o.Timeout = state.Duration(30 * time.Second)
+				o.NoWait, o.PermissionMode, o.ClaudePath, o.Debug = true, "plan", "/bin/c", false
+			}),
+			wantBudget: 1.5,
+		},
+		{name: "empty input is an input", args: []string{"--input="}, want: with(func(o *state.Options) { o.Input = ptr("") })},
+		{
+			name:   "config fills what flags leave",
+			config: "model = \"sonnet\"\nbudget = 4\nmax_parallel = 1\ntimeout = \"0\"\nno_wait = true\ndebug = false\nclaude = \"/cfg/claude\"\n",
+			want: with(func(o *state.Options) {
+				o.Model, o.MaxParallel, o.Timeout, o.NoWait, o.Debug, o.ClaudePath = "sonnet", 1, 0, true, false, "/cfg/claude"
+			}),
+			wantBudget: 4,
+		},
+		{
+			name:   "flags override config",
+			args:   []string{"--model", "opus", "--budget", "9", "--max-parallel", "5", "--debug", "--timeout", "1m"},
+			config: "model = \"sonnet\"\nbudget = 4\nmax_parallel = 1\ndebug = false\ntimeout = 5\n",
+			want: with(func(o *state.Options) {
+				o.Model, o.MaxParallel, o.Timeout = "opus", 5, state.Duration(time.Minute)
+			}),
+			wantBudget: 9,
+		},
+		{
+			name:   "env overrides the config's claude",
+			config: `claude = "/cfg/claude"`,
+			env:    map[string]string{"RAYMOND_CLAUDE": "/env/claude"},
+			want:   with(func(o *state.Options) { o.ClaudePath = "/env/claude" }),
+		},
+		{
+			name:   "--claude overrides env",
+			args:   []string{"--claude", "/flag/claude"},
+			config: `claude = "/cfg/claude"`,
+			env:    map[string]string{"RAYMOND_CLAUDE": "/env/claude"},
+			want:   with(func(o *state.Options) { o.ClaudePath = "/flag/claude" }),
+		},
+		{
+			name: "skip permissions drops the default mode",
+			args: []string{"--dangerously-skip-permissions"},
+			want: with(func(o *state.Options) { o.SkipPermissions, o.PermissionMode = true, "" }),
+		},
+		{
+			name:   "skip permissions from config",
+			config: "dangerously_skip_permissions = true\npermission_mode = \"plan\"\n",
+			want:   with(func(o *state.Options) { o.SkipPermissions, o.PermissionMode = true, "" }),
+		},
+		{
+			name:   "--permission-mode beats the config's skip",
+			args:   []string{"--permission-mode", "plan"},
+			config: "dangerously_skip_permissions = true\n",
+			want:   with(func(o *state.Options) { o.SkipPermissions, o.PermissionMode = true, "plan" }),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := parseRunFlags(t, kindRun, tt.args...)
+			require.NoError(t, err)
+			cfg, err := parseConfig("c.toml", []byte(tt.config))
+			require.NoError(t, err)
+			getenv := func(k string) string { return tt.env[k] }
+			got, budget := f.newOptions(cfg, getenv, "/p")
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.wantBudget, budget)
+		})
+	}
+}
+
+func TestOverride(t *testing.T) {
+	stored := func() *state.Run {
+		return &state.Run{
+			BudgetUSD: 1,
+			Options: state.Options{
+				Model: "sonnet", Effort: "high", MaxParallel: 4, Timeout: state.Duration(time.Minute),
+				PermissionMode: "plan", ClaudePath: "/c", Debug: true, ProjectDir: "/p",
+			},
+		}
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		change func(*state.Run)
+	}{
+		{name: "nothing given changes nothing", change: func(*state.Run) {}},
+		{name: "budget", args: []string{"--budget", "3"}, change: func(r *state.Run) { r.BudgetUSD = 3 }},
+		{
+			name: "model and timeout",
+			args: []string{"--model", "opus", "--timeout", "0"},
+			change: func(r *state.Run) {
+				r.Options.Model, r.Options.Timeout = "opus", 0
+			},
+		},
+		{name: "no-debug", args: []string{"--no-debug"}, change: func(r *state.Run) { r.Options.Debug = false }},
+		{
+			name: "skip permissions",
+			args: []string{"--dangerously-skip-permissions"},
+			change: func(r *state.Run) {
+				r.Options.SkipPermissions, r.Options.PermissionMode = true, ""
+			},
+		},
+		{
+			name: "every other flag",
+			args: []string{"--effort", "low", "--max-parallel", "1", "--no-wait", "--permission-mode", "acceptEdits", "--claude", "/d"},
+			change: func(r *state.Run) {
+				o := &r.Options
+				o.Effort, o.MaxParallel, o.NoWait, o.PermissionMode, o.ClaudePath = "low", 1, true, "acceptEdits", "/d"
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := parseRunFlags(t, kindResume, tt.args...)
+			require.NoError(t, err)
+			got, want := stored(), stored()
+			f.override(got)
+			tt.change(want)
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+func TestCheckFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--budget", "0"}, "--budget"},
+		{[]string{"--budget", "-2"}, "--budget"},
+		{[]string{"--max-parallel", "0"}, "--max-parallel must be at least 1"},
+		{[]string{"--timeout", "-1s"}, "negative"},
+		{[]string{"--timeout", "-3"}, "negative"},
+		{[]string{"--timeout", "later"}, "--timeout"},
+		{[]string{"--debug", "--no-debug"}, "contradict"},
+		{[]string{"--dangerously-skip-permissions", "--permission-mode", "plan"}, "contradict"},
+		{[]string{"--id", "a/b"}, "--id"},
+		{[]string{"--log-level", "loud"}, "--log-level"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			_, err := parseRunFlags(t, kindRun, tt.args...)
+			var ue *usageError
+			require.ErrorAs(t, err, &ue)
+			assert.Contains(t, ue.msg, tt.want)
+		})
+	}
+}
+
+func TestFlagKinds(t *testing.T) {
+	_, err := parseRunFlags(t, kindResume, "--input", "x")
+	require.ErrorContains(t, err, "unknown flag: --input")
+	_, err = parseRunFlags(t, kindStart, "--json")
+	require.ErrorContains(t, err, "unknown flag: --json")
+	_, err = parseRunFlags(t, kindRecover, "--model", "x")
+	require.ErrorContains(t, err, "unknown flag: --model")
+	_, err = parseRunFlags(t, kindRecover, "--quiet", "--replies", "r.yaml")
+	require.NoError(t, err)
+}
+
+func TestParseTimeout(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"90s", 90 * time.Second, true},
+		{"10m", 10 * time.Minute, true},
+		{"1h30m", 90 * time.Minute, true},
+		{"90", 90 * time.Second, true},
+		{"0.25", 250 * time.Millisecond, true},
+		{"0", 0, true},
+		{"0s", 0, true},
+		{" 5 ", 5 * time.Second, true},
+		{"-1", 0, false},
+		{"-1m", 0, false},
+		{"", 0, false},
+		{"ten", 0, false},
+		{"1e300", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := parseTimeout(tt.in)
+			if !tt.ok {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

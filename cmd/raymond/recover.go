@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"raymond/state"
+)
+
+var recoverHelp = help{
+	name:  "recover",
+	usage: "raymond recover [--yes] [--all] [RUN_ID...]",
+	text: `
+Find the runs that were interrupted: their state says running (or waiting on a
+usage limit) but no process holds their lock, because the process driving
+them died. Without arguments, list them and change nothing. Given run ids, or
+with --yes all of them, resume them concurrently, each run's progress lines
+prefixed with its id.
+
+--all also counts paused runs (stopped by a signal or a usage limit with
+--no-wait) as ones to recover. Each run is resumed with the options it was
+started with. The exit status is the worst of the runs': 2, then 1, then 3,
+then 0.`,
+	examples: []string{
+		"raymond recover                 # what was interrupted?",
+		"raymond recover --yes           # resume all of it",
+		"raymond recover 20261121-154012-123456-3f9a2c",
+	},
+}
+
+func runRecover(ctx context.Context, env *cmdEnv, args []string) error {
+	fs := newFlagSet("recover")
+	yes := fs.Bool("yes", false, "resume every interrupted run without naming them")
+	all := fs.Bool("all", false, "also recover paused runs")
+	f := newRunFlags(fs, kindRecover)
+	if done, err := parseFlags(fs, args, recoverHelp, env.stdout); done || err != nil {
+		return err
+	}
+	if err := f.check(recoverHelp); err != nil {
+		return err
+	}
+	p, err := openProject(f.project, false)
+	if err != nil {
+		return err
+	}
+	ids := fs.Args()
+	if len(ids) == 0 {
+		found, err := interrupted(p.store, *all)
+		if err != nil {
+			return err
+		}
+		if !*yes {
+			listInterrupted(env, found, time.Now())
+			return nil
+		}
+		for _, r := range found {
+			ids = append(ids, r.RunID)
+		}
+		if len(ids) == 0 {
+			fmt.Fprintln(env.stderr, "no interrupted runs")
+			return nil
+		}
+	}
+	d, err := newDriving(env, p, f)
+	if err != nil {
+		return err
+	}
+	if code := d.driveAll(ctx, ids); code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// interrupted returns the runs of store that no process drives although
+// their state says one does; withPaused adds the paused runs.
+func interrupted(store *state.Store, withPaused bool) ([]listed, error) {
+	runs, err := listRuns(store)
+	if err != nil {
+		return nil, err
+	}
+	var found []listed
+	for _, r := range runs {
+		row, err := describe(store, r)
+		if err != nil {
+			return nil, err
+		}
+		if row.Interrupted || (withPaused && r.Status == state.StatusPaused && row.DrivenBy == nil) {
+			found = append(found, row)
+		}
+	}
+	return found, nil
+}
+
+// listInterrupted shows the runs recover would resume and how to.
+func listInterrupted(env *cmdEnv, found []listed, now time.Time) {
+	if len(found) == 0 {
+		fmt.Fprintln(env.stderr, "no interrupted runs")
+		return
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tAGE\tAGENTS")
+	for _, l := range found {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\n", l.RunID, l.Workflow, l.shownStatus(), age(now.Sub(l.CreatedAt)), l.AgentsActive, l.AgentsTotal)
+	}
+	tw.Flush()
+	fmt.Fprintln(env.stderr, "Resume them with 'raymond recover --yes', or some of them with 'raymond recover ID...'.")
+}
+
+// driveAll resumes the runs ids concurrently and returns the worst exit
+// status among them. A signal stops them all.
+func (d *driving) driveAll(ctx context.Context, ids []string) int {
+	ctx, quiesce, stop := interrupts(ctx, d.env.stderr)
+	defer stop()
+	stderr := &syncWriter{w: d.env.stderr}
+	var (
+		mu    sync.Mutex
+		worst = exitOK
+	)
+	var g errgroup.Group
+	for _, id := range ids {
+		g.Go(func() error {
+			code := d.recoverOne(ctx, id, quiesce, stderr)
+			mu.Lock()
+			worst = worse(worst, code)
+			mu.Unlock()
+			return nil
+		})
+	}
+	_ = g.Wait() // the goroutines report through their codes
+	return worst
+}
+
+// recoverOne resumes run id, sharing stderr with the others, and returns its
+// exit status.
+func (d *driving) recoverOne(ctx context.Context, id string, quiesce <-chan struct{}, stderr io.Writer) int {
+	if err := checkResumable(d.project.store, id, nil); err != nil {
+		return exitCode(stderr, err)
+	}
+	drv := d.driver(quiesce, id+" ")
+	drv.Progress = stderr
+	r, err := drv.Drive(ctx, id, nil)
+	if err != nil {
+		return exitCode(stderr, driveError(err))
+	}
+	if line := nextStep(r); line != "" {
+		fmt.Fprintf(stderr, "raymond: %s\n", line)
+	}
+	return exitFor(r.Status)
+}
+
+// worse returns the worse of two exit statuses: bad usage, then failure,
+// then paused, then success.
+func worse(a, b int) int {
+	rank := func(code int) int {
+		switch code {
+		case exitOK:
+			return 0
+		case exitPaused:
+			return 1
+		case exitFailed:
+			return 2
+		}
+		return 3
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+// syncWriter serializes the writes of the runs driven at once, so that their
+// lines do not interleave mid-line.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

@@ -1,0 +1,44 @@
+package main
+
+import "context"
+
+var resumeHelp = help{
+	name:  "resume",
+	usage: "raymond resume RUN_ID [flags]",
+	text: `
+Drive an existing run on from where it stopped: interrupted, paused, waiting,
+over budget (give a higher --budget) or failed (its failed agents are retried).
+The flags given here, and only those, override the options the run was started
+with; the config file and RAYMOND_CLAUDE are not applied again. --replies is
+never stored: give it again to resume a scripted run.
+
+Output and exit status are those of 'raymond run' (see 'raymond run --help').`,
+	examples: []string{
+		"raymond resume 20261121-154012-123456-3f9a2c",
+		"raymond resume nightly-1 --budget 10 --model opus",
+	},
+}
+
+func runResume(ctx context.Context, env *cmdEnv, args []string) error {
+	fs := newFlagSet("resume")
+	f := newRunFlags(fs, kindResume)
+	if done, err := parseFlags(fs, args, resumeHelp, env.stdout); done || err != nil {
+		return err
+	}
+	if err := f.check(resumeHelp); err != nil {
+		return err
+	}
+	id, err := oneArg(fs.Args(), resumeHelp, "RUN_ID")
+	if err != nil {
+		return err
+	}
+	p, err := openProject(f.project, false)
+	if err != nil {
+		return err
+	}
+	d, err := newDriving(env, p, f)
+	if err != nil {
+		return err
+	}
+	return d.resume(ctx, id)
+}

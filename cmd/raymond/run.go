@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+
+	"raymond/orchestrator"
+	"raymond/state"
+)
+
+var runHelp = help{
+	name: "run",
+	usage: `raymond run WORKFLOW [flags]
+       raymond WORKFLOW [flags]
+       raymond run RUN_ID [flags]`,
+	text: `
+Start a new run of WORKFLOW (a workflow folder, or the state file to start
+from) and drive it until it completes, fails, pauses or reaches its budget.
+Given the id of an existing run instead, drive that run as 'raymond resume'
+does.
+
+stdout carries only the result of main when the run completes, or with --json
+one object:
+  {"run_id", "status", "result" (null unless completed), "total_cost_usd",
+   "budget_usd", "agents": [{"id", "status", "state", "result", "error"}],
+   "project", "transcript" (its folder, or null), "exit_code"}
+Progress goes to stderr.
+
+Defaults for the flags may be set in .raymond/config.toml (keys model, effort,
+budget, max_parallel, timeout, no_wait, permission_mode,
+dangerously_skip_permissions, claude, debug, quiet); flags override it, and
+RAYMOND_CLAUDE overrides its claude.
+
+Exit status: 0 completed, 1 failed, 2 bad usage, 3 paused (resume it with
+'raymond resume ID'). The first Ctrl-C lets the steps in flight finish, the
+second kills them; either way the run is paused and can be resumed.`,
+	examples: []string{
+		"raymond run wf/ --input 'the bug in #42'",
+		"raymond wf/START.md --budget 2 --model sonnet",
+		"x=$(raymond run wf/ --quiet)          # the result, for a script",
+		"raymond run wf/ --replies replies.yaml # no model: scripted replies",
+	},
+}
+
+func runRun(ctx context.Context, env *cmdEnv, args []string) error {
+	fs := newFlagSet("run")
+	f := newRunFlags(fs, kindRun)
+	if done, err := parseFlags(fs, args, runHelp, env.stdout); done || err != nil {
+		return err
+	}
+	if err := f.check(runHelp); err != nil {
+		return err
+	}
+	arg, err := oneArg(fs.Args(), runHelp, "WORKFLOW")
+	if err != nil {
+		return err
+	}
+	p, err := openProject(f.project, true)
+	if err != nil {
+		return err
+	}
+	d, err := newDriving(env, p, f)
+	if err != nil {
+		return err
+	}
+	if isRunID(p.store, arg) {
+		if f.changed("input") || f.changed("id") {
+			return runHelp.usageError("%s is an existing run; --input and --id only apply to a new one", arg)
+		}
+		return d.resume(ctx, arg)
+	}
+	opts, budget := f.newOptions(p.cfg, env.getenv, p.dir)
+	r, err := create(p.store, arg, f.id, opts, budget)
+	if err != nil {
+		return err
+	}
+	return d.driveAndReport(ctx, r.WorkflowID, nil)
+}
+
+// create creates a run of workflow, mapping a workflow that cannot start and
+// a taken id to usage errors.
+func create(store *state.Store, workflow, id string, opts state.Options, budget float64) (*state.Run, error) {
+	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: workflow, ID: id, Options: opts, BudgetUSD: budget})
+	var we *orchestrator.WorkflowError
+	switch {
+	case errors.As(err, &we):
+		return nil, &usageError{msg: we.Error(), hint: "Give a workflow folder or the .md state file to start from."}
+	case errors.Is(err, fs.ErrExist):
+		return nil, &usageError{msg: err.Error(), hint: "Run ids must be new; 'raymond list --all' shows the ones taken."}
+	case err != nil:
+		return nil, err
+	}
+	return r, nil
+}
+
+// isRunID reports whether arg names an existing run rather than a workflow:
+// it is a valid id, the run's state file exists, and no file or folder of
+// that name does.
+func isRunID(store *state.Store, arg string) bool {
+	if state.ValidID(arg) != nil {
+		return false
+	}
+	if _, err := os.Stat(store.Path(arg)); err != nil {
+		return false
+	}
+	_, err := os.Stat(arg)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// oneArg returns the single argument a command takes.
+func oneArg(args []string, h help, what string) (string, error) {
+	switch len(args) {
+	case 0:
+		return "", h.usageError("missing %s", what)
+	case 1:
+		return args[0], nil
+	}
+	return "", h.usageError("too many arguments: %s takes one %s, got %s", h.name, what, strings.Join(args, " "))
+}
+
+// resume drives the existing run id with the flags given overriding its
+// options.
+func (d *driving) resume(ctx context.Context, id string) error {
+	if err := checkResumable(d.project.store, id, d.flags); err != nil {
+		return err
+	}
+	return d.driveAndReport(ctx, id, func(r *state.Run) error {
+		d.flags.override(r)
+		return nil
+	})
+}

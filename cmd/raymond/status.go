@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"raymond/state"
+)
+
+var statusHelp = help{
+	name:  "status",
+	usage: "raymond status RUN_ID [--json]",
+	text: `
+Show one run in detail: its status, workflow, cost and budget, result or
+error, the usage-limit wait it is in, the process driving it, and for each
+agent its status, state, stack depth, session, attempts and last error.
+
+--json prints the run's state file as it is, plus "driven_by": the pid of the
+process driving it, or null.`,
+	examples: []string{
+		"raymond status 20261121-154012-123456-3f9a2c",
+		"raymond status nightly-1 --json | jq .total_cost_usd",
+	},
+}
+
+// statusJSON is the state file plus who drives the run.
+type statusJSON struct {
+	*state.Run
+	DrivenBy *int `json:"driven_by"`
+}
+
+func runStatus(_ context.Context, env *cmdEnv, args []string) error {
+	fs := newFlagSet("status")
+	asJSON := fs.Bool("json", false, "print the run as JSON")
+	projectDir := fs.String("project", "", "the project `DIR` that holds .raymond/ (default: found from the current folder)")
+	if done, err := parseFlags(fs, args, statusHelp, env.stdout); done || err != nil {
+		return err
+	}
+	id, err := oneArg(fs.Args(), statusHelp, "RUN_ID")
+	if err != nil {
+		return err
+	}
+	p, err := openProject(*projectDir, false)
+	if err != nil {
+		return err
+	}
+	if err := state.ValidID(id); err != nil {
+		return statusHelp.usageError("%v", err)
+	}
+	r, err := p.store.Read(id)
+	if err != nil {
+		return notFound(id, err)
+	}
+	row, err := describe(p.store, r)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		data, err := json.Marshal(statusJSON{Run: r, DrivenBy: row.DrivenBy})
+		if err != nil {
+			return fmt.Errorf("encode run %s: %w", id, err)
+		}
+		fmt.Fprintf(env.stdout, "%s\n", data)
+		return nil
+	}
+	printStatus(env.stdout, r, row, time.Now())
+	return nil
+}
+
+// printStatus writes run r in detail.
+func printStatus(w io.Writer, r *state.Run, row listed, now time.Time) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	field := func(name, format string, args ...any) {
+		fmt.Fprintf(tw, "%s:\t%s\n", name, fmt.Sprintf(format, args...))
+	}
+	field("run", "%s", r.WorkflowID)
+	status := string(r.Status)
+	if row.Interrupted {
+		status += " (interrupted: no process drives it; 'raymond recover' resumes it)"
+	}
+	field("status", "%s", status)
+	field("workflow", "%s", r.ScopeDir)
+	field("entry", "%s", r.EntryState)
+	field("created", "%s (%s ago)", r.CreatedAt.Local().Format(time.DateTime), age(now.Sub(r.CreatedAt)))
+	field("updated", "%s (%s ago)", r.UpdatedAt.Local().Format(time.DateTime), age(now.Sub(r.UpdatedAt)))
+	if r.BudgetUSD > 0 {
+		field("cost", "$%.4f of a $%.4f budget", r.TotalCostUSD, r.BudgetUSD)
+	} else {
+		field("cost", "$%.4f (no budget)", r.TotalCostUSD)
+	}
+	if r.Result != nil {
+		field("result", "%s", oneLine(*r.Result))
+	}
+	if r.Error != "" {
+		field("error", "%s", oneLine(r.Error))
+	}
+	if r.Wait != nil {
+		field("wait", "until %s: %s", r.Wait.Until.Local().Format(time.DateTime), oneLine(r.Wait.Reason))
+	}
+	if row.DrivenBy != nil {
+		field("driven by", "process %d", *row.DrivenBy)
+	} else {
+		field("driven by", "no process")
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nagents:")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  ID\tSTATUS\tSTATE\tDEPTH\tSESSION\tATTEMPTS\tLAST ERROR")
+	for _, a := range r.Agents {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%d\t%s\n",
+			a.ID, a.Status, a.CurrentState, len(a.Stack), orDash(a.SessionID), a.Attempts, orDash(oneLine(a.LastError)))
+	}
+	tw.Flush()
+}
+
+// oneLine folds s onto one line, so a multi-line value cannot break the
+// layout.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// notFound turns the error of reading run id into a usage error when the run
+// does not exist.
+func notFound(id string, err error) error {
+	if errors.Is(err, state.ErrNotFound) {
+		return &usageError{
+			msg:  fmt.Sprintf("no run %s in this project", id),
+			hint: "Run 'raymond list --all' to see the runs.",
+		}
+	}
+	return err
+}
