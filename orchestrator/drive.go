@@ -130,6 +130,16 @@ func (g *driving) loop(ctx context.Context) {
 	quiesce := g.d.Quiesce
 	ctxDone := ctx.Done()
 	for {
+		// A signal that arrived with a step's end wins over starting more.
+		select {
+		case <-quiesce:
+			quiesce = nil
+			g.stop(nil, quiesceMsg)
+		default:
+		}
+		if ctx.Err() != nil {
+			g.stop(nil, "")
+		}
 		wake := g.schedule(ctx)
 		g.persist()
 		if len(m.running) == 0 && g.settled() {
@@ -153,7 +163,7 @@ func (g *driving) loop(ctx context.Context) {
 			}
 		case <-quiesce:
 			quiesce = nil
-			g.stop(nil, "stopping: no new steps start; the steps running now finish first (interrupt again to kill them)")
+			g.stop(nil, quiesceMsg)
 		case <-ctxDone:
 			ctxDone = nil
 			g.stop(nil, "")
@@ -161,6 +171,8 @@ func (g *driving) loop(ctx context.Context) {
 		}
 	}
 }
+
+const quiesceMsg = "stopping: no new steps start; the steps running now finish first (interrupt again to kill them)"
 
 // stop stops new steps from starting.
 func (g *driving) stop(err error, msg string) {
