@@ -151,7 +151,7 @@ func startProcess(ctx context.Context, path string, argv []string, withStdin boo
 	cmd := exec.CommandContext(ctx, path, argv...)
 	cmd.Dir = r.Cwd
 	cmd.Env = r.childEnv()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	p := &process{cmd: cmd}
 	var err error
 	if p.stdout, err = cmd.StdoutPipe(); err != nil {
