@@ -74,6 +74,7 @@ func TestSaveFails(t *testing.T) {
 			s := openStore(t)
 			fj := flakyJournals(t)
 			r, j := startRun(t, s, "flaky")
+			j.SyncEach = true
 			r.Status = StatusRunning
 			require.NoError(t, j.Save(r, "main"))
 			previous := jsonOf(t, r)

@@ -1,8 +1,9 @@
 package transcript
 
 import (
-	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,27 +159,19 @@ func (s *StepLog) Close(m Meta) {
 	}
 }
 
-// writeFile replaces the file at path with data through a temporary file in
-// the same folder, so that a crash leaves the old file or the new one, never
-// half of it. Transcripts are not worth an fsync.
+// writeFile writes data to the file at path, creating the folder when it
+// went missing. It writes in place, without a temporary file and a rename:
+// those cost more than the rest of a step's transcript together, and a file
+// cut short by a crash is what a reader of transcripts must expect anyway.
 func writeFile(path string, data []byte) error {
-	dir, name := filepath.Split(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create transcript folder: %w", err)
+	err := os.WriteFile(path, data, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		if merr := os.MkdirAll(filepath.Dir(path), 0o755); merr != nil {
+			return fmt.Errorf("create transcript folder: %w", merr)
+		}
+		err = os.WriteFile(path, data, 0o644)
 	}
-	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("write transcript %s: %w", path, err)
-	}
-	_, werr := f.Write(data)
-	merr := f.Chmod(0o644) // CreateTemp makes it 0600; the other files are 0644
-	cerr := f.Close()
-	if err := cmp.Or(werr, merr, cerr); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write transcript %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
 		return fmt.Errorf("write transcript %s: %w", path, err)
 	}
 	return nil
