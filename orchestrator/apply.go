@@ -39,8 +39,7 @@ func (m *machine) apply(ev stepDone, now time.Time) []effect {
 	case res.Outcome == claude.Canceled:
 		// Killed by a second signal: the step runs again on resume.
 		a.Status = state.AgentReady
-		return []effect{note(a.ID, transcript.Event{Type: transcript.EventStepEnded, Step: ev.name, State: s.State, Outcome: res.Outcome.String()},
-			fmt.Sprintf("%s: step stopped; it runs again on resume", s.State), true)}
+		return []effect{say(a.ID, fmt.Sprintf("%s: step stopped; it runs again on resume", s.State))}
 	case res.Outcome == claude.UsageLimit:
 		return m.usageLimit(a, ev, now)
 	case res.RootRefused, res.Outcome == claude.AuthError, res.Outcome == claude.BillingError:
@@ -51,8 +50,7 @@ func (m *machine) apply(ev stepDone, now time.Time) []effect {
 		// budget. The run stops as budget_exceeded; the step runs again
 		// when it is resumed with a higher budget.
 		a.Status = state.AgentReady
-		return []effect{note(a.ID, transcript.Event{Type: transcript.EventStepEnded, Step: ev.name, State: s.State, Outcome: res.Outcome.String(), Message: "stopped at the run's budget"},
-			fmt.Sprintf("%s: stopped at the run's budget; it runs again when the run is resumed with a higher --budget", s.State), true)}
+		return []effect{say(a.ID, fmt.Sprintf("%s: stopped at the run's budget; it runs again when the run is resumed with a higher --budget", s.State))}
 	case res.Outcome.Transient(), res.Outcome == claude.Exhausted && res.Subtype == budgetSubtype:
 		return m.retry(a, ev, now)
 	default:
@@ -116,8 +114,7 @@ func (m *machine) usageLimit(a *state.Agent, ev stepDone, now time.Time) []effec
 	if w := m.run.Wait; w == nil || until.After(w.Until) {
 		m.run.Wait = &state.Wait{Until: until, Reason: firstLine(ev.res.Text)}
 	}
-	return []effect{note(a.ID, transcript.Event{Type: transcript.EventStepEnded, Step: ev.name, State: a.Pending.State, Outcome: ev.res.Outcome.String(), Until: ptr(until), Message: ev.res.Text},
-		fmt.Sprintf("%s: usage limit reached; the step runs again after the reset", a.Pending.State), true)}
+	return []effect{say(a.ID, fmt.Sprintf("%s: usage limit reached; the step runs again after the reset", a.Pending.State))}
 }
 
 // protocolError reminds the model of the acceptable tags, in the same

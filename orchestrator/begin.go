@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,7 +75,8 @@ func (m *machine) begin(a *state.Agent) (*launch, []effect) {
 	}
 	var budget float64
 	if r.BudgetUSD > 0 {
-		budget = r.BudgetUSD - r.TotalCostUSD
+		// Whole micro-dollars, rounded down: never a cap above what is left.
+		budget = max(math.Floor((r.BudgetUSD-r.TotalCostUSD)*1e6)/1e6, 1e-6)
 	}
 	return &launch{
 		st: st,
@@ -97,7 +99,7 @@ func firstOf(a, b string) string {
 // goroutine; it never touches the run.
 func runStep(ctx context.Context, runner step.Runner, scope string, l *launch, h claude.Handler) stepDone {
 	req := l.req
-	done := stepDone{agent: req.Agent, seq: req.Seq, name: req.Name(), log: l.log, policy: l.st.Policy}
+	done := stepDone{agent: req.Agent, seq: req.Seq, name: req.Name(), policy: l.st.Policy, req: req}
 	done.started = nowFunc()
 	res, err := runner.Run(ctx, req, h)
 	done.res, done.startErr = res, err

@@ -87,13 +87,13 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	if resumed {
 		kind, verb = transcript.EventRunResumed, "resumed"
 	}
-	g.tr.Event(transcript.Event{Type: kind, State: r.EntryState, Message: r.ScopeDir})
+	g.event(transcript.Event{Type: kind, State: r.EntryState, Message: r.ScopeDir})
 	g.out.line("", fmt.Sprintf("run %s %s: %s", id, verb, r.ScopeDir), true)
 
 	g.loop(ctx)
 	g.steps.Wait()
 
-	g.tr.Event(transcript.Event{Type: transcript.EventRunEnded, Status: string(r.Status), TotalCostUSD: ptr(r.TotalCostUSD), Message: r.Error})
+	g.event(transcript.Event{Type: transcript.EventRunEnded, Status: string(r.Status), TotalCostUSD: ptr(r.TotalCostUSD), Message: r.Error})
 	g.summary()
 	if err := g.journal.Close(); err != nil && g.stopErr == nil {
 		g.stopErr = err
@@ -304,18 +304,32 @@ func (g *driving) schedule(ctx context.Context) (wake time.Time) {
 func (g *driving) start(ctx context.Context, l *launch) {
 	req := l.req
 	name := req.Name()
-	l.log = g.tr.Step(name)
-	l.log.Prompt(req.Prompt)
+	// Creating files is slow on some file systems (0.2 ms each here), so
+	// the step's files are made while its process starts; its first line
+	// waits for them.
+	ready := make(chan struct{})
+	tr := g.tr
+	g.steps.Go(func() {
+		defer close(ready)
+		l.log = tr.Step(name)
+		l.log.Prompt(req.Prompt)
+	})
 	g.event(transcript.Event{Type: transcript.EventStepStarted, Agent: req.Agent, Step: name, State: req.Step.State,
 		Session: firstOf(req.Step.SessionID, req.Step.ResumeSession), Attempt: req.Step.Attempt})
 	g.out.stepStarted(req)
 	h := claude.Handler{
 		OnEvent: func(e claude.Event) { g.out.live(req.Agent, req.Step.State, e) },
-		OnLine:  l.log.Line,
+		OnLine: func(raw []byte) {
+			<-ready
+			l.log.Line(raw)
+		},
 	}
 	scope := g.m.run.ScopeDir
 	g.steps.Go(func() {
-		g.done <- runStep(ctx, g.runner, scope, l, h)
+		done := runStep(ctx, g.runner, scope, l, h)
+		<-ready
+		done.log = l.log
+		g.done <- done
 	})
 }
 
@@ -341,8 +355,10 @@ func (g *driving) carry(effects []effect) {
 			if cause == nil {
 				cause = errors.New(e.line)
 			}
+			// The summary and the command line show the reason; the
+			// transcript records it here.
 			g.stop(fmt.Errorf("%w: %w", ErrClaudeUnusable, cause), "")
-			g.out.line(e.agent, e.line, true)
+			g.event(transcript.Event{Type: transcript.EventPaused, Agent: e.agent, Message: e.line})
 			continue
 		}
 		if e.event.Type != "" {

@@ -2,10 +2,12 @@ package orchestrator
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
 	"raymond/claude"
+	"raymond/orchestrator/step"
 	"raymond/orchestrator/transcript"
 	"raymond/parsing"
 	"raymond/prompts"
@@ -80,6 +82,8 @@ type stepDone struct {
 	log *transcript.StepLog
 	// started is when the step started.
 	started time.Time
+	// req is the request the step ran with.
+	req step.Request
 }
 
 // effect is what the loop does after an event: report something.
@@ -109,6 +113,12 @@ const (
 func note(agent string, ev transcript.Event, line string, important bool) effect {
 	ev.Agent = agent
 	return effect{kind: effectNote, agent: agent, event: ev, line: line, quiet: important}
+}
+
+// say adds an effect that only shows a line: the step_ended event of the
+// step already tells the transcript what happened.
+func say(agent, line string) effect {
+	return effect{kind: effectNote, agent: agent, line: line, quiet: true}
 }
 
 func (m *machine) touch(id string) { m.dirty[id] = true }
@@ -155,7 +165,9 @@ func (m *machine) cost(s *state.Step, res *claude.Result) float64 {
 	}
 	c := claude.StepCost(res, prev, known)
 	m.lastCost = c
-	m.run.TotalCostUSD += c
+	// Rounded to a nano-dollar so that sums of decimal costs read as
+	// people expect (0.0123, not 0.012299999999999998).
+	m.run.TotalCostUSD = math.Round((m.run.TotalCostUSD+c)*1e9) / 1e9
 	if res.SessionID != "" {
 		m.run.SessionCosts[res.SessionID] = res.TotalCostUSD
 	}

@@ -18,8 +18,8 @@ func (g *driving) closeStep(ev stepDone, s state.Step) {
 		Cwd: s.Cwd, SessionMode: string(s.Mode), ResumedSession: s.ResumeSession,
 		TotalCostUSD: g.m.run.TotalCostUSD, Runner: runnerName(g.runner),
 	}
-	if d, ok := g.runner.(step.Describer); ok {
-		meta.Argv = d.Argv(step.Request{RunID: g.m.run.WorkflowID, Agent: ev.agent, Seq: ev.seq, Step: s, Options: g.m.run.Options})
+	if d, ok := g.runner.(step.Describer); ok && ev.req.Agent != "" {
+		meta.Argv = d.Argv(ev.req)
 	}
 	end := transcript.Event{Type: transcript.EventStepEnded, Agent: ev.agent, Step: ev.name, State: s.State, Attempt: s.Attempt}
 	switch {
@@ -45,7 +45,9 @@ func (g *driving) closeStep(ev stepDone, s state.Step) {
 		end.TotalCostUSD = ptr(g.m.run.TotalCostUSD)
 		end.Message = meta.Error
 	}
-	ev.log.Close(meta)
+	// The meta file is written aside: the loop has the next step to start.
+	log := ev.log
+	g.steps.Go(func() { log.Close(meta) })
 	g.event(end)
 }
 
@@ -109,7 +111,7 @@ func (g *driving) summary() {
 	if r.BudgetUSD > 0 {
 		msg += " of " + money(r.BudgetUSD)
 	}
-	if r.Error != "" {
+	if r.Error != "" && g.stopErr == nil { // Drive's caller shows stopErr
 		msg += "\n" + r.Error
 	}
 	for i := range r.Agents {

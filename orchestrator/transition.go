@@ -61,7 +61,7 @@ func (m *machine) transition(a *state.Agent, ev stepDone, cost float64, now time
 	case parsing.Result:
 		payload := tag.Payload
 		if len(a.Stack) == 0 {
-			return m.complete(a, ev, from, session, cost, payload, now)
+			return m.complete(a, ev, s, session, cost, payload, now)
 		}
 		f := a.Stack[len(a.Stack)-1]
 		a.Stack = a.Stack[:len(a.Stack)-1]
@@ -107,14 +107,15 @@ func (m *machine) transition(a *state.Agent, ev stepDone, cost float64, now time
 }
 
 // complete ends an agent whose <result> found an empty stack.
-func (m *machine) complete(a *state.Agent, ev stepDone, from, session string, cost float64, payload string, now time.Time) []effect {
+func (m *machine) complete(a *state.Agent, ev stepDone, s *state.Step, session string, cost float64, payload string, now time.Time) []effect {
+	from := s.State
 	a.Status = state.AgentCompleted
 	a.Result = &payload
 	a.Pending = nil
 	a.CurrentState = from
 	tr := transcript.Transition{
 		Time: now, Agent: a.ID, From: from, Tag: parsing.Result, Session: session,
-		SessionNote: sessionNote(&state.Step{Mode: state.SessionResume}), CostUSD: cost,
+		SessionNote: sessionNote(s), CostUSD: cost,
 		TotalCostUSD: m.run.TotalCostUSD, Payload: &payload,
 	}
 	line := fmt.Sprintf("%s -> done (result)  %s, total %s", from, money(cost), money(m.run.TotalCostUSD))

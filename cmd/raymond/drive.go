@@ -113,6 +113,10 @@ func (d *driving) driveAndReport(ctx context.Context, id string, update func(*st
 	defer stop()
 	r, err := d.driver(quiesce, "").Drive(ctx, id, update)
 	if err != nil {
+		if errors.Is(err, orchestrator.ErrClaudeUnusable) && r != nil {
+			// The run is paused, not lost: say how to go on once fixed.
+			return fmt.Errorf("%w\nThe run is paused; once that is fixed: raymond resume %s", err, id)
+		}
 		return driveError(err)
 	}
 	code := report(d.env.stdout, d.env.stderr, r, d.project.dir, d.flags.json)

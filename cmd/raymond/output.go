@@ -107,17 +107,8 @@ func nextStep(r *state.Run) string {
 	case state.StatusCompleted:
 		return ""
 	case state.StatusFailed:
-		var why []string
-		for _, a := range r.Agents {
-			if a.Status == state.AgentFailed {
-				why = append(why, fmt.Sprintf("%s at %s: %s", a.ID, a.CurrentState, firstLine(a.LastError)))
-			}
-		}
-		reason := ""
-		if len(why) > 0 {
-			reason = " (" + strings.Join(why, "; ") + ")"
-		}
-		return fmt.Sprintf("run %s failed%s; 'raymond resume %s' retries the failed agents", id, reason, id)
+		// The driver's summary above already named each failed agent.
+		return fmt.Sprintf("'raymond resume %s' retries the failed agents", id)
 	case state.StatusBudgetExceeded:
 		return fmt.Sprintf("run %s reached its budget ($%.4f of $%.4f); resume it with: raymond resume %s --budget USD",
 			id, r.TotalCostUSD, r.BudgetUSD, id)

@@ -88,7 +88,7 @@ func TestReport(t *testing.T) {
 				{ID: "main", Status: state.AgentFailed, CurrentState: "S.md", LastError: "no tag\nmore"},
 			}},
 			wantCode:   exitFailed,
-			wantStderr: "raymond: run a failed (main at S.md: no tag); 'raymond resume a' retries the failed agents\n",
+			wantStderr: "raymond: 'raymond resume a' retries the failed agents\n",
 		},
 		{
 			name:       "paused",
@@ -132,7 +132,7 @@ func TestSummaryJSON(t *testing.T) {
 		`"project":"/p","transcript":"/p/.raymond/debug/a","exit_code":1}`
 	assert.JSONEq(t, want, stdout.String())
 	assert.True(t, json.Valid(stdout.Bytes()))
-	assert.Contains(t, stderr.String(), "run a failed")
+	assert.Contains(t, stderr.String(), "raymond resume a")
 }
 
 func TestColorOK(t *testing.T) {
