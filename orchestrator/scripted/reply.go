@@ -3,6 +3,8 @@ package scripted
 import (
 	"strings"
 	"time"
+
+	"raymond/claude"
 )
 
 // outcome is how a scripted step ends.
@@ -77,5 +79,14 @@ func (r *reply) summary() string {
 	if strings.TrimSpace(r.text) == "" {
 		return "outcome: " + r.outcome.String()
 	}
-	return cut(oneLine(r.text), maxSummary)
+	return cutRunes(claude.OneLine(r.text), maxSummary)
+}
+
+// cutRunes shortens s to max runes, the last one an ellipsis.
+func cutRunes(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max-1]) + "…"
 }

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"raymond/claude"
 	"raymond/orchestrator/step"
@@ -225,7 +223,7 @@ func (s *stream) tool(t tool) {
 		Message:   message{Role: "user", Content: []block{{Type: "tool_result", ToolUseID: id, Content: &content, IsError: &isError}}},
 		SessionID: s.res.SessionID, UUID: claude.NewSessionID(),
 	})
-	s.emit(claude.Event{Kind: claude.EventToolResult, Tool: t.name, IsError: isError, Text: content, Detail: oneLine(content)})
+	s.emit(claude.Event{Kind: claude.EventToolResult, Tool: t.name, IsError: isError, Text: content, Detail: claude.OneLine(content)})
 }
 
 // assistant writes an assistant message holding one content block.
@@ -293,49 +291,12 @@ func (s *stream) renderValue(v any) any {
 // token, at least one for any text.
 func tokens(n int) int64 { return int64(n+3) / 4 }
 
-// detailKeys are the tool arguments worth showing, most telling first, as
-// the claude package picks them for EventToolUse.Detail.
-var detailKeys = []string{
-	"file_path", "notebook_path", "command", "pattern", "url", "query",
-	"path", "skill", "subagent_type", "description", "prompt",
-}
-
-// detail returns the most telling argument of a tool input on one line.
+// detail returns what the claude package's decoder makes of a tool input:
+// the most telling argument on one line.
 func detail(input map[string]any) string {
-	for _, k := range detailKeys {
-		if v, ok := input[k].(string); ok && strings.TrimSpace(v) != "" {
-			return oneLine(v)
-		}
+	raw, err := json.Marshal(input)
+	if err != nil {
+		return ""
 	}
-	return ""
-}
-
-// maxDetail is the longest Event.Detail, in runes.
-const maxDetail = 120
-
-// oneLine returns the first non-blank line of s, trimmed and cut to
-// maxDetail runes with an ellipsis, as Event.Detail holds it.
-func oneLine(s string) string {
-	for line := range strings.Lines(s) {
-		if line = strings.TrimSpace(line); line != "" {
-			s = line
-			break
-		}
-	}
-	return cut(strings.TrimSpace(s), maxDetail)
-}
-
-// cut shortens s to max runes, the last one an ellipsis.
-func cut(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == max-1 {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
+	return claude.ToolDetail(raw)
 }
