@@ -73,6 +73,7 @@ func (m *machine) startFailed(a *state.Agent, ev stepDone) []effect {
 // fail ends the agent as failed; its pending step stays so that resume can
 // run it again.
 func (m *machine) fail(a *state.Agent, reason string) []effect {
+	m.touch(a.ID) // begin fails agents too, outside apply
 	a.Status = state.AgentFailed
 	a.LastError = reason
 	delete(m.notBefore, a.ID)
@@ -102,13 +103,18 @@ func (m *machine) retry(a *state.Agent, ev stepDone, now time.Time) []effect {
 func (m *machine) usageLimit(a *state.Agent, ev stepDone, now time.Time) []effect {
 	a.Status = state.AgentReady
 	until := ev.res.ResetAt
-	if until.IsZero() {
+	if !until.IsZero() {
+		until = until.Add(resetMargin)
+	}
+	if until.After(now) {
+		m.limitStreak = 0
+	} else {
+		// No reset announced, or one already past (a clock that is off,
+		// a stale rate_limit_event): back off, longer each time, rather
+		// than run the step again at once and hit the limit again.
 		wait := limitBackoff << min(m.limitStreak, 5)
 		until = now.Add(min(wait, maxLimitBackoff))
 		m.limitStreak++
-	} else {
-		m.limitStreak = 0
-		until = until.Add(resetMargin)
 	}
 	// Several steps may hit the limit; the run waits for the latest reset.
 	if w := m.run.Wait; w == nil || until.After(w.Until) {

@@ -200,14 +200,16 @@ func (g *driving) settled() bool {
 		if g.stopErr != nil {
 			r.Error = g.stopErr.Error()
 		}
+	case overBudget(r):
+		// Before the wait: no step could start after the reset anyway.
+		// The wait stays, for a resume with a higher budget.
+		r.Status = state.StatusBudgetExceeded
+		r.Error = fmt.Sprintf("budget reached: %s spent of %s", money(r.TotalCostUSD), money(r.BudgetUSD))
 	case r.Wait != nil && r.Options.NoWait:
 		r.Status = state.StatusPaused
 		r.Error = "usage limit: " + r.Wait.Reason
 	case r.Wait != nil:
 		return false
-	case overBudget(r):
-		r.Status = state.StatusBudgetExceeded
-		r.Error = fmt.Sprintf("budget reached: %s spent of %s", money(r.TotalCostUSD), money(r.BudgetUSD))
 	case len(m.notBefore) > 0:
 		return false
 	default:
@@ -239,7 +241,7 @@ func overBudget(r *state.Run) bool {
 func (g *driving) schedule(ctx context.Context) (wake time.Time) {
 	m := g.m
 	r := m.run
-	if g.stopping || !m.active() {
+	if g.stopping || !m.active() || overBudget(r) {
 		return time.Time{}
 	}
 	now := g.clock.Now()
@@ -255,12 +257,14 @@ func (g *driving) schedule(ctx context.Context) (wake time.Time) {
 		g.event(transcript.Event{Type: transcript.EventWaitOver})
 		g.out.line("", "usage limit wait over; steps start again", true)
 	}
-	if overBudget(r) {
-		return time.Time{}
-	}
 	maxPar := max(r.Options.MaxParallel, 1)
 	var launches []*launch
-	for i := 0; i < len(r.Agents) && len(m.running) < maxPar; i++ {
+	// The search starts after the agent started last, so that an agent
+	// that is ready again at once (a parent going from state to state)
+	// cannot keep the slots from the others.
+	n, first := len(r.Agents), m.next
+	for k := 0; k < n && len(m.running) < maxPar; k++ {
+		i := (first + k) % n
 		a := &r.Agents[i]
 		if a.Status != state.AgentReady || a.Pending == nil || m.running[a.ID] {
 			continue
@@ -278,6 +282,7 @@ func (g *driving) schedule(ctx context.Context) (wake time.Time) {
 		g.carry(effects)
 		if l != nil {
 			launches = append(launches, l)
+			m.next = i + 1
 		}
 	}
 	if len(launches) == 0 {

@@ -46,6 +46,10 @@ type machine struct {
 	notBefore map[string]time.Time
 	// running counts the steps in flight, per agent.
 	running map[string]bool
+	// next is the index in run.Agents where the search for a ready agent
+	// starts: just after the agent started last, so that every ready
+	// agent gets its turn when there are fewer slots than ready agents.
+	next int
 	// limitStreak counts consecutive usage limits without a known reset.
 	limitStreak int
 	// lastCost is the cost of the step applied last.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"raymond/claude"
 	"raymond/orchestrator"
 	"raymond/orchestrator/scripted"
 	"raymond/orchestrator/step"
@@ -113,17 +114,30 @@ func (d *driving) driveAndReport(ctx context.Context, id string, update func(*st
 	defer stop()
 	r, err := d.driver(quiesce, "").Drive(ctx, id, update)
 	if err != nil {
-		if errors.Is(err, orchestrator.ErrClaudeUnusable) && r != nil {
-			// The run is paused, not lost: say how to go on once fixed.
-			return fmt.Errorf("%w\nThe run is paused; once that is fixed: raymond resume %s", err, id)
-		}
-		return driveError(err)
+		return driveFailed(id, r, err)
 	}
 	code := report(d.env.stdout, d.env.stderr, r, d.project.dir, d.flags.json)
 	if code == exitOK {
 		return nil
 	}
 	return &exitError{code: code}
+}
+
+// driveFailed turns the error of driving run id, which left the run r (nil
+// when it was not driven), into the error that carries the exit status. The
+// message names the run: recover drives several at once.
+func driveFailed(id string, r *state.Run, err error) error {
+	if errors.Is(err, orchestrator.ErrClaudeUnusable) && r != nil {
+		// The run is paused, not lost: say how to go on once fixed.
+		// resume reads RAYMOND_CLAUDE no more, and recover has no
+		// --claude: only resume's flag changes the executable.
+		next := "raymond resume " + id
+		if errors.Is(err, claude.ErrNotFound) {
+			next += " --claude PATH"
+		}
+		return fmt.Errorf("run %s: %w\nThe run is paused; once that is fixed: %s", id, err, next)
+	}
+	return driveError(err)
 }
 
 // driveError maps an error of Driver.Drive to the exit status it means.

@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -85,25 +87,34 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdWaitFile waits until a file exists, for scripts that must act while a
 // background command is in a known place (the fake writes its reply state
-// when it takes a reply):
+// when it takes a reply), and with a regular expression until the file also
+// has a line that matches it:
 //
 //	waitfile $FAKE_CLAUDE_DIR/replies.json
+//	waitfile .raymond/debug/k9/main_START_001.jsonl '"type":"assistant"'
 //
 // It gives up after a minute.
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitfile PATH")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile PATH [REGEXP]")
 	}
 	path := ts.MkAbs(args[0])
+	var re *regexp.Regexp
+	if len(args) == 2 {
+		var err error
+		if re, err = regexp.Compile("(?m)" + args[1]); err != nil {
+			ts.Fatalf("waitfile: %v", err)
+		}
+	}
 	deadline := time.Now().Add(time.Minute)
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for range tick.C {
-		if _, err := os.Stat(path); err == nil {
+		if data, err := os.ReadFile(path); err == nil && (re == nil || re.Match(data)) {
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("waitfile: %s did not appear", args[0])
+			ts.Fatalf("waitfile: %s did not appear", strings.Join(args, " "))
 		}
 	}
 }

@@ -117,9 +117,3 @@ func nextStep(r *state.Run) string {
 	}
 	return fmt.Sprintf("run %s paused; resume it with: raymond resume %s", id, id)
 }
-
-// firstLine returns the first line of s.
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
-}

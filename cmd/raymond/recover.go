@@ -71,6 +71,9 @@ func runRecover(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A run named twice is driven once: a second driver would be refused
+	// by the first one's lock.
+	ids = unique(ids)
 	if code := d.driveAll(ctx, ids); code != exitOK {
 		return &exitError{code: code}
 	}
@@ -146,12 +149,25 @@ func (d *driving) recoverOne(ctx context.Context, id string, quiesce <-chan stru
 	drv.Progress = stderr
 	r, err := drv.Drive(ctx, id, nil)
 	if err != nil {
-		return exitCode(stderr, driveError(err))
+		return exitCode(stderr, driveFailed(id, r, err))
 	}
 	if line := nextStep(r); line != "" {
 		fmt.Fprintf(stderr, "raymond: %s\n", line)
 	}
 	return exitFor(r.Status)
+}
+
+// unique returns ids without repeats, in the order of their first mention.
+func unique(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // worse returns the worse of two exit statuses: bad usage, then failure,

@@ -1,0 +1,215 @@
+package orchestrator
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"raymond/claude"
+	"raymond/orchestrator/step"
+	"raymond/state"
+)
+
+// Tests written during the review of the orchestrator: each failed before
+// the fix it names.
+
+// A usage limit whose announced reset has already passed (a clock that
+// drifted, a stale rate_limit_event, "resets 3pm" read a few minutes after
+// 3pm) must still pause the run: re-running at once would hit the limit again
+// and spin, starting claude over and over.
+func TestUsageLimitResetInThePastStillWaits(t *testing.T) {
+	tests := []struct {
+		ago  time.Duration
+		want time.Time
+	}{
+		// Within the margin the announced reset still counts.
+		{ago: time.Second, want: t0.Add(resetMargin - time.Second)},
+		// Past it, the run backs off as for a limit without a reset.
+		{ago: resetMargin, want: t0.Add(limitBackoff)},
+		{ago: 5 * time.Minute, want: t0.Add(limitBackoff)},
+		{ago: 3 * time.Hour, want: t0.Add(limitBackoff)},
+	}
+	for _, tt := range tests {
+		m := oneAgent(state.SessionResume)
+		m.apply(stepDone{agent: "main", res: &claude.Result{Outcome: claude.UsageLimit, Text: "limit", ResetAt: t0.Add(-tt.ago)}}, t0)
+		require.NotNil(t, m.run.Wait)
+		assert.Equal(t, tt.want, m.run.Wait.Until, "reset %s ago", tt.ago)
+	}
+}
+
+// The same through Drive: every step start after a usage limit with a past
+// reset comes at least limitBackoff after the one before.
+func TestDriveUsageLimitInThePastDoesNotSpin(t *testing.T) {
+	w := newWorld(t, map[string]string{"START.md": "Go."})
+	w.create(t, "r1", state.Options{}, 0)
+	clock := &InstantClock{}
+	var starts []time.Time
+	runner := runnerFunc(func(_ context.Context, req step.Request) *claude.Result {
+		starts = append(starts, clock.Now())
+		if len(starts) < 3 {
+			return &claude.Result{Outcome: claude.UsageLimit, Text: "limit", ResetAt: clock.Now().Add(-time.Minute)}
+		}
+		return &claude.Result{Outcome: claude.Success, HasResult: true, Text: "<result>ok</result>", SessionID: "s"}
+	})
+	d := w.driver(runner)
+	d.Clock = clock
+	run, err := d.Drive(context.Background(), "r1", nil)
+	require.NoError(t, err)
+	assert.Equal(t, state.StatusCompleted, run.Status)
+	require.Len(t, starts, 3)
+	for i := 1; i < len(starts); i++ {
+		assert.GreaterOrEqual(t, starts[i].Sub(starts[i-1]), limitBackoff, "step %d started right after a usage limit", i+1)
+	}
+}
+
+// A run that reaches its budget while another agent's usage limit makes it
+// wait cannot start any step after the wait: it ends budget_exceeded at once
+// instead of sleeping until the reset (or, with --no-wait, pausing as if only
+// the limit stood in its way).
+func TestBudgetReachedDuringUsageLimit(t *testing.T) {
+	files := map[string]string{"START.md": "Go.", "W.md": "Work.", "JOIN.md": "Join.", "END.md": "End."}
+	const script = `
+replies:
+  START: ['<fork next="JOIN.md">W.md</fork>']
+  W: [{outcome: usage_limit, reset: 5h}]
+  JOIN: [{text: "<goto>END</goto>", cost: 0.005}]
+`
+	for _, noWait := range []bool{false, true} {
+		w := newWorld(t, files)
+		w.create(t, "r1", state.Options{MaxParallel: 2, NoWait: noWait}, 0.005)
+		d := w.driver(replies(t, script))
+		// Time stands still: a run that waits for the reset waits until
+		// the guard below gives up, and ends paused.
+		d.Clock = frozenClock{}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		run, err := d.Drive(ctx, "r1", nil)
+		cancel()
+		require.NoError(t, err)
+		assert.Equal(t, state.StatusBudgetExceeded, run.Status, "no-wait %v", noWait)
+		assert.Contains(t, run.Error, "budget reached", "no-wait %v", noWait)
+		assert.NotNil(t, run.Wait, "no-wait %v: the limit still applies once the budget is raised", noWait)
+	}
+}
+
+// With fewer slots than ready agents, an agent that is always ready again
+// (a parent going from state to state) must not keep the slot forever: the
+// agents it forked get their turn. Otherwise, with --max-parallel 1, a parent
+// that polls for its workers' results loops for ever.
+func TestMaxParallelOneDoesNotStarveForks(t *testing.T) {
+	w := newWorld(t, map[string]string{"START.md": "Go.", "W.md": "Work.", "LOOP.md": "Check."})
+	w.create(t, "r1", state.Options{MaxParallel: 1}, 0)
+	r := replies(t, `
+replies:
+  START: ['<fork next="LOOP.md">W.md</fork>']
+  LOOP: [{text: "<goto>LOOP</goto>", times: 3}, "<result>done</result>"]
+  W: ["<result>worked</result>"]
+`)
+	var mu sync.Mutex
+	var order []string
+	d := w.driver(stepHook{Runner: r, before: func(req step.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, req.Agent+":"+req.Step.State)
+	}})
+	run, err := d.Drive(context.Background(), "r1", nil)
+	require.NoError(t, err)
+	assert.Equal(t, state.StatusCompleted, run.Status)
+	worker := slices.Index(order, "main_w1:W.md")
+	require.GreaterOrEqual(t, worker, 0, "%v", order)
+	assert.Less(t, worker, 3, "the worker waited for the parent's whole chain: %v", order)
+}
+
+// An agent that fails as its step is prepared (its state no longer loads)
+// is saved as failed with the next write, so that raymond status shows it
+// while the other agents go on.
+func TestFailureBeforeStartIsSaved(t *testing.T) {
+	w := newWorld(t, map[string]string{"START.md": "Go.", "W.md": "Work.", "JOIN.md": "Join.", "END.md": "End."})
+	w.create(t, "r1", state.Options{MaxParallel: 2}, 0)
+	r := replies(t, `
+replies:
+  START: ['<fork next="JOIN.md">W.md</fork>']
+  W: [{outcome: crash}]
+  JOIN: ["<goto>END</goto>"]
+  END: ["<result>ok</result>"]
+`)
+	failed := make(chan struct{})
+	var onDisk *state.Run
+	d := w.driver(stepHook{Runner: r, before: func(req step.Request) {
+		switch req.Step.State {
+		case "W.md":
+			// W.md breaks while the worker's first try runs: its retry
+			// cannot load the state and fails the worker before it starts.
+			breakState(t, w, "W.md")
+		case "JOIN.md":
+			// main goes on only once the worker has failed, so that END
+			// starts, and its launch is saved, after the failure.
+			select {
+			case <-failed:
+			case <-time.After(time.Minute):
+				t.Error("the worker did not fail")
+			}
+		case "END.md":
+			var err error
+			if onDisk, err = w.store.Read("r1"); err != nil {
+				t.Error(err)
+			}
+		}
+	}})
+	d.Progress = &lineSignal{w: d.Progress, text: "[main_w1] failed: load state", ch: failed}
+	run, err := d.Drive(context.Background(), "r1", nil)
+	require.NoError(t, err)
+	assert.Equal(t, state.StatusFailed, run.Status)
+	require.NotNil(t, onDisk)
+	worker := onDisk.Agent("main_w1")
+	require.NotNil(t, worker)
+	assert.Equal(t, state.AgentFailed, worker.Status, "the state file says the failed worker is %s", worker.Status)
+	assert.Contains(t, worker.LastError, "load state")
+}
+
+// lineSignal passes writes on to w and closes ch the first time one contains
+// text.
+type lineSignal struct {
+	w    io.Writer
+	text string
+	ch   chan struct{}
+	once sync.Once
+}
+
+func (l *lineSignal) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), l.text) {
+		l.once.Do(func() { close(l.ch) })
+	}
+	return l.w.Write(p)
+}
+
+// runnerFunc is a step.Runner made of a function.
+type runnerFunc func(ctx context.Context, req step.Request) *claude.Result
+
+func (f runnerFunc) Run(ctx context.Context, req step.Request, _ claude.Handler) (*claude.Result, error) {
+	return f(ctx, req), nil
+}
+
+// frozenClock is a clock on which time does not pass: its After never fires.
+type frozenClock struct{}
+
+func (frozenClock) Now() time.Time                       { return t0 }
+func (frozenClock) After(time.Duration) <-chan time.Time { return nil }
+
+// breakState rewrites a state of w's workflow with frontmatter that does not
+// parse: the state still exists (a transition to it is accepted) but cannot
+// be loaded.
+func breakState(t *testing.T, w *world, name string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(w.wf, name), []byte("---\nallowed_transitions: [\n---\nbroken\n"), 0o644); err != nil {
+		t.Error(err) // called from a step's goroutine: no FailNow
+	}
+}
