@@ -73,18 +73,37 @@ func (m *machine) begin(a *state.Agent) (*launch, []effect) {
 	if prompt == "" {
 		prompt = prompts.Render(st.Body, vars)
 	}
-	var budget float64
-	if r.BudgetUSD > 0 {
-		// Whole micro-dollars, rounded down: never a cap above what is left.
-		budget = max(math.Floor((r.BudgetUSD-r.TotalCostUSD)*1e6)/1e6, 1e-6)
-	}
 	return &launch{
 		st: st,
 		req: step.Request{
 			RunID: r.WorkflowID, Agent: a.ID, Seq: a.Steps, Step: *s, Prompt: prompt,
-			Vars: vars, Options: r.Options, MaxBudgetUSD: budget,
+			Vars: vars, Options: r.Options, MaxBudgetUSD: m.stepCap(s),
 		},
 	}, effects
+}
+
+// stepCap is the --max-budget-usd of a step: what is left of the run's
+// budget, so that one long step cannot overrun it; 0 without a budget.
+//
+// A resumed or branched step's cap also holds what its session lineage has
+// cost so far. Whether Claude Code compares the cap with this call's cost or
+// with the lineage's cumulative total_cost_usd is not documented; with the
+// lineage's cost added, a cumulative comparison stops the step at the same
+// point as a per-call one would without it, and a per-call comparison is
+// still bounded. Without it, a cumulative CLI would stop every resumed step
+// of an expensive session at once.
+func (m *machine) stepCap(s *state.Step) float64 {
+	r := m.run
+	if r.BudgetUSD <= 0 {
+		return 0
+	}
+	left := r.BudgetUSD - r.TotalCostUSD
+	if s.Mode != state.SessionNew && s.ResumeSession != "" {
+		left += r.SessionCosts[s.ResumeSession]
+	}
+	// Whole micro-dollars, rounded down (after rounding away the float
+	// noise of the sum), and never 0, which would mean no cap.
+	return max(math.Floor(math.Round(left*1e9)/1e3)/1e6, 1e-6)
 }
 
 // firstOf returns the first non-empty string.

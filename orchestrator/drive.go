@@ -34,8 +34,10 @@ type driving struct {
 	// stopErr is returned by Drive (persist error, claude unusable).
 	stopErr error
 	started time.Time
-	// waitShown is the wait whose start was already announced.
+	// waitShown is the wait whose start was already announced, and
+	// nextTick when its countdown next shows how long is left.
 	waitShown time.Time
+	nextTick  time.Time
 }
 
 func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) error) (*state.Run, error) {

@@ -167,23 +167,58 @@ func TestDriveBudgetStopsNewSteps(t *testing.T) {
 	r := replies(t, `
 replies:
   START: [{text: "<goto>A</goto>", cost: 0.01}]
-  A: [{text: "<goto>B</goto>", cost: 0.01}, {text: "<goto>B</goto>", cost: 0.01}]
+  A: [{text: "<goto>B</goto>", cost: 0.01}]
   B: [{text: "<result>x</result>", cost: 0.01}]
 `)
-	// START leaves 0.005 of the budget; A is given that as its cap, goes
-	// past it and is stopped there (as claude --max-budget-usd does).
+	// START leaves 0.005; A, resuming START's session, may spend that plus
+	// what the session cost (its cap is 0.015), so it runs; then the run
+	// has spent 0.02 and B does not start.
 	d := w.driver(r)
 	run, err := d.Drive(context.Background(), "r1", nil)
 	require.NoError(t, err)
 	assert.Equal(t, state.StatusBudgetExceeded, run.Status)
 	assert.InDelta(t, 0.02, run.TotalCostUSD, 1e-9)
-	assert.Equal(t, "A.md", run.Agents[0].CurrentState)
+	assert.Equal(t, "B.md", run.Agents[0].CurrentState)
 	assert.Equal(t, state.AgentReady, run.Agents[0].Status)
 
 	run, err = d.Drive(context.Background(), "r1", func(r *state.Run) error { r.BudgetUSD = 1; return nil })
 	require.NoError(t, err)
 	assert.Equal(t, state.StatusCompleted, run.Status)
-	assert.InDelta(t, 0.04, run.TotalCostUSD, 1e-9)
+	assert.InDelta(t, 0.03, run.TotalCostUSD, 1e-9)
+}
+
+func TestDriveStepStoppedAtTheBudgetWaits(t *testing.T) {
+	w := newWorld(t, map[string]string{"START.md": "Go.", "B.md": "B"})
+	w.create(t, "r1", state.Options{}, 0.015)
+	r := replies(t, `
+replies:
+  START: [{text: "<reset>B</reset>", cost: 0.01}, ]
+  B: [{text: "<result>x</result>", cost: 0.01}, {text: "<result>x</result>", cost: 0.01}]
+`)
+	// B starts a new session with 0.005 left: its cap, and it goes past
+	// it, as claude --max-budget-usd stops it. The run stops there and B
+	// runs again once the budget is raised.
+	d := w.driver(r)
+	run, err := d.Drive(context.Background(), "r1", nil)
+	require.NoError(t, err)
+	assert.Equal(t, state.StatusBudgetExceeded, run.Status)
+	assert.Equal(t, "B.md", run.Agents[0].CurrentState)
+	assert.Equal(t, state.AgentReady, run.Agents[0].Status)
+
+	run, err = d.Drive(context.Background(), "r1", func(r *state.Run) error { r.BudgetUSD = 1; return nil })
+	require.NoError(t, err)
+	assert.Equal(t, state.StatusCompleted, run.Status)
+}
+
+func TestStepCap(t *testing.T) {
+	m := newMachine(&state.Run{BudgetUSD: 1, TotalCostUSD: 0.4, SessionCosts: map[string]float64{"s": 0.3}})
+	assert.InDelta(t, 0.6, m.stepCap(&state.Step{Mode: state.SessionNew}), 1e-9)
+	assert.InDelta(t, 0.9, m.stepCap(&state.Step{Mode: state.SessionResume, ResumeSession: "s"}), 1e-9)
+	assert.InDelta(t, 0.9, m.stepCap(&state.Step{Mode: state.SessionBranch, ResumeSession: "s"}), 1e-9)
+	m.run.TotalCostUSD = 1
+	assert.InDelta(t, 1e-6, m.stepCap(&state.Step{Mode: state.SessionNew}), 1e-12, "never 0, which would lift the cap")
+	m.run.BudgetUSD = 0
+	assert.Zero(t, m.stepCap(&state.Step{Mode: state.SessionNew}))
 }
 
 func TestDriveQuiesceLetsStepsFinish(t *testing.T) {

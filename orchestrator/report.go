@@ -74,9 +74,13 @@ func (g *driving) waiting(now time.Time, w *state.Wait) time.Time {
 		g.event(transcript.Event{Type: transcript.EventWait, Until: ptr(w.Until), Message: w.Reason})
 		g.out.line("", fmt.Sprintf("usage limit reached (%s); no new step starts until %s (in %s). Ctrl-C pauses the run; resume it later.",
 			w.Reason, w.Until.Local().Format("Jan 2 15:04:05"), roundLeft(left)), true)
-	} else {
+	} else if !now.Before(g.nextTick) {
+		// Only when a tick is due: a step that ends during the wait wakes
+		// the loop too, and would repeat the line.
 		g.out.line("", fmt.Sprintf("waiting for the usage limit to reset: %s left (until %s)",
 			roundLeft(left), w.Until.Local().Format("15:04:05")), true)
+	} else {
+		return g.nextTick
 	}
 	tick := 10 * time.Minute
 	switch {
@@ -85,10 +89,11 @@ func (g *driving) waiting(now time.Time, w *state.Wait) time.Time {
 	case left > 2*time.Hour:
 		tick = 30 * time.Minute
 	}
+	g.nextTick = now.Add(tick)
 	if left <= tick {
-		return w.Until
+		g.nextTick = w.Until
 	}
-	return now.Add(tick)
+	return g.nextTick
 }
 
 // roundLeft rounds a remaining duration for people.
