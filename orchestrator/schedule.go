@@ -110,4 +110,3 @@ func (g *driving) start(ctx context.Context, l *launch) {
 		g.done <- done
 	})
 }
-
