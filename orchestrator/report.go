@@ -112,7 +112,8 @@ func (g *driving) summary() {
 		steps += r.Agents[i].Steps
 	}
 	took := nowFunc().Sub(g.started).Round(time.Millisecond)
-	msg := fmt.Sprintf("run %s %s in %s: %d steps, %d agents, %s", r.WorkflowID, r.Status, took, steps, len(r.Agents), money(r.TotalCostUSD))
+	msg := fmt.Sprintf("run %s %s in %s: %s, %s, %s", r.WorkflowID, r.Status, took,
+		count(steps, "step"), count(len(r.Agents), "agent"), money(r.TotalCostUSD))
 	if r.BudgetUSD > 0 {
 		msg += " of " + money(r.BudgetUSD)
 	}
@@ -125,4 +126,12 @@ func (g *driving) summary() {
 		}
 	}
 	g.out.line("", msg, true)
+}
+
+// count writes n things: "1 step", "3 steps".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
