@@ -285,13 +285,22 @@ func (g *driving) event(e transcript.Event) {
 	g.tr.Event(e)
 }
 
-// persist saves the agents changed since the last save. A failed write
-// stops the run: no step may start on state that is not on disk.
+// persist saves the agents changed since the last save, with whatever
+// changed in the run's header; without changed agents it saves nothing.
+// A failed write stops the run: no step may start on state that is not on
+// disk.
 func (g *driving) persist() {
-	m := g.m
-	if len(m.dirty) == 0 {
-		return
+	if len(g.m.dirty) > 0 {
+		g.save()
 	}
+}
+
+// persistAll saves the run's header (status, error, wait) even when no agent
+// changed.
+func (g *driving) persistAll() { g.save() }
+
+func (g *driving) save() {
+	m := g.m
 	ids := make([]string, 0, len(m.dirty))
 	for id := range m.dirty {
 		ids = append(ids, id)
@@ -301,21 +310,4 @@ func (g *driving) persist() {
 		return
 	}
 	clear(m.dirty)
-}
-
-// persistAll saves the run header (status, error) along with dirty agents.
-func (g *driving) persistAll() {
-	if err := g.journal.Save(g.m.run, keys(g.m.dirty)...); err != nil {
-		g.stop(fmt.Errorf("save run state: %w", err), "")
-		return
-	}
-	clear(g.m.dirty)
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }

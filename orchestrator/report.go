@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"raymond/orchestrator/scripted"
 	"raymond/orchestrator/step"
 	"raymond/orchestrator/transcript"
 	"raymond/state"
@@ -52,11 +53,11 @@ func (g *driving) closeStep(ev stepDone, s state.Step) {
 }
 
 // runnerName names the kind of runner for the transcript.
-func runnerName(r any) string {
-	switch fmt.Sprintf("%T", r) {
-	case "step.Claude", "*step.Claude":
+func runnerName(r step.Runner) string {
+	switch r.(type) {
+	case step.Claude, *step.Claude:
 		return "claude"
-	case "*scripted.Runner":
+	case *scripted.Runner:
 		return "scripted"
 	}
 	return fmt.Sprintf("%T", r)
