@@ -1,0 +1,219 @@
+package analysis
+
+import "time"
+
+// SchemaVersion is the version of the JSON that `raymond transcript --json`
+// prints (Run and everything under it). Adding a field keeps it; renaming,
+// removing or changing the meaning of one bumps it.
+const SchemaVersion = 1
+
+// Run is what a transcript folder (and the run's state file, when there is
+// one) says about one run. Times are UTC; durations are milliseconds.
+type Run struct {
+	Schema int `json:"schema"`
+	// ID is the run id, the transcript folder's name.
+	ID string `json:"id"`
+	// Dir is the transcript folder analysed.
+	Dir string `json:"dir"`
+	// Workflow is the workflow folder (run_started's message or the state
+	// file's scope_dir); Entry its entry state.
+	Workflow string `json:"workflow,omitempty"`
+	Entry    string `json:"entry,omitempty"`
+	// Status is the run's status: run_ended's, else the state file's, else
+	// "unknown". Running is true when a process drives the run now.
+	Status  string  `json:"status"`
+	Running bool    `json:"running"`
+	Result  *string `json:"result,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	// Started is the first event; Ended the run_ended event (or the last
+	// event when the run never ended: see Complete). WallMS is Ended-Started.
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended"`
+	WallMS  int64     `json:"wall_ms"`
+	// Complete is true when the transcript ends with run_ended and nothing
+	// is missing; Notes then is empty.
+	Complete bool `json:"complete"`
+	// Notes say plainly what is missing or cut short and how far the
+	// analysis goes ("events.jsonl ends in a torn line (312 bytes), dropped",
+	// "the run has not ended: still running (pid 4242)", "main_WORK_004:
+	// no meta file, the step was cut short").
+	Notes []string `json:"notes,omitempty"`
+	// Warnings are the warning events of the run, in order.
+	Warnings []string `json:"warnings,omitempty"`
+
+	// CostUSD is the run's total cost (the last total seen); BudgetUSD its
+	// budget, 0 for none.
+	CostUSD   float64 `json:"cost_usd"`
+	BudgetUSD float64 `json:"budget_usd,omitempty"`
+	Tokens    Tokens  `json:"tokens"`
+	// Counts.
+	StepCount  int `json:"steps"`
+	AgentCount int `json:"agents"`
+	Retries    int `json:"retries"`
+	Reminders  int `json:"reminders"`
+	Failures   int `json:"failures"` // steps whose outcome was not success
+	// Waits are the usage-limit waits; WaitMS their total length.
+	Waits  []Wait `json:"waits,omitempty"`
+	WaitMS int64  `json:"wait_ms"`
+	// BudgetExceeded is set when a budget_exceeded event was seen.
+	BudgetExceeded bool `json:"budget_exceeded,omitempty"`
+
+	// Agents in the order they appeared.
+	Agents []*Agent `json:"agents_detail"`
+	// Steps in the order they started.
+	Steps []*Step `json:"steps_detail"`
+	// States: per-state statistics, sorted by cost (highest first), then
+	// by name.
+	States []*StateStats `json:"states"`
+	// CriticalPath: the names of the chain of steps that determined the
+	// wall time, first to last (see CriticalPath in critical.go).
+	CriticalPath []string `json:"critical_path"`
+}
+
+// Tokens adds up the usage of steps.
+type Tokens struct {
+	Input         int64 `json:"input"`
+	Output        int64 `json:"output"`
+	CacheRead     int64 `json:"cache_read"`
+	CacheCreation int64 `json:"cache_creation"`
+}
+
+// Wait is one usage-limit wait (a wait event up to its wait_over, or to
+// the end of the transcript).
+type Wait struct {
+	Started time.Time `json:"started"`
+	Until   time.Time `json:"until"`
+	// Ended is the wait_over event, zero if none came.
+	Ended  time.Time `json:"ended"`
+	Reason string    `json:"reason,omitempty"`
+}
+
+// Agent is one agent of the run.
+type Agent struct {
+	ID string `json:"id"`
+	// Parent is the agent that forked it, and SpawnStep the step whose
+	// fork did; both empty for main.
+	Parent    string `json:"parent,omitempty"`
+	SpawnStep string `json:"spawn_step,omitempty"`
+	// Status: completed, failed, or running/unknown when the transcript
+	// ends before the agent does.
+	Status string  `json:"status"`
+	Result *string `json:"result,omitempty"`
+	Error  string  `json:"error,omitempty"`
+	// Path is the sequence of states the agent went through.
+	Path    []*Visit  `json:"path"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended"`
+	CostUSD float64   `json:"cost_usd"`
+	// StepNames are the agent's steps in order (Step.Name).
+	StepNames []string `json:"steps"`
+}
+
+// Visit is one stay of an agent in a state: entered by a transition (or as
+// the agent's first state), left by the next one. Reminders and retries
+// are steps of the same visit.
+type Visit struct {
+	State string `json:"state"`
+	// Via is the tag that led here: "" for main's entry state, "fork" for a
+	// forked agent's first state, else goto, reset, call, function or
+	// result (a return to the caller).
+	Via string `json:"via"`
+	// Depth is the agent's stack depth during the visit (0 at top level,
+	// 1 inside a call or function, …).
+	Depth int `json:"depth"`
+	// Steps are the names of the visit's steps (attempts, reminders).
+	Steps []string `json:"steps"`
+	// Exit is the tag that left the state ("" when the transcript ends
+	// inside the visit), Target where it went ("" for a result that ended
+	// the agent).
+	Exit   string `json:"exit,omitempty"`
+	Target string `json:"target,omitempty"`
+	// Spawned are the agents a fork in this visit started.
+	Spawned []string `json:"spawned,omitempty"`
+	// Result is the payload of a result tag that left this state.
+	Result *string `json:"result,omitempty"`
+	// CostUSD and DurationMS add up the visit's steps.
+	CostUSD    float64 `json:"cost_usd"`
+	DurationMS int64   `json:"duration_ms"`
+}
+
+// Step is one run of claude (or of the scripted runner): one attempt, one
+// reminder or one retry is one step, with its own transcript files.
+type Step struct {
+	// Name is the transcript base name, <agent>_<stem>_<NNN>.
+	Name     string `json:"name"`
+	Agent    string `json:"agent"`
+	Seq      int    `json:"seq"`
+	State    string `json:"state"`
+	Attempt  int    `json:"attempt"`
+	Reminder bool   `json:"reminder,omitempty"`
+	// Session is the session the step ran in; SessionMode new, resume or
+	// branch; ResumedSession the session resumed or branched from.
+	Session        string    `json:"session,omitempty"`
+	SessionMode    string    `json:"session_mode,omitempty"`
+	ResumedSession string    `json:"resumed_session,omitempty"`
+	Started        time.Time `json:"started"`
+	// Ended is zero for a step that never ended (cut short, or running).
+	Ended      time.Time `json:"ended"`
+	DurationMS int64     `json:"duration_ms"`
+	// Outcome is claude.Outcome's name ("success", "crash", …), or "" when
+	// the step has not ended.
+	Outcome string  `json:"outcome,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	CostUSD float64 `json:"cost_usd"`
+	Tokens  Tokens  `json:"tokens"`
+	Model   string  `json:"model,omitempty"`
+	Runner  string  `json:"runner,omitempty"`
+	// Tag and Target are the transition the step's answer made ("" when it
+	// made none: a failure, a reminder followed, or the transcript ends).
+	Tag    string  `json:"tag,omitempty"`
+	Target string  `json:"target,omitempty"`
+	Result *string `json:"result,omitempty"`
+	// Retried is set when the step failed and was retried; Reminded when
+	// its answer had no valid tag and a reminder followed.
+	Retried  bool `json:"retried,omitempty"`
+	Reminded bool `json:"reminded,omitempty"`
+	// Files present in the transcript folder for this step.
+	HasPrompt bool `json:"has_prompt"`
+	HasLines  bool `json:"has_lines"`
+	HasMeta   bool `json:"has_meta"`
+}
+
+// StateStats is what one state cost over the run.
+type StateStats struct {
+	State      string  `json:"state"`
+	Visits     int     `json:"visits"`
+	Steps      int     `json:"steps"`
+	DurationMS int64   `json:"duration_ms"`
+	MeanMS     int64   `json:"mean_ms"` // per visit
+	CostUSD    float64 `json:"cost_usd"`
+	Tokens     Tokens  `json:"tokens"`
+	Reminders  int     `json:"reminders"`
+	Failures   int     `json:"failures"`
+}
+
+// Detail is one step in full, for --step and the HTML report: the prompt
+// sent and what the model did, from the step's .prompt.md and .jsonl.
+type Detail struct {
+	Step   *Step  `json:"step"`
+	Prompt string `json:"prompt"`
+	// Items are what the model said and did, in order.
+	Items []Item `json:"items"`
+	// Answer is the final answer (the result line's text), "" when none.
+	Answer string `json:"answer"`
+	// Notes say what is missing (no .jsonl, a torn line, …).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Item is one thing a step's stream shows.
+type Item struct {
+	// Kind is "text", "tool" (a call), "tool_result", "error" or "note".
+	Kind string `json:"kind"`
+	// Text is the text, the tool's key argument or the result, abbreviated
+	// to a few lines by the loader (Full says whether it was cut).
+	Text string `json:"text"`
+	// Tool is the tool's name for tool and tool_result items.
+	Tool  string `json:"tool,omitempty"`
+	IsErr bool   `json:"is_error,omitempty"`
+	Cut   bool   `json:"cut,omitempty"`
+}
