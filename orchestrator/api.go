@@ -32,6 +32,10 @@ type NewRun struct {
 	Options state.Options
 	// BudgetUSD is the run's budget; 0 means unlimited.
 	BudgetUSD float64
+	// Cwd is the folder the agents work in (a fork's cd= is relative to
+	// it); "" means the current folder of the process. Workflow tests that
+	// run in parallel set it, as the current folder is process-wide.
+	Cwd string
 }
 
 // WorkflowError reports a workflow that cannot be started: no such folder or
@@ -61,7 +65,10 @@ func Create(store *state.Store, n NewRun) (*state.Run, error) {
 	opts := withDefaults(n.Options)
 	// Agents work where raymond was started, as claude itself would; the
 	// project folder only says where .raymond/ is.
-	cwd, err := os.Getwd()
+	cwd, err := filepath.Abs(n.Cwd)
+	if n.Cwd == "" {
+		cwd, err = os.Getwd()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create run: %w", err)
 	}

@@ -8,7 +8,9 @@
 // # Replies file
 //
 // A replies file is YAML with one key, replies, mapping a state's file name
-// (the .md may be omitted) to the list of its replies:
+// (the .md may be omitted) to the list of its replies. A key AGENT/STATE,
+// such as main_worker2/WORKER.md, holds replies for that agent only (see
+// Order):
 //
 //	replies:
 //	  START.md:
@@ -46,6 +48,8 @@
 //	tools    tool calls streamed before the answer, each a mapping of name
 //	         (required), input (a mapping), result (the tool's output) and
 //	         error (true for a failed call)
+//	template false: the texts are used as written, placeholders included
+//	         (default true; see Templates)
 //
 // # Outcomes
 //
@@ -71,14 +75,21 @@
 // Reply texts, say blocks, tool inputs and tool results are rendered with
 // the step's template values (input, run_id, agent_id, state, fork
 // variables) as prompts are, so one list of replies serves a fan-out: every
-// worker that consumes "Checked {{item}}" answers about its own item.
+// worker that consumes "Checked {{item}}" answers about its own item. A
+// reply with template: false is used byte for byte as written: a recorded
+// answer that itself contains {{...}} (a model writing about templates)
+// comes back unchanged.
 //
 // # Order
 //
 // Each state has one queue of replies shared by all agents: steps take them
-// in the order they ask, whichever agent they belong to. A step canceled
-// during its delay puts its reply back at the front of the queue, so the
-// step run again after an interruption answers the same. When a state has
-// no reply left the step ends as an invocation error naming the state;
-// [Runner.Unused] lists the replies no step consumed.
+// in the order they ask, whichever agent they belong to. An agent that has
+// its own queue at a state (a key AGENT/STATE) takes from it first, and from
+// the shared queue once its own is used up; so a recorded fan-out replays
+// each worker's own answers in whatever order the workers run. A step
+// canceled during its delay puts its reply back at the front of the queue
+// it came from, so the step run again after an interruption answers the
+// same. When no reply is left for a step it ends as an invocation error
+// naming the state, which fails its agent; [Runner.Exhausted] lists those
+// steps and [Runner.Unused] the replies no step consumed.
 package scripted

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v2"
@@ -14,7 +15,7 @@ import (
 // replyKeys and toolKeys are the keys a reply and a tool take, as error
 // messages list them.
 const (
-	replyKeys = "text, outcome, times, repeat, cost, delay, reset, say, tools"
+	replyKeys = "text, outcome, times, repeat, cost, delay, reset, say, tools, template"
 	toolKeys  = "name, input, result, error"
 )
 
@@ -30,6 +31,7 @@ func Load(path string) (*Runner, error) {
 
 // Parse reads the content of a replies file. name is the file's name, used
 // in error messages (and in the message of a step that finds no reply left).
+// An error about one state's replies is a *ReplyError.
 func Parse(name string, data []byte) (*Runner, error) {
 	// Decoding into a MapSlice makes yaml.v2 decode every nested mapping as
 	// a MapSlice too, so states and keys keep the order of the file.
@@ -37,7 +39,7 @@ func Parse(name string, data []byte) (*Runner, error) {
 	if err := yaml.Unmarshal(data, &top); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	r := &Runner{name: name, byName: make(map[string]*queue)}
+	var replies any
 	found := false
 	for _, item := range top {
 		if item.Key != "replies" {
@@ -47,57 +49,111 @@ func Parse(name string, data []byte) (*Runner, error) {
 			return nil, fmt.Errorf("%s: replies is given twice", name)
 		}
 		found = true
-		if err := r.addStates(item.Value); err != nil {
-			return nil, err
-		}
+		replies = item.Value
 	}
 	if !found {
 		return nil, fmt.Errorf("%s: no replies key; a replies file lists the replies of each state under the key replies", name)
 	}
-	return r, nil
+	return ParseValue(name, replies)
 }
 
-// addStates adds the queues of the replies mapping v.
-func (r *Runner) addStates(v any) error {
+// ParseValue reads the value of a replies key that another file embeds (a
+// workflow test case has one), as gopkg.in/yaml.v2 decodes it into a
+// yaml.MapSlice: nested mappings are MapSlices, lists []any. name says
+// where the value comes from in error messages. An error about one state's
+// replies is a *ReplyError.
+func ParseValue(name string, v any) (*Runner, error) {
+	r := &Runner{name: name, byName: make(map[string]*queue)}
 	if v == nil {
-		return nil
+		return r, nil
 	}
 	states, ok := v.(yaml.MapSlice)
 	if !ok {
-		return fmt.Errorf("%s: replies must map state names to lists of replies", r.name)
+		return nil, fmt.Errorf("%s: replies must map state names to lists of replies", name)
 	}
 	for _, item := range states {
 		key, ok := item.Key.(string)
 		if !ok {
-			return fmt.Errorf("%s: state name %v is not a text; name a state by its file name, such as WORKER.md", r.name, item.Key)
+			return nil, r.keyError(fmt.Sprint(item.Key), 0,
+				fmt.Errorf("state name %v is not a text; name a state by its file name, such as WORKER.md", item.Key))
 		}
 		q, err := r.addQueue(key)
 		if err != nil {
-			return err
+			return nil, r.keyError(key, 0, err)
 		}
-		if q.replies, err = parseList(item.Value); err != nil {
-			return fmt.Errorf("%s: %s %w", r.name, key, err)
+		var index int
+		if q.replies, index, err = parseList(item.Value); err != nil {
+			return nil, r.keyError(key, index, fmt.Errorf("%s %w", key, err))
 		}
 	}
-	return nil
+	return r, nil
 }
 
-// addQueue registers the queue of the state key under every name a step
-// may give that state.
+// ReplyError is a problem with the replies of one key of a replies file:
+// the key itself, its list, or one reply of it. A file that embeds replies
+// (a workflow test) uses State and Reply to point at the line.
+type ReplyError struct {
+	// File is the name given to Parse or ParseValue.
+	File string
+	// State is the key as written: STATE or AGENT/STATE.
+	State string
+	// Reply is the position of the reply in the key's list, from 1; 0 when
+	// the problem is the key or the list as a whole.
+	Reply int
+	// Err says what is wrong, starting with the key or the reply it is
+	// about, without the file's name.
+	Err error
+}
+
+// Error returns the file's name followed by Err's message.
+func (e *ReplyError) Error() string { return e.File + ": " + e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *ReplyError) Unwrap() error { return e.Err }
+
+func (r *Runner) keyError(key string, reply int, err error) error {
+	return &ReplyError{File: r.name, State: key, Reply: reply, Err: err}
+}
+
+// addQueue registers the queue of key (STATE or AGENT/STATE) under every
+// name a step may give that state. Its errors say what is wrong with key.
 func (r *Runner) addQueue(key string) (*queue, error) {
-	if err := parsing.ValidTarget(key); err != nil {
-		return nil, fmt.Errorf("%s: state %q is not a file name in the workflow folder (%v); name a state such as WORKER.md or WORKER", r.name, key, err)
+	agent, stateName, err := splitKey(key)
+	if err != nil {
+		return nil, err
 	}
-	q := &queue{key: key}
-	for _, alias := range aliases(key) {
+	q := &queue{key: key, agent: agent, state: stateName}
+	for _, alias := range aliases(stateName) {
+		if agent != "" {
+			alias = agent + "/" + alias
+		}
 		if other, dup := r.byName[alias]; dup {
-			return nil, fmt.Errorf("%s: %q and %q name the same state; put their replies in one list", r.name, other.key, key)
+			return nil, fmt.Errorf("%q and %q name the same state; put their replies in one list", other.key, key)
 		}
 		r.byName[alias] = q
 	}
 	r.queues = append(r.queues, q)
 	return q, nil
 }
+
+// splitKey splits a key of the replies mapping into the agent it is for (""
+// for every agent) and the state.
+func splitKey(key string) (agent, stateName string, err error) {
+	agent, stateName, found := strings.Cut(key, "/")
+	if !found {
+		stateName, agent = key, ""
+	} else if !agentID.MatchString(agent) {
+		return "", "", fmt.Errorf("%q is not a state: %q is not the id of an agent (main, main_worker1, …); name a state such as WORKER.md, or one agent's state such as main_worker1/WORKER.md", key, agent)
+	}
+	if err := parsing.ValidTarget(stateName); err != nil {
+		return "", "", fmt.Errorf("state %q is not a file name in the workflow folder (%v); name a state such as WORKER.md or WORKER", key, err)
+	}
+	return agent, stateName, nil
+}
+
+// agentID matches the ids the orchestrator gives agents: main, and for a
+// fork the parent's id, _, a lower-case short name and a counter.
+var agentID = regexp.MustCompile(`^main(_[a-z0-9]+)*$`)
 
 // aliases returns the state names key stands for: itself, and when it has
 // no state extension the markdown and script states of that name.
@@ -109,28 +165,29 @@ func aliases(key string) []string {
 }
 
 // parseList parses the replies of one state. Its errors start with the
-// reply they are about ("reply 2: …") or say the list itself is wrong.
-func parseList(v any) ([]*reply, error) {
+// reply they are about ("reply 2: …"), whose position it returns, or say
+// the list itself is wrong (position 0).
+func parseList(v any) ([]*reply, int, error) {
 	if v == nil {
-		return nil, nil
+		return nil, 0, nil
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return nil, errors.New(`must hold a list of replies: start each reply with "- "`)
+		return nil, 0, errors.New(`must hold a list of replies: start each reply with "- "`)
 	}
 	replies := make([]*reply, 0, len(list))
 	for i, item := range list {
 		if i > 0 && replies[i-1].repeat {
-			return nil, fmt.Errorf("reply %d: it follows a reply with repeat: true, so no step would ever get it", i+1)
+			return nil, i + 1, fmt.Errorf("reply %d: it follows a reply with repeat: true, so no step would ever get it", i+1)
 		}
 		rep, err := parseReply(item)
 		if err != nil {
-			return nil, fmt.Errorf("reply %d: %w", i+1, err)
+			return nil, i + 1, fmt.Errorf("reply %d: %w", i+1, err)
 		}
 		rep.index = i + 1
 		replies = append(replies, rep)
 	}
-	return replies, nil
+	return replies, 0, nil
 }
 
 // parseReply parses one reply: a string (the final text) or a mapping.
@@ -182,6 +239,10 @@ func parseFields(fields yaml.MapSlice) (*reply, error) {
 			rep.say, err = texts(f.Value)
 		case "tools":
 			rep.tools, err = parseTools(f.Value)
+		case "template":
+			var render bool
+			render, err = boolean(f.Value)
+			rep.verbatim = !render
 		default:
 			return nil, fmt.Errorf("unknown key %q; a reply takes %s", fmt.Sprint(f.Key), replyKeys)
 		}

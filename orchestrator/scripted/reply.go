@@ -54,6 +54,9 @@ type reply struct {
 	reset  time.Duration
 	say    []string
 	tools  []tool
+	// verbatim (template: false) leaves the reply's texts as written:
+	// placeholders are not filled in.
+	verbatim bool
 
 	// used counts the steps the reply answered; guarded by Runner.mu.
 	used int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,18 +21,27 @@ type Runner struct {
 	name string
 	// queues are the states' queues in the order of the file.
 	queues []*queue
-	// byName finds a queue by any name a step may give its state.
+	// byName finds a queue by any name a step may give its state, and an
+	// agent's own queue by AGENT/name.
 	byName map[string]*queue
 
-	mu sync.Mutex // guards the queues' positions and the replies' use
+	mu sync.Mutex // guards the queues' positions, the replies' use and noneLeft
+	// noneLeft lists the steps that found no reply, in the order they ran.
+	noneLeft []Exhausted
 }
 
 var _ step.Runner = (*Runner)(nil)
 
-// queue is the shared queue of one state's replies.
+// queue is the queue of one key of the replies file: a state's replies,
+// shared by every agent, or one agent's own replies at a state.
 type queue struct {
-	// key is the state as written in the replies file.
-	key     string
+	// key is the state as written in the replies file: STATE or
+	// AGENT/STATE.
+	key string
+	// agent is the agent of an AGENT/STATE key, "" for a shared queue;
+	// state the state part of key.
+	agent   string
+	state   string
 	replies []*reply
 	// next is the index of the first reply that may have steps left.
 	next int
@@ -94,9 +104,9 @@ func (r *Runner) Run(ctx context.Context, req step.Request, h claude.Handler) (*
 		now := time.Now()
 		return &claude.Result{Outcome: claude.Canceled, ExitCode: -1, Started: now, Ended: now}, nil
 	}
-	q, rep, offered := r.take(req.Step.State)
+	q, rep := r.take(req)
 	if rep == nil {
-		return r.exhausted(req.Step.State, q != nil, offered, h), nil
+		return r.exhausted(req, h), nil
 	}
 	s := newStream(req, rep, sid, h)
 	s.start()
@@ -107,20 +117,31 @@ func (r *Runner) Run(ctx context.Context, req step.Request, h claude.Handler) (*
 	return s.finish(), nil
 }
 
-// take takes the next reply for stateName. Without one, rep is nil, q is nil
-// if the file has no replies for the state, and offered counts the replies
-// the file gives it.
-func (r *Runner) take(stateName string) (q *queue, rep *reply, offered int) {
+// take takes the next reply for the step: from its agent's own queue at
+// the state if that has one left, else from the state's shared queue. It
+// returns a nil reply when neither has one.
+func (r *Runner) take(req step.Request) (*queue, *reply) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	q = r.byName[stateName]
-	if q == nil {
-		return nil, nil, 0
+	for _, q := range r.queuesOf(req.Agent, req.Step.State) {
+		if rep := q.take(); rep != nil {
+			return q, rep
+		}
 	}
-	if rep = q.take(); rep == nil {
-		return q, nil, q.offered()
+	return nil, nil
+}
+
+// queuesOf returns the queues a step of agent at stateName takes replies
+// from, in order: the agent's own, then the shared one.
+func (r *Runner) queuesOf(agent, stateName string) []*queue {
+	var qs []*queue
+	if q := r.byName[agent+"/"+stateName]; q != nil && agent != "" {
+		qs = append(qs, q)
 	}
-	return q, rep, 0
+	if q := r.byName[stateName]; q != nil {
+		qs = append(qs, q)
+	}
+	return qs
 }
 
 func (r *Runner) giveBack(q *queue, rep *reply) {
@@ -129,15 +150,33 @@ func (r *Runner) giveBack(q *queue, rep *reply) {
 	q.giveBack(rep)
 }
 
-// exhausted is the result of a step that finds no reply: like a claude that
-// refuses to start, it writes nothing on stdout and says why on stderr.
-func (r *Runner) exhausted(stateName string, listed bool, offered int, h claude.Handler) *claude.Result {
+// exhausted records a step that finds no reply and returns its result:
+// like a claude that refuses to start, it writes nothing on stdout and says
+// why on stderr.
+func (r *Runner) exhausted(req step.Request, h claude.Handler) *claude.Result {
 	file := r.name
 	if file == "" {
 		file = "the replies file"
 	}
+	stateName := req.Step.State
+	r.mu.Lock()
+	qs := r.queuesOf(req.Agent, stateName)
+	offered, own := 0, 0
+	for _, q := range qs {
+		offered += q.offered()
+		if q.agent != "" {
+			own = q.offered()
+		}
+	}
+	r.noneLeft = append(r.noneLeft, Exhausted{State: stateName, Agent: req.Agent, Step: req.Name(), Listed: offered > 0})
+	r.mu.Unlock()
+
 	msg := fmt.Sprintf("no scripted reply for %s: %s gives none for it", stateName, file)
-	if listed && offered > 0 {
+	switch {
+	case offered > 0 && own > 0:
+		msg = fmt.Sprintf("no scripted reply left for %s at %s: %s gives %d (%d of them for %s) and all were used",
+			req.Agent, stateName, file, offered, own, req.Agent)
+	case offered > 0:
 		msg = fmt.Sprintf("no scripted reply left for %s: %s gives %d and all were used", stateName, file, offered)
 	}
 	if h.OnStderr != nil {
@@ -145,6 +184,28 @@ func (r *Runner) exhausted(stateName string, listed bool, offered int, h claude.
 	}
 	now := time.Now()
 	return &claude.Result{Outcome: claude.InvocationError, ExitCode: 1, Stderr: msg + "\n", Started: now, Ended: now}
+}
+
+// Exhausted is a step that found no reply left for it.
+type Exhausted struct {
+	// State is the state of the step, as the workflow names it (WORKER.md).
+	State string
+	// Agent is the agent whose step it was.
+	Agent string
+	// Step is the step's transcript name, main_worker3_WORKER_001.
+	Step string
+	// Listed is true when the file gives replies for the state (or for the
+	// agent at the state) and they were all used; false when it gives none.
+	Listed bool
+}
+
+// Exhausted lists the steps that found no reply, in the order they asked.
+// Such a step ends as an invocation error and fails its agent; `raymond
+// test` reports them as the cause.
+func (r *Runner) Exhausted() []Exhausted {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.noneLeft)
 }
 
 // sessionOf returns the session a step runs in: the one it resumes, or for
@@ -228,17 +289,18 @@ func (r *Runner) Unused() []Unused {
 
 // Check reports the states of the replies file that name no state of the
 // workflow in scope (a typo would otherwise show only as a step that finds
-// no reply). It checks every state and joins the errors.
+// no reply). It checks every state and joins the errors, each a
+// *ReplyError.
 func (r *Runner) Check(scope string) error {
 	var errs []error
 	for _, q := range r.queues {
-		if _, err := prompts.Resolve(scope, q.key); err != nil {
+		if _, err := prompts.Resolve(scope, q.state); err != nil {
 			if _, ok := errors.AsType[*prompts.TargetError](err); ok {
-				err = fmt.Errorf("%s: replies for %q name no state of the workflow: %w", r.name, q.key, err)
+				err = fmt.Errorf("replies for %q name no state of the workflow: %w", q.key, err)
 			} else {
-				err = fmt.Errorf("%s: check replies for %q: %w", r.name, q.key, err)
+				err = fmt.Errorf("check replies for %q: %w", q.key, err)
 			}
-			errs = append(errs, err)
+			errs = append(errs, r.keyError(q.key, 0, err))
 		}
 	}
 	return errors.Join(errs...)

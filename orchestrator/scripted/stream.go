@@ -262,8 +262,13 @@ func (s *stream) emit(e claude.Event) {
 	}
 }
 
-// render fills in the step's template values.
-func (s *stream) render(text string) string { return prompts.Render(text, s.req.Vars) }
+// render fills in the step's template values, unless the reply is verbatim.
+func (s *stream) render(text string) string {
+	if s.rep.verbatim {
+		return text
+	}
+	return prompts.Render(text, s.req.Vars)
+}
 
 // renderValue renders every string of a tool input, returning a copy: the
 // reply is shared by every step it answers.
