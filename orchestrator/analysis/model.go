@@ -30,6 +30,15 @@ type Run struct {
 	Started time.Time `json:"started"`
 	Ended   time.Time `json:"ended"`
 	WallMS  int64     `json:"wall_ms"`
+	// DrivenMS is the part of the wall time during which a process drove
+	// the run (from run_started or run_resumed to run_ended, or to the
+	// last event of a process that stopped without one); Resumes counts
+	// the run_resumed events.
+	DrivenMS int64 `json:"driven_ms"`
+	Resumes  int   `json:"resumes"`
+	// Processes are the periods during which a process drove the run, one
+	// per run_started or run_resumed event, in order.
+	Processes []Process `json:"processes,omitempty"`
 	// Complete is true when the transcript ends with run_ended and nothing
 	// is missing; Notes then is empty.
 	Complete bool `json:"complete"`
@@ -78,13 +87,24 @@ type Tokens struct {
 	CacheCreation int64 `json:"cache_creation"`
 }
 
+// Process is one period during which a process drove the run.
+type Process struct {
+	Started time.Time `json:"started"`
+	// Ended is its run_ended event, or its last event when it stopped
+	// without one (Crashed), or the last event so far while it runs.
+	Ended   time.Time `json:"ended"`
+	Crashed bool      `json:"crashed,omitempty"`
+}
+
 // Wait is one usage-limit wait (a wait event up to its wait_over, or to
 // the end of the transcript).
 type Wait struct {
 	Started time.Time `json:"started"`
 	Until   time.Time `json:"until"`
-	// Ended is the wait_over event, zero if none came.
-	Ended  time.Time `json:"ended"`
+	// Ended is the wait_over event, or the end of the process that
+	// waited (run_ended); zero (and absent from the JSON) while the wait
+	// goes on.
+	Ended  time.Time `json:"ended,omitzero"`
 	Reason string    `json:"reason,omitempty"`
 }
 
@@ -95,15 +115,18 @@ type Agent struct {
 	// fork did; both empty for main.
 	Parent    string `json:"parent,omitempty"`
 	SpawnStep string `json:"spawn_step,omitempty"`
-	// Status: completed, failed, or running/unknown when the transcript
-	// ends before the agent does.
+	// Status: completed or failed; running when the agent has not ended
+	// and a process drives the run, stopped when it has not ended and
+	// nothing drives the run (paused, waiting, over budget, crashed).
 	Status string  `json:"status"`
 	Result *string `json:"result,omitempty"`
 	Error  string  `json:"error,omitempty"`
 	// Path is the sequence of states the agent went through.
 	Path    []*Visit  `json:"path"`
 	Started time.Time `json:"started"`
-	Ended   time.Time `json:"ended"`
+	// Ended is when the agent completed or failed; zero (and absent from
+	// the JSON) when it has not.
+	Ended   time.Time `json:"ended,omitzero"`
 	CostUSD float64   `json:"cost_usd"`
 	// StepNames are the agent's steps in order (Step.Name).
 	StepNames []string `json:"steps"`
@@ -153,8 +176,9 @@ type Step struct {
 	SessionMode    string    `json:"session_mode,omitempty"`
 	ResumedSession string    `json:"resumed_session,omitempty"`
 	Started        time.Time `json:"started"`
-	// Ended is zero for a step that never ended (cut short, or running).
-	Ended      time.Time `json:"ended"`
+	// Ended is zero (and absent from the JSON) for a step that never
+	// ended (cut short, or running).
+	Ended      time.Time `json:"ended,omitzero"`
 	DurationMS int64     `json:"duration_ms"`
 	// Outcome is claude.Outcome's name ("success", "crash", …), or "" when
 	// the step has not ended.

@@ -1,0 +1,102 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+
+	"raymond/claude"
+	"raymond/orchestrator/transcript"
+)
+
+// EventLine describes an event of events.jsonl in one line, as
+// `raymond transcript --follow` prints it: the local time, the agent in
+// brackets, and what happened, in the words of raymond's progress lines.
+func EventLine(e *transcript.Event) string {
+	var b strings.Builder
+	b.WriteString(e.Time.Local().Format("15:04:05"))
+	b.WriteByte(' ')
+	if e.Agent != "" {
+		b.WriteString("[" + e.Agent + "] ")
+	}
+	b.WriteString(eventText(e))
+	return b.String()
+}
+
+// eventText is what an event says, without time and agent.
+func eventText(e *transcript.Event) string {
+	cost := func() string {
+		if e.CostUSD == nil {
+			return ""
+		}
+		s := "  " + money(*e.CostUSD)
+		if e.TotalCostUSD != nil {
+			s += ", total " + money(*e.TotalCostUSD)
+		}
+		return s
+	}
+	switch e.Type {
+	case transcript.EventRunStarted:
+		return fmt.Sprintf("run started at %s: %s", e.State, e.Message)
+	case transcript.EventRunResumed:
+		return fmt.Sprintf("run resumed: %s", e.Message)
+	case transcript.EventStepStarted:
+		s := fmt.Sprintf("%s: step %s started", e.State, e.Step)
+		if e.Attempt > 1 {
+			s += fmt.Sprintf(" (attempt %d)", e.Attempt)
+		}
+		return s
+	case transcript.EventStepEnded:
+		s := fmt.Sprintf("%s: %s in %s", e.State, e.Outcome, dur(e.DurationMS))
+		if e.Message != "" {
+			s += ": " + claude.OneLine(e.Message)
+		}
+		return s + cost()
+	case transcript.EventTransition:
+		to := e.Target
+		if to == "" {
+			to = "done"
+		}
+		return fmt.Sprintf("%s -> %s (%s)%s", e.State, to, e.Tag, cost())
+	case transcript.EventSpawn:
+		return fmt.Sprintf("started %s at %s", e.Child, e.State)
+	case transcript.EventRetry:
+		return fmt.Sprintf("%s: %s; retry, attempt %d", e.State, claude.OneLine(e.Message), e.Attempt)
+	case transcript.EventReminder:
+		return fmt.Sprintf("%s: %s; reminder %d", e.State, claude.OneLine(e.Message), max(e.Attempt-1, 1))
+	case transcript.EventAgentCompleted:
+		s := "completed at " + e.State
+		if e.Payload != nil {
+			s += ": " + claude.OneLine(*e.Payload)
+		}
+		return s
+	case transcript.EventAgentFailed:
+		return "failed: " + claude.OneLine(e.Message)
+	case transcript.EventWait:
+		s := "usage limit: no step starts"
+		if e.Until != nil {
+			s += " until " + e.Until.Local().Format("15:04:05")
+		}
+		if e.Message != "" {
+			s += " (" + claude.OneLine(e.Message) + ")"
+		}
+		return s
+	case transcript.EventWaitOver:
+		return "usage-limit wait over; steps start again"
+	case transcript.EventPaused:
+		return "paused: " + claude.OneLine(e.Message)
+	case transcript.EventBudgetExceeded:
+		return "stopped at the budget: " + claude.OneLine(e.Message)
+	case transcript.EventWarning:
+		return "warning: " + claude.OneLine(strings.TrimPrefix(e.State+": "+e.Message, ": "))
+	case transcript.EventRunEnded:
+		s := "run ended: " + e.Status
+		if e.TotalCostUSD != nil {
+			s += ", " + money(*e.TotalCostUSD)
+		}
+		if e.Message != "" {
+			s += ": " + claude.OneLine(e.Message)
+		}
+		return s
+	}
+	return e.Type
+}

@@ -1,0 +1,366 @@
+package analysis
+
+import (
+	"cmp"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"raymond/state"
+)
+
+// Load analyses the transcript of src as far as it goes. Only a folder
+// that cannot be read at all, or holds no transcript, is an error; a torn
+// or incomplete transcript gives a Run with Notes.
+func Load(src Source) (*Run, error) {
+	f, err := readFolder(src.Dir)
+	if err != nil {
+		return nil, err
+	}
+	b := newBuilder()
+	r := b.r
+	r.ID = filepath.Base(src.Dir)
+	r.Dir = src.Dir
+	r.Running = src.Running
+	b.replay(f.events)
+	b.addOrphans(f, src.State)
+	b.fillFromMeta(f)
+	b.fromState(src.State)
+	b.finish(src)
+	b.notes(src, f)
+	r.Complete = b.lastEnded && len(r.Notes) == 0
+	return r, nil
+}
+
+// addOrphans adds the steps that have files but no event: the events file
+// is missing or ends early. Each agent's steps are added in seq order.
+func (b *builder) addOrphans(f *folder, st *state.Run) {
+	known := make([]string, 0, len(b.agents))
+	for id := range b.agents {
+		known = append(known, id)
+	}
+	if st != nil {
+		for i := range st.Agents {
+			known = append(known, st.Agents[i].ID)
+		}
+	}
+	var orphans []*Step
+	for _, name := range f.names {
+		if b.steps[name] != nil {
+			continue
+		}
+		sf := f.files[name]
+		agent := ""
+		if sf.m != nil {
+			agent = sf.m.Agent
+		} else {
+			agent = longestAgent(name, known)
+		}
+		id, stem, seq := splitName(name, agent)
+		s := &Step{Name: name, Agent: id, Seq: seq, State: stem + ".md"}
+		if m := sf.m; m != nil {
+			s.State, s.Seq, s.Started = m.State, m.Seq, m.Started.UTC()
+		}
+		orphans = append(orphans, s)
+	}
+	// Agents already known keep their place; new ones come in the order
+	// of their first step.
+	first := make(map[string]int)
+	for i, a := range b.r.Agents {
+		first[a.ID] = i
+	}
+	slices.SortStableFunc(orphans, func(x, y *Step) int {
+		if c := cmp.Compare(rank(first, x.Agent), rank(first, y.Agent)); c != 0 {
+			return c
+		}
+		if x.Agent != y.Agent {
+			if c := x.Started.Compare(y.Started); c != 0 {
+				return c
+			}
+			return strings.Compare(x.Agent, y.Agent)
+		}
+		return cmp.Compare(x.Seq, y.Seq)
+	})
+	for _, s := range orphans {
+		b.addStep(s)
+	}
+}
+
+// rank is an agent's place among the known agents, after all of them when
+// it is new.
+func rank(first map[string]int, id string) int {
+	if i, ok := first[id]; ok {
+		return i
+	}
+	return len(first)
+}
+
+// longestAgent returns the longest of known that name starts with, followed
+// by an underscore; "" when none does.
+func longestAgent(name string, known []string) string {
+	best := ""
+	for _, id := range known {
+		if len(id) > len(best) && strings.HasPrefix(name, id+"_") {
+			best = id
+		}
+	}
+	return best
+}
+
+// fillFromMeta completes every step with what its files say.
+func (b *builder) fillFromMeta(f *folder) {
+	for _, s := range b.r.Steps {
+		sf := f.files[s.Name]
+		if sf == nil {
+			continue
+		}
+		s.HasPrompt, s.HasLines, s.HasMeta = sf.prompt, sf.lines, sf.m != nil
+		m := sf.m
+		if m == nil {
+			continue
+		}
+		if m.Seq != 0 {
+			s.Seq = m.Seq
+		}
+		if s.Attempt == 0 {
+			s.Attempt = m.Attempt
+		}
+		s.Reminder = s.Reminder || m.Reminder
+		s.SessionMode, s.ResumedSession = m.SessionMode, m.ResumedSession
+		if m.SessionID != "" {
+			s.Session = m.SessionID
+		}
+		s.Model, s.Runner = m.Model, m.Runner
+		s.Tokens = Tokens{
+			Input: m.Usage.InputTokens, Output: m.Usage.OutputTokens,
+			CacheRead: m.Usage.CacheReadInputTokens, CacheCreation: m.Usage.CacheCreationInputTokens,
+		}
+		if s.Error == "" {
+			s.Error = m.Error
+		}
+		if !b.ended[s.Name] {
+			// No step_ended event: the meta file is all there is.
+			s.Outcome, s.CostUSD, s.DurationMS = m.Outcome, m.CostUSD, m.DurationMS
+			if s.Started.IsZero() {
+				s.Started = m.Started.UTC()
+			}
+			s.Ended = m.Ended.UTC()
+			if s.Ended.IsZero() {
+				s.Ended = s.Started
+			}
+		}
+	}
+}
+
+// fromState takes from the state file what the transcript may lack: who
+// forked whom, how agents ended, the budget.
+func (b *builder) fromState(st *state.Run) {
+	r := b.r
+	for _, a := range r.Agents {
+		if a.Parent == "" && a.ID != "main" {
+			a.Parent = parentOf(a.ID, b.agents)
+		}
+	}
+	if st == nil {
+		return
+	}
+	r.BudgetUSD = st.BudgetUSD
+	if r.Workflow == "" {
+		r.Workflow = st.ScopeDir
+	}
+	if r.Entry == "" {
+		r.Entry = st.EntryState
+	}
+	for i := range st.Agents {
+		sa := &st.Agents[i]
+		a := b.agents[sa.ID]
+		if a == nil {
+			continue
+		}
+		if sa.Parent != "" {
+			a.Parent = sa.Parent
+		}
+		if a.Status == "" && sa.Status.Ended() {
+			a.Status, a.Result, a.Error = string(sa.Status), sa.Result, sa.LastError
+		}
+	}
+}
+
+// parentOf guesses the parent of a forked agent whose spawn event is lost:
+// its id is the parent's id and one more segment.
+func parentOf(id string, agents map[string]*Agent) string {
+	if i := strings.LastIndexByte(id, '_'); i > 0 && agents[id[:i]] != nil {
+		return id[:i]
+	}
+	return ""
+}
+
+// finish derives what the events do not say directly: the run's status,
+// times, totals, per-agent and per-visit sums, per-state statistics and the
+// critical path.
+func (b *builder) finish(src Source) {
+	r := b.r
+	switch {
+	case b.lastEnded:
+	case src.State != nil:
+		r.Status = string(src.State.Status)
+	case src.Running:
+		r.Status = "running"
+	default:
+		r.Status = "unknown"
+	}
+	slices.SortStableFunc(r.Steps, func(x, y *Step) int { return x.Started.Compare(y.Started) })
+	for _, s := range r.Steps {
+		if r.Started.IsZero() || (!s.Started.IsZero() && s.Started.Before(r.Started)) {
+			r.Started = s.Started
+		}
+		if s.Ended.After(b.lastEvent) {
+			b.lastEvent = s.Ended
+		}
+		if s.Started.After(b.lastEvent) {
+			b.lastEvent = s.Started
+		}
+	}
+	if !b.lastEnded || r.Ended.IsZero() {
+		r.Ended = b.lastEvent
+	}
+	b.closeProcess(b.lastEvent, !src.Running)
+	r.Started, r.Ended = r.Started.UTC(), r.Ended.UTC()
+	r.WallMS = max(r.Ended.Sub(r.Started).Milliseconds(), 0)
+
+	var sum float64
+	for _, s := range r.Steps {
+		sum += s.CostUSD
+		r.Tokens.add(s.Tokens)
+		if s.Outcome != "" && s.Outcome != "success" {
+			r.Failures++
+		}
+	}
+	r.CostUSD = sum
+	if b.haveTotal {
+		r.CostUSD = b.lastTotal
+	}
+	if st := src.State; st != nil {
+		r.CostUSD = max(r.CostUSD, st.TotalCostUSD)
+		if st.Result != nil && r.Result == nil {
+			r.Result = st.Result
+		}
+		if r.Error == "" && !b.lastEnded {
+			r.Error = st.Error
+		}
+	}
+	if main := b.agents["main"]; r.Result == nil && main != nil && main.Status == "completed" {
+		r.Result = main.Result
+	}
+	r.StepCount, r.AgentCount = len(r.Steps), len(r.Agents)
+	for i := range r.Waits {
+		w := &r.Waits[i]
+		end := w.Ended
+		if end.IsZero() {
+			end = r.Ended
+		}
+		r.WaitMS += max(end.Sub(w.Started).Milliseconds(), 0)
+	}
+	b.sumAgents(src.Running)
+	r.States = stateStats(r)
+	for _, l := range CriticalPath(r) {
+		r.CriticalPath = append(r.CriticalPath, l.Step.Name)
+	}
+}
+
+// sumAgents adds up each agent's and each visit's steps and settles the
+// status of agents that have not ended.
+func (b *builder) sumAgents(running bool) {
+	for _, a := range b.r.Agents {
+		for _, v := range a.Path {
+			for _, name := range v.Steps {
+				s := b.steps[name]
+				v.CostUSD += s.CostUSD
+				v.DurationMS += s.DurationMS
+			}
+			a.CostUSD += v.CostUSD
+		}
+		switch {
+		case a.Status != "":
+		case running:
+			a.Status = "running"
+		default:
+			a.Status = "stopped"
+		}
+		if a.Started.IsZero() && len(a.StepNames) > 0 {
+			a.Started = b.steps[a.StepNames[0]].Started
+		}
+		a.Started = a.Started.UTC()
+		a.Ended = a.Ended.UTC()
+	}
+}
+
+func (t *Tokens) add(u Tokens) {
+	t.Input += u.Input
+	t.Output += u.Output
+	t.CacheRead += u.CacheRead
+	t.CacheCreation += u.CacheCreation
+}
+
+// Sum returns all the tokens together.
+func (t Tokens) Sum() int64 { return t.Input + t.Output + t.CacheRead + t.CacheCreation }
+
+// stateStats adds up the visits and steps of each state, most expensive
+// first.
+func stateStats(r *Run) []*StateStats {
+	by := make(map[string]*StateStats)
+	var out []*StateStats
+	get := func(name string) *StateStats {
+		st := by[name]
+		if st == nil {
+			st = &StateStats{State: name}
+			by[name] = st
+			out = append(out, st)
+		}
+		return st
+	}
+	for _, a := range r.Agents {
+		for _, v := range a.Path {
+			if len(v.Steps) > 0 {
+				get(v.State).Visits++
+			}
+		}
+	}
+	for _, s := range r.Steps {
+		st := get(s.State)
+		st.Steps++
+		st.DurationMS += s.DurationMS
+		st.CostUSD += s.CostUSD
+		st.Tokens.add(s.Tokens)
+		if s.Reminded {
+			st.Reminders++
+		}
+		if s.Outcome != "" && s.Outcome != "success" {
+			st.Failures++
+		}
+	}
+	for _, st := range out {
+		if st.Visits > 0 {
+			st.MeanMS = st.DurationMS / int64(st.Visits)
+		}
+	}
+	SortStates(out, "cost")
+	return out
+}
+
+// SortStates orders per-state statistics by "cost" or by "time" (total
+// duration), highest first, then by name.
+func SortStates(states []*StateStats, by string) {
+	slices.SortStableFunc(states, func(x, y *StateStats) int {
+		var c int
+		if by == "time" {
+			c = cmp.Compare(y.DurationMS, x.DurationMS)
+		} else {
+			c = cmp.Compare(y.CostUSD, x.CostUSD)
+		}
+		if c != 0 {
+			return c
+		}
+		return strings.Compare(x.State, y.State)
+	})
+}

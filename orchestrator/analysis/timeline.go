@@ -1,0 +1,193 @@
+package analysis
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// maxTimelineRows is how many agents the text timeline draws; the
+// "running" row still counts the steps of all of them.
+const maxTimelineRows = 20
+
+// The characters of the text timeline.
+const (
+	barStep   = '#' // a step runs
+	barFailed = '!' // a step that did not succeed runs
+	barIdle   = '.' // the agent lives, no step of it runs
+	barWait   = '~' // a usage-limit wait
+	barDriven = '=' // a process drives the run
+)
+
+// timeline draws agents as rows and their steps as bars over wall-clock
+// columns.
+func (p *report) timeline(r *Run) {
+	labelW := 7 // "running"
+	for _, a := range r.Agents {
+		labelW = max(labelW, width(a.ID))
+	}
+	labelW = min(labelW, 18)
+	cols := p.width - 2 - labelW - 1
+	span := max(r.Ended.Sub(r.Started), time.Millisecond)
+	colOf := func(t time.Time) int {
+		c := int(int64(t.Sub(r.Started)) * int64(cols) / int64(span))
+		return min(max(c, 0), cols-1)
+	}
+	p.title(false, "Timeline: %s wall, one column is %s", dur(span.Milliseconds()),
+		dur(max(span.Milliseconds()/int64(cols), 1)))
+
+	byAgent := make(map[string][]*Step)
+	for _, s := range r.Steps {
+		byAgent[s.Agent] = append(byAgent[s.Agent], s)
+	}
+	row := func(label string, cells []byte) {
+		p.line("  %s %s", pad(cutMiddle(label, labelW), labelW), strings.TrimRight(string(cells), " "))
+	}
+	order := make([]*Agent, 0, len(r.Agents))
+	for _, g := range agentGroups(r) {
+		order = append(order, g...)
+	}
+	for i, a := range order {
+		if i == maxTimelineRows && len(order) > maxTimelineRows+1 {
+			p.line("  %s … %s not drawn", pad("", labelW), count(len(order)-i, "more agent", "more agents"))
+			break
+		}
+		cells := blank(cols)
+		steps := byAgent[a.ID]
+		if len(steps) == 0 {
+			row(a.ID, cells)
+			continue
+		}
+		from, to := a.Started, a.Ended
+		if from.IsZero() || steps[0].Started.Before(from) {
+			from = steps[0].Started
+		}
+		if to.IsZero() {
+			to = endOf(steps[len(steps)-1])
+			if a.Status == "running" {
+				to = r.Ended
+			}
+		}
+		fill(cells, colOf(from), colOf(to), barIdle)
+		for _, s := range steps {
+			end := s.Ended
+			if end.IsZero() {
+				end = r.Ended
+				if !r.Running {
+					end = s.Started
+				}
+			}
+			c := byte(barStep)
+			if s.Outcome != "" && s.Outcome != "success" {
+				c = barFailed
+			}
+			for k := colOf(s.Started); k <= colOf(end); k++ {
+				if cells[k] != barFailed {
+					cells[k] = c
+				}
+			}
+		}
+		row(a.ID, cells)
+	}
+	if len(r.Agents) > 1 {
+		row("running", concurrency(r, cols, colOf))
+	}
+	if len(r.Waits) > 0 {
+		cells := blank(cols)
+		for _, w := range r.Waits {
+			end := w.Ended
+			if end.IsZero() {
+				end = r.Ended
+			}
+			fill(cells, colOf(w.Started), colOf(end), barWait)
+		}
+		row("limit", cells)
+	}
+	if len(r.Processes) > 1 {
+		cells := blank(cols)
+		for _, pr := range r.Processes {
+			fill(cells, colOf(pr.Started), colOf(pr.Ended), barDriven)
+		}
+		row("driven", cells)
+	}
+	p.axis(r, labelW, cols)
+	p.line("  # a step, ! a step that failed, . the agent waits; running: steps at once")
+}
+
+// axis writes the times under the timeline: the start, the middle and the
+// end.
+func (p *report) axis(r *Run, labelW, cols int) {
+	cells := []byte(strings.Repeat(" ", cols))
+	put := func(at int, s string) {
+		at = min(max(at, 0), cols-len(s))
+		if at >= 0 {
+			copy(cells[at:], s)
+		}
+	}
+	wall := r.WallMS
+	put(0, "+0s")
+	if cols >= 40 {
+		mid := "+" + dur(wall/2)
+		put(cols/2-len(mid)/2, mid)
+	}
+	put(cols, "+"+dur(wall))
+	p.line("  %s %s", strings.Repeat(" ", labelW), strings.TrimRight(string(cells), " "))
+}
+
+// concurrency returns, per column, the largest number of steps that ran at
+// the same time during it: a digit, + for ten or more.
+func concurrency(r *Run, cols int, colOf func(time.Time) int) []byte {
+	type edge struct {
+		t     time.Time
+		delta int
+	}
+	edges := make([]edge, 0, 2*len(r.Steps))
+	for _, s := range r.Steps {
+		end := s.Ended
+		if end.IsZero() {
+			if !r.Running {
+				continue
+			}
+			end = r.Ended
+		}
+		edges = append(edges, edge{s.Started, 1}, edge{end, -1})
+	}
+	// Ends before starts at the same instant: a step that follows another
+	// at once is not parallel to it.
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := a.t.Compare(b.t); c != 0 {
+			return c
+		}
+		return a.delta - b.delta
+	})
+	most := make([]int, cols)
+	cur := 0
+	for i, e := range edges {
+		cur += e.delta
+		if cur <= 0 || i+1 == len(edges) {
+			continue
+		}
+		for k := colOf(e.t); k <= colOf(edges[i+1].t); k++ {
+			most[k] = max(most[k], cur)
+		}
+	}
+	cells := blank(cols)
+	for k, n := range most {
+		switch {
+		case n >= 10:
+			cells[k] = '+'
+		case n > 0:
+			cells[k] = byte('0' + n)
+		}
+	}
+	return cells
+}
+
+func blank(n int) []byte { return []byte(strings.Repeat(" ", n)) }
+
+// fill sets cells from..to (inclusive) to c.
+func fill(cells []byte, from, to int, c byte) {
+	for k := from; k <= to && k < len(cells); k++ {
+		cells[k] = c
+	}
+}
