@@ -1,0 +1,255 @@
+package wftest
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"raymond/orchestrator/analysis"
+	"raymond/orchestrator/scripted"
+)
+
+// check compares a case's run with its expectations and returns what did
+// not hold, the cause first: replies that ran out, then status, paths,
+// result, steps, cost, unvisited states, and replies left over.
+func check(c *Case, run *analysis.Run, runner *scripted.Runner) []string {
+	var fails []string
+	for _, x := range runner.Exhausted() {
+		fails = append(fails, exhaustedMessage(x))
+	}
+	e := c.Expect
+	if run.Status != e.Status {
+		fails = append(fails, fmt.Sprintf("status: got %s, want %s%s", run.Status, e.Status, why(run)))
+	}
+	if e.Paths != nil {
+		fails = append(fails, checkPaths(e.Paths, run)...)
+	}
+	if e.Result != nil {
+		if msg := checkResult(run, *e.Result); msg != "" {
+			fails = append(fails, msg)
+		}
+	}
+	if e.ResultMatches != nil {
+		switch {
+		case run.Result == nil:
+			fails = append(fails, fmt.Sprintf("result: the run has no result (status %s), want one matching /%s/", run.Status, e.ResultMatches))
+		case !e.ResultMatches.MatchString(strings.TrimSpace(*run.Result)):
+			fails = append(fails, fmt.Sprintf("result: got %s, which does not match /%s/", quote(strings.TrimSpace(*run.Result)), e.ResultMatches))
+		}
+	}
+	if e.Steps != nil && run.StepCount != *e.Steps {
+		fails = append(fails, fmt.Sprintf("steps: got %d, want %d", run.StepCount, *e.Steps))
+	}
+	if e.CostUSD != nil && math.Abs(run.CostUSD-*e.CostUSD) > CostTolerance {
+		fails = append(fails, fmt.Sprintf("cost: got %s USD, want %s", money(run.CostUSD), money(*e.CostUSD)))
+	}
+	for _, s := range e.Unvisited {
+		if msg := checkUnvisited(run, s); msg != "" {
+			fails = append(fails, msg)
+		}
+	}
+	if unused := runner.Unused(); len(unused) > 0 {
+		fails = append(fails, unusedMessage(unused))
+	}
+	return fails
+}
+
+// exhaustedMessage says which step found no reply.
+func exhaustedMessage(x scripted.Exhausted) string {
+	if x.Listed {
+		return fmt.Sprintf("replies for %s ran out: step %s found none left", x.State, x.Step)
+	}
+	return fmt.Sprintf("no replies for %s: step %s found none; add %s to the case's replies", x.State, x.Step, x.State)
+}
+
+// why says why a run that did not complete ended as it did: the run's
+// error, else the errors of its failed agents.
+func why(run *analysis.Run) string {
+	if run.Error != "" {
+		return " (" + run.Error + ")"
+	}
+	var reasons []string
+	for _, a := range run.Agents {
+		if a.Status == "failed" && a.Error != "" {
+			reasons = append(reasons, a.ID+" failed: "+a.Error)
+		}
+	}
+	if len(reasons) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(reasons, "; ") + ")"
+}
+
+// checkPaths compares the path of every agent with the expected one.
+func checkPaths(want []AgentStates, run *analysis.Run) []string {
+	var fails []string
+	expected := make(map[string]bool)
+	for _, w := range want {
+		expected[w.Agent] = true
+		a := agentOf(run, w.Agent)
+		if a == nil {
+			fails = append(fails, fmt.Sprintf("path of %s: the run has no agent %s (it has %s)", w.Agent, w.Agent, agentIDs(run)))
+			continue
+		}
+		if msg := comparePath(w, a); msg != "" {
+			fails = append(fails, msg)
+		}
+	}
+	for _, a := range run.Agents {
+		if !expected[a.ID] {
+			fails = append(fails, fmt.Sprintf("path of %s: the agent is not expected; it went %s", a.ID, pathText(a.Path)))
+		}
+	}
+	return fails
+}
+
+// comparePath returns the diff of an agent's expected and actual states,
+// "" when they are the same.
+func comparePath(w AgentStates, a *analysis.Agent) string {
+	want := make([]string, len(w.States))
+	for i, s := range w.States {
+		want[i] = stateKey(s)
+	}
+	got := make([]string, len(a.Path))
+	for i, v := range a.Path {
+		got[i] = stateKey(v.State)
+	}
+	if strings.Join(want, "\n") == strings.Join(got, "\n") {
+		return ""
+	}
+	show := func(e edit) string {
+		if e.kind == '-' {
+			return w.States[e.i]
+		}
+		k := e.i
+		if e.kind == ' ' {
+			k = e.j
+		}
+		v := a.Path[k]
+		if v.Via == "" {
+			return stateKey(v.State)
+		}
+		return stateKey(v.State) + " (" + v.Via + ")"
+	}
+	return fmt.Sprintf("path of %s (- expected, + actual):\n%s", w.Agent, formatDiff(diff(want, got), show, "states"))
+}
+
+// stateKey is how paths compare states: by name, with or without .md.
+func stateKey(s string) string { return strings.TrimSuffix(s, ".md") }
+
+// pathText writes a path on one line: START -goto-> FIX -goto-> SUMMARY.
+func pathText(path []*analysis.Visit) string {
+	var b strings.Builder
+	for i, v := range path {
+		if i > 0 {
+			via := v.Via
+			if via == "" {
+				via = "?"
+			}
+			b.WriteString(" -" + via + "-> ")
+		}
+		b.WriteString(stateKey(v.State))
+	}
+	if b.Len() == 0 {
+		return "nowhere"
+	}
+	return b.String()
+}
+
+func agentOf(run *analysis.Run, id string) *analysis.Agent {
+	for _, a := range run.Agents {
+		if a.ID == id {
+			return a
+		}
+	}
+	return nil
+}
+
+func agentIDs(run *analysis.Run) string {
+	ids := make([]string, len(run.Agents))
+	for i, a := range run.Agents {
+		ids[i] = a.ID
+	}
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
+
+// maxQuoted is the longest result quoted on one line; longer or
+// multi-line results are compared line by line.
+const maxQuoted = 120
+
+// checkResult compares main's result with want, both trimmed.
+func checkResult(run *analysis.Run, want string) string {
+	want = strings.TrimSpace(want)
+	if run.Result == nil {
+		return fmt.Sprintf("result: the run has no result (status %s), want %s", run.Status, quote(want))
+	}
+	got := strings.TrimSpace(*run.Result)
+	if got == want {
+		return ""
+	}
+	if !strings.Contains(got+want, "\n") && len(got) <= maxQuoted && len(want) <= maxQuoted {
+		return fmt.Sprintf("result: got %s, want %s", quote(got), quote(want))
+	}
+	a, b := strings.Split(want, "\n"), strings.Split(got, "\n")
+	show := func(e edit) string {
+		if e.kind == '+' {
+			return b[e.i]
+		}
+		return a[e.i]
+	}
+	return "result (- expected, + actual):\n" + formatDiff(diff(a, b), show, "lines")
+}
+
+// quote quotes a result for a message, cut short when long.
+func quote(s string) string {
+	if r := []rune(s); len(r) > maxQuoted {
+		return strconv.Quote(string(r[:maxQuoted-1])+"…") + fmt.Sprintf(" (%d characters)", len(r))
+	}
+	return strconv.Quote(s)
+}
+
+// money writes an amount in USD with the digits it needs.
+func money(v float64) string {
+	return strconv.FormatFloat(math.Round(v*1e9)/1e9, 'f', -1, 64)
+}
+
+// checkUnvisited reports the first visit of state s, which should have
+// had none.
+func checkUnvisited(run *analysis.Run, s string) string {
+	for _, a := range run.Agents {
+		for _, v := range a.Path {
+			if stateKey(v.State) != stateKey(s) {
+				continue
+			}
+			step := ""
+			if len(v.Steps) > 0 {
+				step = " at step " + v.Steps[0]
+			}
+			return fmt.Sprintf("unvisited: %s was entered by %s%s", s, a.ID, step)
+		}
+	}
+	return ""
+}
+
+// unusedMessage lists the replies no step used.
+func unusedMessage(unused []scripted.Unused) string {
+	parts := make([]string, len(unused))
+	for i, u := range unused {
+		parts[i] = fmt.Sprintf("%s #%d %s", u.State, u.Index, strconv.Quote(u.Text))
+		switch {
+		case u.Times == 0:
+			parts[i] += " (repeat: true)"
+		case u.Used > 0:
+			parts[i] += fmt.Sprintf(" (used %d of %d times)", u.Used, u.Times)
+		}
+	}
+	noun := "replies never used"
+	if len(unused) == 1 {
+		noun = "reply never used"
+	}
+	return fmt.Sprintf("%d %s: %s", len(unused), noun, strings.Join(parts, ", "))
+}

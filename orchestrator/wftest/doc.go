@@ -1,0 +1,61 @@
+// Package wftest runs workflow tests: cases that drive a workflow through
+// the real orchestrator with scripted replies instead of a model, and check
+// where it went. It backs `raymond test` and the recording of a real run as
+// a test case (`raymond transcript RUN_ID --to-test FILE`). The guide for
+// workflow authors is docs/testing-workflows.md.
+//
+// # Test files
+//
+// A test file is YAML, usually named <something>.test.yaml beside the
+// workflow it tests:
+//
+//	workflow: .        # the workflow folder or entry state file, relative to
+//	                   # this file; default: the folder this file is in
+//	cwd: ../..         # the folder the agents work in (a fork's cd= is
+//	                   # relative to it), relative to this file; default: the
+//	                   # folder raymond test runs in
+//	cases:
+//	  - name: fixes on the second try   # required, unique in the file
+//	    input: "the failing test"       # --input
+//	    budget: 1.00                    # --budget in USD
+//	    max_parallel: 1                 # default 1: replies are taken in a
+//	                                    # fixed order
+//	    replies:                        # the replies: of a replies file
+//	      START.md: ["Found it. <goto>FIX.md</goto>"]
+//	      FIX:
+//	        - {text: "Tried. <goto>FIX.md</goto>", cost: 0.01}
+//	        - "Fixed. <goto>SUMMARY.md</goto>"
+//	      main_worker2/WORKER.md: [...]  # one agent's own replies
+//	    expect:                         # every key optional
+//	      status: completed             # the default
+//	      result: "exact text"          # both sides trimmed
+//	      result_matches: "^Fixed .*"   # a Go regexp, on the trimmed result
+//	      path:                         # every agent of the run, in order
+//	        main: [START, FIX, FIX, SUMMARY]
+//	      steps: 4                      # reminders and retries count
+//	      cost: 0.03                    # USD, within 1e-6
+//	      unvisited: [GIVE_UP]          # states no agent entered
+//
+// The replies value is parsed by package scripted (see its documentation
+// for replies, outcomes, AGENT/STATE keys and template: false). [Parse]
+// reports every problem of a file as FILE:LINE: unknown keys, values of the
+// wrong type, duplicate case names, and states in replies or unvisited that
+// the workflow does not have. yaml.v2 gives no positions, so lines are
+// found in the text by position.go's outline of its block structure.
+//
+// # Running
+//
+// [Run] loads the files [Discover] found and runs their cases in parallel
+// (bounded by Options.Parallel, default GOMAXPROCS). Each case runs in a
+// project folder of its own, removed afterwards, through
+// orchestrator.Create and orchestrator.Driver with a fresh scripted runner
+// and an InstantClock, so retries and usage-limit waits take no time; the
+// transcript it writes is read back with analysis.Load, and the checks use
+// that, so a test sees exactly what `raymond transcript` would show. A case
+// fails when an expectation does not hold, when a step found no reply
+// (scripted.Runner.Exhausted), when a reply was left over
+// (scripted.Runner.Unused), or when it runs longer than Options.Timeout.
+//
+// [WriteText], [WriteJSON] and [WriteJUnit] write a [Report]. [Record] and
+// [WriteRecorded] turn an analysed run into a case.
+package wftest

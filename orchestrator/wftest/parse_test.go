@@ -1,0 +1,160 @@
+package wftest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseFile(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, loopWorkflow)
+	write(t, dir, map[string]string{"work/.keep": ""})
+	path := filepath.Join(dir, "wf", "loop.test.yaml")
+	f, err := Parse(path, []byte(`
+workflow: .
+cwd: ../work
+cases:
+  - name: fixes twice
+    input: the parser
+    budget: 1.5
+    max_parallel: 3
+    replies:
+      START: ["<goto>FIX.md</goto>"]
+    expect:
+      status: failed
+      result: done
+      result_matches: "^do"
+      path:
+        main: [START, FIX.md]
+        main_w1: [W]
+      steps: 4
+      cost: 0.03
+      unvisited: [GIVE_UP]
+  - name: defaults
+`))
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "wf"), f.Workflow)
+	assert.Equal(t, filepath.Join(dir, "wf"), f.Scope)
+	assert.Equal(t, filepath.Join(dir, "work"), f.Cwd)
+	require.Len(t, f.Cases, 2)
+
+	c := f.Cases[0]
+	assert.Equal(t, "fixes twice", c.Name)
+	assert.Equal(t, "loop/fixes twice", c.ID)
+	assert.Equal(t, 5, c.Line)
+	assert.Equal(t, "the parser", *c.Input)
+	assert.Equal(t, 1.5, c.BudgetUSD)
+	assert.Equal(t, 3, c.MaxParallel)
+	e := c.Expect
+	assert.Equal(t, "failed", e.Status)
+	assert.Equal(t, "done", *e.Result)
+	assert.Equal(t, "^do", e.ResultMatches.String())
+	assert.Equal(t, []AgentStates{{"main", []string{"START", "FIX.md"}}, {"main_w1", []string{"W"}}}, e.Paths)
+	assert.Equal(t, 4, *e.Steps)
+	assert.Equal(t, 0.03, *e.CostUSD)
+	assert.Equal(t, []string{"GIVE_UP"}, e.Unvisited)
+	r, err := c.Runner()
+	require.NoError(t, err)
+	assert.Len(t, r.Unused(), 1, "the runner holds the case's replies")
+
+	d := f.Cases[1]
+	assert.Nil(t, d.Input)
+	assert.Equal(t, 1, d.MaxParallel, "one step at a time by default: replies are taken in a fixed order")
+	assert.Equal(t, Expect{Status: "completed"}, d.Expect)
+
+	cwd, err := os.Getwd()
+	require.NoError(t, err)
+	f, err = Parse(path, []byte("cases:\n  - name: a\n"))
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "wf"), f.Workflow, "the workflow defaults to the file's folder")
+	assert.Equal(t, cwd, f.Cwd, "the agents work in the current folder by default")
+
+	f, err = Parse(path, []byte("workflow: FIX.md\ncases:\n  - name: a\n"))
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "wf", "FIX.md"), f.Workflow, "a workflow may start from any of its states")
+}
+
+func TestParseErrors(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, loopWorkflow)
+	write(t, dir, map[string]string{"wf/notes.txt": "not a folder"})
+	tests := []struct {
+		name string
+		yaml string
+		want string // every line, after "t.test.yaml"
+	}{
+		{"not yaml", "cases: [", ":1: invalid YAML: did not find expected node content"},
+		{"bad indentation", "cases:\n  - name: a\n   input: b\n", ":3: invalid YAML: did not find expected '-' indicator"},
+		{"not a mapping", "- a\n", ":1: a test file is a mapping with the keys workflow, cwd, cases"},
+		{"unknown top key", "workflow: .\ncase:\n  - name: a\n",
+			":2: unknown key \"case\"; a test file takes workflow, cwd, cases"},
+		{"no cases", "workflow: .\n", ": no cases: a test file lists its cases under the key cases"},
+		{"empty cases", "cases: []\n", ":1: cases must be a list of cases, each starting with \"- name: …\""},
+		{"missing workflow", "workflow: ../nowhere\ncases:\n  - name: a\n",
+			":1: workflow ../nowhere: " + filepath.Join(dir, "nowhere") + ": no such file or folder; give a workflow folder or the state file to start from"},
+		{"cwd not a folder", "cwd: notes.txt\ncases:\n  - name: a\n",
+			":1: cwd notes.txt is not a folder (" + filepath.Join(dir, "wf", "notes.txt") + "); cwd: names the folder the agents work in, relative to the test file"},
+		{"case not a mapping", "cases:\n  - just text\n", ":2: case 1: \"just text\" is not a mapping; a case takes the keys name, input, budget, max_parallel, replies, expect"},
+		{"unknown case key", "cases:\n  - name: a\n    inptu: x\n",
+			":3: case \"a\": unknown key \"inptu\"; a case takes name, input, budget, max_parallel, replies, expect"},
+		{"key twice", "cases:\n  - name: a\n    input: x\n    input: y\n", ":4: case \"a\": input is given twice"},
+		{"no name", "cases:\n  - input: x\n", ":2: case 1 has no name; give every case a name that is unique in the file"},
+		{"name not text", "cases:\n  - name: [a]\n", ":2: case 1: name: a list is not a text; quote it"},
+		{"duplicate name", "cases:\n  - name: a\n  - name: b\n  - name: a\n",
+			":4: case \"a\": the name is already taken by case 1; give every case its own name"},
+		{"bad budget", "cases:\n  - name: a\n    budget: lots\n",
+			":3: case \"a\": budget: \"lots\" is not an amount in USD; give a number, 0 or more, such as 0.25"},
+		{"bad max_parallel", "cases:\n  - name: a\n    max_parallel: 0\n",
+			":3: case \"a\": max_parallel: 0 is not a number of steps; give a whole number, 1 or more"},
+		{"bad reply", "cases:\n  - name: a\n    replies:\n      START:\n        - ok\n        - {text: x, tiems: 2}\n",
+			":6: case \"a\": replies: START reply 2: unknown key \"tiems\"; a reply takes text, outcome, times, repeat, cost, delay, reset, say, tools, template"},
+		{"replies not a mapping", "cases:\n  - name: a\n    replies: [a]\n", ":3: case \"a\": replies must map state names to lists of replies"},
+		{"unknown state", "cases:\n  - name: a\n    replies:\n      START: [x]\n      main_w1/FIXX: [z]\n",
+			":5: case \"a\": replies: replies for \"main_w1/FIXX\" name no state of the workflow: target \"FIXX\" does not exist: no FIXX.md or FIXX.sh in the workflow"},
+		{"unknown expect key", "cases:\n  - name: a\n    expect:\n      stats: failed\n",
+			":4: case \"a\": expect: unknown key \"stats\"; expect takes status, result, result_matches, path, steps, cost, unvisited"},
+		{"bad status", "cases:\n  - name: a\n    expect: {status: done}\n",
+			":3: case \"a\": expect: status: \"done\" is not a status; use one of completed, failed, budget_exceeded, paused"},
+		{"bad regexp", "cases:\n  - name: a\n    expect:\n      result_matches: \"(\"\n",
+			":4: case \"a\": expect: result_matches: error parsing regexp: missing closing ): `(`"},
+		{"path not a mapping", "cases:\n  - name: a\n    expect:\n      path: [START]\n",
+			":4: case \"a\": expect: path must map each agent to its states, such as main: [START, FIX, SUMMARY]"},
+		{"path not states", "cases:\n  - name: a\n    expect:\n      path:\n        main: START\n",
+			":5: case \"a\": expect: path: main must be a list of states, such as [START, FIX]"},
+		{"empty path", "cases:\n  - name: a\n    expect:\n      path:\n        main: []\n",
+			":5: case \"a\": expect: path: main: no states; every agent enters at least one"},
+		{"bad steps", "cases:\n  - name: a\n    expect:\n      steps: many\n",
+			":4: case \"a\": expect: steps: \"many\" is not a number of steps; give a whole number"},
+		{"bad cost", "cases:\n  - name: a\n    expect:\n      cost: -1\n",
+			":4: case \"a\": expect: cost: -1 is not an amount in USD; give a number, 0 or more, such as 0.25"},
+		{"unknown unvisited", "cases:\n  - name: a\n    expect:\n      unvisited:\n        - GIVE_UP\n        - GIVE_IN\n",
+			":6: case \"a\": expect: unvisited: target \"GIVE_IN\" does not exist: no GIVE_IN.md or GIVE_IN.sh in the workflow"},
+		{"several problems", "cases:\n  - name: a\n    inptu: x\n  - name: b\n    budget: -2\n",
+			":3: case \"a\": unknown key \"inptu\"; a case takes name, input, budget, max_parallel, replies, expect\n" +
+				":5: case \"b\": budget: -2 is not an amount in USD; give a number, 0 or more, such as 0.25"},
+	}
+	path := filepath.Join(dir, "wf", "t.test.yaml")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Parse(path, []byte(tt.yaml))
+			require.Error(t, err)
+			assert.Nil(t, f)
+			var want []string
+			for _, line := range strings.Split(tt.want, "\n") {
+				want = append(want, path+line)
+			}
+			assert.Equal(t, strings.Join(want, "\n"), err.Error())
+		})
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "gone.test.yaml"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+	assert.Contains(t, err.Error(), "read test file: ")
+}
