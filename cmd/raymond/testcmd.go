@@ -1,8 +1,136 @@
 package main
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"regexp"
+	"strings"
+	"syscall"
 
-// runTest is raymond test [PATH...].
+	"raymond/orchestrator/wftest"
+)
+
+var testHelp = help{
+	name:  "test",
+	usage: "raymond test [PATH...] [flags]",
+	text: `
+Run workflow tests: the cases of test files (*.test.yaml), each of which
+runs its workflow through the real orchestrator with scripted replies
+instead of a model and checks where it went: final status, result, the path
+of every agent, steps, cost, states never visited. No model, no network.
+
+PATH is a test file (any name) or a folder searched for *.test.yaml, with
+its subfolders but not .git, .raymond or node_modules; default ".". Cases
+run in parallel, each in a temporary project folder of its own.
+
+The report is written like 'go test': a line per case, what failed below
+it (a path as a diff: - expected, + actual), a line per file, a summary.
+-v also shows the path of passing cases. --json prints one JSON object
+instead; --junit FILE also writes JUnit XML for CI. The format of test
+files and of the JSON: docs/testing-workflows.md.
+
+Exit status: 0 every case passed, 1 a case failed, a test file is invalid
+or no case was run, 2 bad usage (a flag, a PATH that does not exist).`,
+	examples: []string{
+		"raymond test                               # every *.test.yaml under .",
+		"raymond test workflows/examples/goto-loop",
+		"raymond test wf/ --run 'happy|retry' -v",
+		"raymond test --junit report.xml           # for CI",
+	},
+}
+
 func runTest(ctx context.Context, env *cmdEnv, args []string) error {
-	return &exitError{code: exitFailed, msg: "test: not implemented yet"}
+	flags := newFlagSet("test")
+	run := flags.String("run", "", "run only the cases whose `REGEX` matches <file stem>/<case name>")
+	asJSON := flags.Bool("json", false, "print one JSON object on stdout instead of the report")
+	junit := flags.String("junit", "", "also write the report as JUnit XML to `FILE`")
+	verbose := flags.BoolP("verbose", "v", false, "show the path, status, steps and cost of passing cases too")
+	timeout := flags.String("timeout", wftest.DefaultTimeout.String(), "fail a case still running after `DUR` (90s, 2m; a bare number is seconds)")
+	parallel := flags.Int("parallel", 0, "run at most `N` cases at the same time (default: the number of CPUs)")
+	if done, err := parseFlags(flags, args, testHelp, env.stdout); done || err != nil {
+		return err
+	}
+	o := wftest.Options{Parallel: *parallel}
+	if *run != "" {
+		re, err := regexp.Compile(*run)
+		if err != nil {
+			return testHelp.usageError("--run: %v", err)
+		}
+		o.Run = re
+	}
+	d, err := parseTimeout(*timeout)
+	if err != nil || d == 0 {
+		if err == nil {
+			err = errors.New("a case needs some time; give a duration such as 30s")
+		}
+		return testHelp.usageError("--timeout: %v", err)
+	}
+	o.Timeout = d
+	if flags.Changed("parallel") && *parallel < 1 {
+		return testHelp.usageError("--parallel must be at least 1, not %d", *parallel)
+	}
+	files, err := wftest.Discover(flags.Args())
+	if errors.Is(err, fs.ErrNotExist) {
+		return &usageError{msg: err.Error(), hint: "Give test files or folders that hold *.test.yaml files."}
+	}
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("no test files: no *.test.yaml under %s", strings.Join(pathsOrDot(flags.Args()), ", "))}
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep := wftest.Run(ctx, files, o)
+	if err := writeTestReport(env, rep, *asJSON, *junit, *verbose); err != nil {
+		return err
+	}
+	switch {
+	case rep.Failed() > 0:
+		return &exitError{code: exitFailed}
+	case rep.CaseCount() == 0:
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("no case to run: no case in %s matches --run %s", countFiles(len(files)), *run)}
+	}
+	return nil
+}
+
+// writeTestReport writes the report on stdout, as text or JSON, and the
+// JUnit file when one is asked for.
+func writeTestReport(env *cmdEnv, rep *wftest.Report, asJSON bool, junit string, verbose bool) error {
+	if junit != "" {
+		f, err := os.Create(junit)
+		if err != nil {
+			return fmt.Errorf("--junit: %w", err)
+		}
+		err = wftest.WriteJUnit(f, rep)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("--junit: write %s: %w", junit, err)
+		}
+	}
+	if asJSON {
+		return wftest.WriteJSON(env.stdout, rep)
+	}
+	return wftest.WriteText(env.stdout, rep, verbose)
+}
+
+func pathsOrDot(paths []string) []string {
+	if len(paths) == 0 {
+		return []string{"."}
+	}
+	return paths
+}
+
+func countFiles(n int) string {
+	if n == 1 {
+		return "1 test file"
+	}
+	return fmt.Sprintf("%d test files", n)
 }

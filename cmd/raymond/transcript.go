@@ -1,8 +1,353 @@
 package main
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
-// runTranscript is raymond transcript RUN_ID | DIR.
+	"raymond/orchestrator/analysis"
+	"raymond/orchestrator/wftest"
+	"raymond/state"
+)
+
+var transcriptHelp = help{
+	name:  "transcript",
+	usage: "raymond transcript RUN_ID | DIR [flags]",
+	text: `
+Analyse what a run did, from its transcript (.raymond/debug/RUN_ID) and its
+state file: a summary (status, result, time, cost, tokens, steps, retries,
+reminders, waits, budget), the path each agent took, a table of what each
+state cost, a timeline of the agents' steps and the critical path, the chain
+of steps that determined the run's wall time.
+
+Give a run id of this project, or the path of a transcript folder (one copied
+elsewhere works too). A transcript cut short (a crash, a run still going) or
+torn (a half-written last line) is analysed as far as it goes, and the report
+says what is missing.
+
+--step shows one step in full: the prompt sent, what the model said and did,
+its answer. AGENT:N names the agent's N-th step (main:3), as numbered in the
+step's file name; the file name itself (main_PLAN_003) works too.
+
+--follow prints the run's events as they happen until it ends or no process
+drives it any more. See docs/analysing-runs.md for how to read each section
+and the --json schema.`,
+	examples: []string{
+		"raymond transcript 20261121-154012-123456-3f9a2c",
+		"raymond transcript nightly-1 --sort time",
+		"raymond transcript nightly-1 --step main:3",
+		"raymond transcript nightly-1 --json | jq .cost_usd",
+		"raymond transcript nightly-1 --follow",
+		"raymond transcript /tmp/copied/nightly-1 --html report.html",
+	},
+}
+
+// transcriptFlags are what raymond transcript was asked for.
+type transcriptFlags struct {
+	sort     string
+	step     string
+	follow   bool
+	json     bool
+	mermaid  bool
+	html     string
+	toTest   string
+	caseName string
+	project  string
+	width    int
+}
+
 func runTranscript(ctx context.Context, env *cmdEnv, args []string) error {
-	return &exitError{code: exitFailed, msg: "transcript: not implemented yet"}
+	fs := newFlagSet("transcript")
+	var f transcriptFlags
+	fs.StringVar(&f.sort, "sort", "cost", "order the table of states by `cost` or time")
+	fs.StringVar(&f.step, "step", "", "show one step in full: `AGENT:N` (main:3) or its file name (main_PLAN_003)")
+	fs.BoolVar(&f.follow, "follow", false, "print the run's events as they happen until it ends")
+	fs.BoolVar(&f.json, "json", false, "print the analysis (with --step: the step) as JSON")
+	fs.BoolVar(&f.mermaid, "mermaid", false, "print the path taken as a Mermaid flowchart")
+	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report to `FILE`")
+	fs.StringVar(&f.toTest, "to-test", "", "record the run as a workflow test in `FILE` (*.test.yaml)")
+	fs.StringVar(&f.caseName, "case-name", "", "the `NAME` of the case --to-test records (default: recorded RUN_ID)")
+	fs.StringVar(&f.project, "project", "", "the project `DIR` that holds .raymond/ (default: found from the current folder)")
+	fs.IntVar(&f.width, "width", 0, "lay the text out in `N` columns (default: $COLUMNS, else 80)")
+	if done, err := parseFlags(fs, args, transcriptHelp, env.stdout); done || err != nil {
+		return err
+	}
+	arg, err := oneArg(fs.Args(), transcriptHelp, "RUN_ID or DIR")
+	if err != nil {
+		return err
+	}
+	if err := f.check(fs.Changed("width")); err != nil {
+		return err
+	}
+	if f.width == 0 {
+		f.width = 80
+		if n, err := strconv.Atoi(env.getenv("COLUMNS")); err == nil && n > 0 {
+			f.width = n
+		}
+	}
+	src, holder, err := openTranscript(arg, f.project)
+	if err != nil {
+		return err
+	}
+	if f.follow {
+		return analysis.Follow(ctx, src.Dir, env.stdout, analysis.FollowOptions{Driven: holder, ID: filepath.Base(src.Dir)})
+	}
+	run, err := analysis.Load(src)
+	if err != nil {
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("cannot read the transcript: %v", err)}
+	}
+	opts := analysis.TextOptions{Sort: f.sort, Width: f.width}
+	switch {
+	case f.step != "":
+		return showStep(env, run, src.Dir, f, opts)
+	case f.toTest != "":
+		return recordTest(env, run, src, f)
+	case f.html != "":
+		return writeHTML(env, run, src.Dir, f.html)
+	case f.mermaid:
+		return analysis.WriteMermaid(env.stdout, run)
+	case f.json:
+		return analysis.WriteJSON(env.stdout, run)
+	}
+	return analysis.WriteText(env.stdout, run, opts)
+}
+
+// check refuses flags that contradict each other or make no sense.
+func (f *transcriptFlags) check(widthGiven bool) error {
+	h := transcriptHelp
+	if f.sort != "cost" && f.sort != "time" {
+		return h.usageError("--sort takes cost or time, not %q", f.sort)
+	}
+	if widthGiven && f.width < 20 {
+		return h.usageError("--width must be at least 20, not %d", f.width)
+	}
+	var outputs []string
+	for _, o := range []struct {
+		on   bool
+		name string
+	}{
+		{f.follow, "--follow"}, {f.step != "", "--step"}, {f.mermaid, "--mermaid"},
+		{f.html != "", "--html"}, {f.toTest != "", "--to-test"},
+	} {
+		if o.on {
+			outputs = append(outputs, o.name)
+		}
+	}
+	if f.caseName != "" && f.toTest == "" {
+		return h.usageError("--case-name names the case --to-test records; give --to-test FILE too")
+	}
+	if len(outputs) > 1 {
+		return h.usageError("%s cannot be combined; give one", strings.Join(outputs, " and "))
+	}
+	if f.json && len(outputs) == 1 && outputs[0] != "--step" {
+		return h.usageError("--json cannot be combined with %s", outputs[0])
+	}
+	return nil
+}
+
+// openTranscript finds the transcript arg names, a run id of the project or
+// a folder, with the run's state file and whether a process drives it now.
+// holder reports, each time it is called, whether a process drives the run.
+func openTranscript(arg, projectFlag string) (src analysis.Source, holder func() bool, err error) {
+	holder = func() bool { return false }
+	if strings.ContainsRune(arg, filepath.Separator) || isDir(arg) {
+		dir, err := filepath.Abs(arg)
+		if err != nil {
+			return src, nil, fmt.Errorf("transcript folder: %w", err)
+		}
+		if !isDir(dir) {
+			return src, nil, &usageError{
+				msg:  fmt.Sprintf("%s is not a folder", arg),
+				hint: "Give a run id (see 'raymond list --all') or a transcript folder such as .raymond/debug/RUN_ID.",
+			}
+		}
+		src.Dir = dir
+		id := filepath.Base(dir)
+		if state.ValidID(id) != nil {
+			return src, holder, nil
+		}
+		p, err := projectOf(dir, projectFlag)
+		if err != nil {
+			return src, holder, nil // no project: analyse the folder alone
+		}
+		return withState(src, p.store, id)
+	}
+	if err := state.ValidID(arg); err != nil {
+		return src, nil, transcriptHelp.usageError("%v", err)
+	}
+	p, err := openProject(projectFlag, false)
+	if err != nil {
+		return src, nil, err
+	}
+	src.Dir = filepath.Join(p.dir, ".raymond", "debug", arg)
+	src, holder, err = withState(src, p.store, arg)
+	if err != nil {
+		return src, nil, err
+	}
+	if !isDir(src.Dir) {
+		if src.State == nil {
+			return src, nil, &usageError{
+				msg:  fmt.Sprintf("no run %s in this project", arg),
+				hint: "Run 'raymond list --all' to see the runs.",
+			}
+		}
+		return src, nil, &exitError{code: exitFailed,
+			msg: fmt.Sprintf("run %s has no transcript: it was started with --no-debug (or its folder %s was deleted)", arg, src.Dir)}
+	}
+	return src, holder, nil
+}
+
+// projectOf returns the project of a transcript folder: --project when
+// given, else the project the folder lies in (<project>/.raymond/debug/ID),
+// else the one of the current folder.
+func projectOf(dir, projectFlag string) (*project, error) {
+	if projectFlag == "" {
+		debug := filepath.Dir(dir)
+		if filepath.Base(debug) == "debug" && filepath.Base(filepath.Dir(debug)) == ".raymond" {
+			projectFlag = filepath.Dir(filepath.Dir(debug))
+		}
+	}
+	return openProject(projectFlag, false)
+}
+
+// withState adds run id's state file, if the store has one, and who
+// drives the run.
+func withState(src analysis.Source, store *state.Store, id string) (analysis.Source, func() bool, error) {
+	holder := func() bool {
+		_, held, err := store.Holder(id)
+		return err == nil && held
+	}
+	r, err := store.Read(id)
+	switch {
+	case errors.Is(err, state.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		return src, holder, nil
+	case err != nil:
+		return src, nil, &exitError{code: exitFailed, msg: fmt.Sprintf("cannot read the state of run %s: %v", id, err)}
+	}
+	src.State = r
+	if pid, held, err := store.Holder(id); err == nil && held {
+		src.Running, src.PID = true, pid
+	}
+	return src, holder, nil
+}
+
+// showStep prints one step in full, as text or JSON.
+func showStep(env *cmdEnv, run *analysis.Run, dir string, f transcriptFlags, opts analysis.TextOptions) error {
+	s, err := findStep(run, f.step)
+	if err != nil {
+		return err
+	}
+	d, err := analysis.LoadDetail(dir, s)
+	if err != nil {
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("cannot read step %s: %v", s.Name, err)}
+	}
+	if f.json {
+		return analysis.WriteDetailJSON(env.stdout, d)
+	}
+	return analysis.WriteDetail(env.stdout, d, opts)
+}
+
+// findStep finds the step --step names: AGENT:N, or a step's file name
+// with or without one of its suffixes.
+func findStep(run *analysis.Run, spec string) (*analysis.Step, error) {
+	if agent, n, ok := strings.Cut(spec, ":"); ok {
+		seq, err := strconv.Atoi(n)
+		if err != nil || seq < 1 {
+			return nil, transcriptHelp.usageError("--step %s: N must be a step number from 1, as in main:3", spec)
+		}
+		a := run.Agent(agent)
+		if a == nil {
+			return nil, stepError(run, fmt.Sprintf("--step %s: the run has no agent %s", spec, agent))
+		}
+		if s := run.Find(agent, seq); s != nil {
+			return s, nil
+		}
+		return nil, stepError(run, fmt.Sprintf("--step %s: agent %s has %s", spec, agent,
+			plural(len(a.StepNames), "step", "steps")))
+	}
+	name := filepath.Base(spec)
+	for _, suffix := range []string{".prompt.md", ".meta.json", ".jsonl"} {
+		name = strings.TrimSuffix(name, suffix)
+	}
+	if s := run.Step(name); s != nil {
+		return s, nil
+	}
+	return nil, stepError(run, fmt.Sprintf("--step %s: the run has no such step", spec))
+}
+
+// stepError is a usage error about --step that lists a few step names.
+func stepError(run *analysis.Run, msg string) error {
+	names := make([]string, 0, 3)
+	for _, s := range run.Steps {
+		if len(names) == cap(names) {
+			break
+		}
+		names = append(names, s.Name)
+	}
+	hint := "--step takes AGENT:N (main:3) or a step's file name"
+	if len(names) > 0 {
+		hint += fmt.Sprintf(", such as %s; the report without --step lists the agents", strings.Join(names, ", "))
+	}
+	return &usageError{msg: msg, hint: hint + "."}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// writeHTML writes the HTML report, every step's detail included, to file
+// and says where on stderr.
+func writeHTML(env *cmdEnv, run *analysis.Run, dir, file string) error {
+	details := make(map[string]*analysis.Detail, len(run.Steps))
+	for _, s := range run.Steps {
+		if d, err := analysis.LoadDetail(dir, s); err == nil {
+			details[s.Name] = d
+		}
+	}
+	out, err := os.Create(file)
+	if err != nil {
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("cannot write the report: %v", err)}
+	}
+	err = analysis.WriteHTML(out, run, details)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("write %s: %v", file, err)}
+	}
+	fmt.Fprintf(env.stderr, "raymond: wrote the report of run %s to %s\n", run.ID, file)
+	return nil
+}
+
+// isDir reports whether path is an existing folder.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// recordTest writes run as a workflow test case: to stdout for "-", else
+// into the test file f.toTest (created, or the case appended).
+func recordTest(env *cmdEnv, run *analysis.Run, src analysis.Source, f transcriptFlags) error {
+	if run.Running {
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("run %s is still running; record it once it has ended (raymond transcript %s --follow waits for that)", run.ID, run.ID)}
+	}
+	o := wftest.RecordOptions{Name: f.caseName}
+	if src.State != nil {
+		o.Input = src.State.Options.Input
+	}
+	if err := wftest.WriteRecorded(env.stdout, f.toTest, run, o); err != nil {
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("record run %s as a test: %v", run.ID, err)}
+	}
+	if f.toTest != "-" {
+		fmt.Fprintf(env.stderr, "raymond: recorded run %s as a test case in %s; run it with: raymond test %s\n", run.ID, f.toTest, f.toTest)
+	}
+	return nil
 }
