@@ -186,6 +186,13 @@ func (d *Detail) line(l *wireLine, tools map[string]string) {
 		for _, e := range l.Errors {
 			text += "\n" + contentText(e)
 		}
+		// An API error reaches the stream twice: as the synthetic
+		// assistant message and as the result. Show it once.
+		if n := len(d.Items); n > 0 && d.Items[n-1].Kind == "error" {
+			if prev, _ := abbreviate(text, maxToolLines); prev == d.Items[n-1].Text {
+				return
+			}
+		}
 		d.add("error", "", text, true, maxToolLines)
 	}
 }
