@@ -220,14 +220,14 @@ func (s *stream) user(l *wireLine) {
 		if b.Type != "tool_result" {
 			continue
 		}
-		text := contentText(b.Content)
+		text := ContentText(b.Content)
 		s.emit(Event{Kind: EventToolResult, Tool: s.tools[b.ToolUseID], IsError: b.IsError, Text: text, Detail: oneLine(text)})
 	}
 }
 
 // contentText flattens a tool_result's content: a string, or a list of
 // blocks whose text parts are joined by newlines.
-func contentText(raw json.RawMessage) string {
+func ContentText(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return ""
@@ -285,7 +285,7 @@ func (s *stream) result(l *wireLine) {
 	r.Text, r.IsError, r.Subtype = l.Result, l.IsError, l.Subtype
 	r.Errors = nil
 	for _, e := range l.Errors {
-		r.Errors = append(r.Errors, contentText(e))
+		r.Errors = append(r.Errors, ContentText(e))
 	}
 	r.APIErrorStatus = deref(l.APIErrorStatus)
 	r.TotalCostUSD, r.Usage = l.TotalCostUSD, l.Usage

@@ -224,34 +224,11 @@ func abbreviate(s string, n int) (string, bool) {
 	return strings.Join(lines[:n], "\n") + "\n" + fmt.Sprintf("… (%s)", count(more, "more line", "more lines")), true
 }
 
-// contentText flattens a tool_result's content: a string, or a list of
-// blocks whose text parts are joined by newlines.
+// contentText flattens a tool_result's content or an error entry as the
+// decoder does; an object with a message (how some CLI versions write an
+// error) shows that message.
 func contentText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return ""
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	case '[':
-		var blocks []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if json.Unmarshal(raw, &blocks) == nil {
-			var parts []string
-			for _, b := range blocks {
-				if b.Type == "text" {
-					parts = append(parts, b.Text)
-				}
-			}
-			return strings.Join(parts, "\n")
-		}
-	case '{':
+	if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] == '{' {
 		var e struct {
 			Message string `json:"message"`
 		}
@@ -259,5 +236,5 @@ func contentText(raw json.RawMessage) string {
 			return e.Message
 		}
 	}
-	return string(raw)
+	return claude.ContentText(raw)
 }

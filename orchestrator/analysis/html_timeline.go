@@ -3,7 +3,6 @@ package analysis
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -264,39 +263,10 @@ func timelineTicks(span tlSpan) []tlTick {
 // timelineLoad outlines the number of steps running over time, as the
 // points of a polygon in the strip above the rows.
 func timelineLoad(r *Run, span tlSpan) (string, int) {
-	type change struct {
-		t time.Time
-		d int
-	}
-	changes := make([]change, 0, 2*len(r.Steps))
-	for _, s := range r.Steps {
-		end := s.Ended
-		if end.IsZero() {
-			end = span.to
-		}
-		changes = append(changes, change{s.Started, 1}, change{end, -1})
-	}
-	sort.SliceStable(changes, func(i, j int) bool {
-		if !changes[i].t.Equal(changes[j].t) {
-			return changes[i].t.Before(changes[j].t)
-		}
-		return changes[i].d < changes[j].d // ends before starts at the same instant
-	})
-	// One vertical step per instant: the level before it, then after it.
-	type point struct {
-		t            time.Time
-		before, then int
-	}
-	var points []point
-	peak, level := 0, 0
-	for i := 0; i < len(changes); {
-		p := point{t: changes[i].t, before: level}
-		for ; i < len(changes) && changes[i].t.Equal(p.t); i++ {
-			level += changes[i].d
-		}
-		p.then = level
-		peak = max(peak, level)
-		points = append(points, p)
+	levels := runningLevels(r)
+	peak := 0
+	for _, l := range levels {
+		peak = max(peak, l.n)
 	}
 	if peak == 0 {
 		return "", 0
@@ -311,10 +281,12 @@ func timelineLoad(r *Run, span tlSpan) (string, int) {
 		b.WriteByte(' ')
 	}
 	pt(tlLabelW, base)
-	for _, p := range points {
-		x := span.x(p.t)
-		pt(x, y(p.before))
-		pt(x, y(p.then))
+	before := 0 // one vertical step per instant: the level before, then after
+	for _, l := range levels {
+		x := span.x(l.t)
+		pt(x, y(before))
+		pt(x, y(l.n))
+		before = l.n
 	}
 	pt(tlLabelW+tlPlotW, base)
 	return strings.TrimSpace(b.String()), peak

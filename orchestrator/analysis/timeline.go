@@ -137,38 +137,14 @@ func (p *report) axis(r *Run, labelW, cols int) {
 // concurrency returns, per column, the largest number of steps that ran at
 // the same time during it: a digit, + for ten or more.
 func concurrency(r *Run, cols int, colOf func(time.Time) int) []byte {
-	type edge struct {
-		t     time.Time
-		delta int
-	}
-	edges := make([]edge, 0, 2*len(r.Steps))
-	for _, s := range r.Steps {
-		end := s.Ended
-		if end.IsZero() {
-			if !r.Running {
-				continue
-			}
-			end = r.Ended
-		}
-		edges = append(edges, edge{s.Started, 1}, edge{end, -1})
-	}
-	// Ends before starts at the same instant: a step that follows another
-	// at once is not parallel to it.
-	slices.SortFunc(edges, func(a, b edge) int {
-		if c := a.t.Compare(b.t); c != 0 {
-			return c
-		}
-		return a.delta - b.delta
-	})
+	levels := runningLevels(r)
 	most := make([]int, cols)
-	cur := 0
-	for i, e := range edges {
-		cur += e.delta
-		if cur <= 0 || i+1 == len(edges) {
+	for i, l := range levels {
+		if l.n <= 0 || i+1 == len(levels) {
 			continue
 		}
-		for k := colOf(e.t); k <= colOf(edges[i+1].t); k++ {
-			most[k] = max(most[k], cur)
+		for k := colOf(l.t); k <= colOf(levels[i+1].t); k++ {
+			most[k] = max(most[k], l.n)
 		}
 	}
 	cells := blank(cols)
@@ -181,6 +157,52 @@ func concurrency(r *Run, cols int, colOf func(time.Time) int) []byte {
 		}
 	}
 	return cells
+}
+
+// level is how many steps run from instant t until the next level's.
+type level struct {
+	t time.Time
+	n int
+}
+
+// runningLevels returns the number of steps running after each instant a
+// step started or ended, in time order, one level per instant. A step
+// that never ended counts until the end of the transcript (r.Ended). The
+// text and HTML timelines both draw from it.
+func runningLevels(r *Run) []level {
+	type edge struct {
+		t     time.Time
+		delta int
+	}
+	edges := make([]edge, 0, 2*len(r.Steps))
+	for _, s := range r.Steps {
+		end := s.Ended
+		if end.IsZero() {
+			end = r.Ended
+		}
+		if end.Before(s.Started) {
+			end = s.Started
+		}
+		edges = append(edges, edge{s.Started, 1}, edge{end, -1})
+	}
+	// Ends before starts at the same instant: a step that follows another
+	// at once is not parallel to it.
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := a.t.Compare(b.t); c != 0 {
+			return c
+		}
+		return a.delta - b.delta
+	})
+	var levels []level
+	n := 0
+	for i := 0; i < len(edges); {
+		t := edges[i].t
+		for ; i < len(edges) && edges[i].t.Equal(t); i++ {
+			n += edges[i].delta
+		}
+		levels = append(levels, level{t: t, n: n})
+	}
+	return levels
 }
 
 func blank(n int) []byte { return []byte(strings.Repeat(" ", n)) }
