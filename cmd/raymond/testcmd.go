@@ -34,7 +34,8 @@ instead; --junit FILE also writes JUnit XML for CI. The format of test
 files and of the JSON: docs/testing-workflows.md.
 
 Exit status: 0 every case passed, 1 a case failed, a test file is invalid
-or no case was run, 2 bad usage (a flag, a PATH that does not exist).`,
+or no case was run, 2 bad usage (a flag, a PATH that does not exist, a
+--junit FILE that cannot be created).`,
 	examples: []string{
 		"raymond test                               # every *.test.yaml under .",
 		"raymond test workflows/examples/goto-loop",
@@ -45,11 +46,11 @@ or no case was run, 2 bad usage (a flag, a PATH that does not exist).`,
 
 func runTest(ctx context.Context, env *cmdEnv, args []string) error {
 	flags := newFlagSet("test")
-	run := flags.String("run", "", "run only the cases whose `REGEX` matches <file stem>/<case name>")
+	run := flags.String("run", "", "run only the cases whose id (<file stem>/<case name>) matches `REGEX`")
 	asJSON := flags.Bool("json", false, "print one JSON object on stdout instead of the report")
 	junit := flags.String("junit", "", "also write the report as JUnit XML to `FILE`")
 	verbose := flags.BoolP("verbose", "v", false, "show the path, status, steps and cost of passing cases too")
-	timeout := flags.String("timeout", wftest.DefaultTimeout.String(), "fail a case still running after `DUR` (90s, 2m; a bare number is seconds)")
+	timeout := flags.String("timeout", wftest.DefaultTimeout.String(), "fail a case still running after `DUR` (90s, 2m; a bare number is seconds; 0 for no limit)")
 	parallel := flags.Int("parallel", 0, "run at most `N` cases at the same time (default: the number of CPUs)")
 	if done, err := parseFlags(flags, args, testHelp, env.stdout); done || err != nil {
 		return err
@@ -63,13 +64,13 @@ func runTest(ctx context.Context, env *cmdEnv, args []string) error {
 		o.Run = re
 	}
 	d, err := parseTimeout(*timeout)
-	if err != nil || d == 0 {
-		if err == nil {
-			err = errors.New("a case needs some time; give a duration such as 30s")
-		}
+	if err != nil {
 		return testHelp.usageError("--timeout: %v", err)
 	}
 	o.Timeout = d
+	if d == 0 {
+		o.Timeout = wftest.NoTimeout
+	}
 	if flags.Changed("parallel") && *parallel < 1 {
 		return testHelp.usageError("--parallel must be at least 1, not %d", *parallel)
 	}
@@ -83,42 +84,67 @@ func runTest(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(files) == 0 {
 		return &exitError{code: exitFailed, msg: fmt.Sprintf("no test files: no *.test.yaml under %s", strings.Join(pathsOrDot(flags.Args()), ", "))}
 	}
+	var junitFile *os.File
+	if *junit != "" {
+		// Opened before any case runs, so that a path that cannot be
+		// written fails at once; emptied only when the report is written.
+		if junitFile, err = os.OpenFile(*junit, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
+			return &usageError{msg: fmt.Sprintf("--junit: cannot create %s: %v", *junit, unwrapPath(err)), hint: "Give a file in a folder that exists and that you can write to."}
+		}
+		defer junitFile.Close()
+	}
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep := wftest.Run(ctx, files, o)
-	if err := writeTestReport(env, rep, *asJSON, *junit, *verbose); err != nil {
-		return err
+	// The report comes first: a JUnit file that fails to write at the end
+	// must not cost the user what the cases found.
+	if *asJSON {
+		err = wftest.WriteJSON(env.stdout, rep)
+	} else {
+		err = wftest.WriteText(env.stdout, rep, *verbose)
+	}
+	if err != nil {
+		return fmt.Errorf("write the report: %w", err)
+	}
+	if junitFile != nil {
+		if err := writeJUnit(junitFile, rep); err != nil {
+			return fmt.Errorf("--junit: write %s: %w", *junit, unwrapPath(err))
+		}
 	}
 	switch {
 	case rep.Failed() > 0:
 		return &exitError{code: exitFailed}
 	case rep.CaseCount() == 0:
-		return &exitError{code: exitFailed, msg: fmt.Sprintf("no case to run: no case in %s matches --run %s", countFiles(len(files)), *run)}
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("no case matched --run %s (%s in %s)", *run, countCases(rep.Unselected), countFiles(len(files)))}
 	}
 	return nil
 }
 
-// writeTestReport writes the report on stdout, as text or JSON, and the
-// JUnit file when one is asked for.
-func writeTestReport(env *cmdEnv, rep *wftest.Report, asJSON bool, junit string, verbose bool) error {
-	if junit != "" {
-		f, err := os.Create(junit)
-		if err != nil {
-			return fmt.Errorf("--junit: %w", err)
-		}
+// writeJUnit replaces the content of f with the report as JUnit XML and
+// closes f. Only a regular file is emptied first: f may be a pipe or a
+// device such as /dev/stdout.
+func writeJUnit(f *os.File, rep *wftest.Report) error {
+	var err error
+	if fi, serr := f.Stat(); serr == nil && fi.Mode().IsRegular() {
+		err = f.Truncate(0)
+	}
+	if err == nil {
 		err = wftest.WriteJUnit(f, rep)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("--junit: write %s: %w", junit, err)
-		}
 	}
-	if asJSON {
-		return wftest.WriteJSON(env.stdout, rep)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return wftest.WriteText(env.stdout, rep, verbose)
+	return err
+}
+
+// unwrapPath drops the operation and path from a *fs.PathError, which the
+// message around it already names.
+func unwrapPath(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
+	return err
 }
 
 func pathsOrDot(paths []string) []string {
@@ -126,6 +152,13 @@ func pathsOrDot(paths []string) []string {
 		return []string{"."}
 	}
 	return paths
+}
+
+func countCases(n int) string {
+	if n == 1 {
+		return "1 case"
+	}
+	return fmt.Sprintf("%d cases", n)
 }
 
 func countFiles(n int) string {

@@ -14,10 +14,7 @@ import (
 // not hold, the cause first: replies that ran out, then status, paths,
 // result, steps, cost, unvisited states, and replies left over.
 func check(c *Case, run *analysis.Run, runner *scripted.Runner) []string {
-	var fails []string
-	for _, x := range runner.Exhausted() {
-		fails = append(fails, exhaustedMessage(x))
-	}
+	fails := exhaustedMessages(runner.Exhausted())
 	e := c.Expect
 	if run.Status != e.Status {
 		fails = append(fails, fmt.Sprintf("status: got %s, want %s%s", run.Status, e.Status, why(run)))
@@ -55,28 +52,68 @@ func check(c *Case, run *analysis.Run, runner *scripted.Runner) []string {
 	return fails
 }
 
-// exhaustedMessage says which step found no reply.
-func exhaustedMessage(x scripted.Exhausted) string {
-	if x.Listed {
-		return fmt.Sprintf("replies for %s ran out: step %s found none left", x.State, x.Step)
+// exhaustedMessages say which steps found no reply, one message per
+// state: the steps of a fan-out that all ran out are named together.
+func exhaustedMessages(xs []scripted.Exhausted) []string {
+	type key struct {
+		state  string
+		listed bool
 	}
-	return fmt.Sprintf("no replies for %s: step %s found none; add %s to the case's replies", x.State, x.Step, x.State)
-}
-
-// why says why a run that did not complete ended as it did: the run's
-// error, else the errors of its failed agents.
-func why(run *analysis.Run) string {
-	if run.Error != "" {
-		return " (" + run.Error + ")"
+	var order []key
+	steps := make(map[key][]string)
+	for _, x := range xs {
+		k := key{x.State, x.Listed}
+		if _, seen := steps[k]; !seen {
+			order = append(order, k)
+		}
+		steps[k] = append(steps[k], x.Step)
 	}
-	var reasons []string
-	for _, a := range run.Agents {
-		if a.Status == "failed" && a.Error != "" {
-			reasons = append(reasons, a.ID+" failed: "+a.Error)
+	var msgs []string
+	for _, k := range order {
+		which := "step " + steps[k][0]
+		if n := len(steps[k]); n > 1 {
+			which = fmt.Sprintf("%d steps (%s)", n, listed(steps[k], maxListed))
+		}
+		if k.listed {
+			msgs = append(msgs, fmt.Sprintf("replies for %s ran out: %s found none left", k.state, which))
+		} else {
+			msgs = append(msgs, fmt.Sprintf("no replies for %s: %s found none; add %s to the case's replies", k.state, which, k.state))
 		}
 	}
-	if len(reasons) == 0 {
-		return ""
+	return msgs
+}
+
+// why says why a run that did not complete ended as it did: the errors
+// of its failed agents, the agents that failed with the same error named
+// together, else the run's error.
+func why(run *analysis.Run) string {
+	var errs []string
+	agents := make(map[string][]string) // error → the agents that failed with it
+	for _, a := range run.Agents {
+		if a.Status != "failed" || a.Error == "" {
+			continue
+		}
+		if _, seen := agents[a.Error]; !seen {
+			errs = append(errs, a.Error)
+		}
+		agents[a.Error] = append(agents[a.Error], a.ID)
+	}
+	if len(errs) == 0 {
+		if run.Error == "" {
+			return ""
+		}
+		return " (" + clip(run.Error, maxReason) + ")"
+	}
+	var reasons []string
+	for _, e := range errs[:min(len(errs), maxReasons)] {
+		reasons = append(reasons, listed(agents[e], maxListed)+" failed: "+clip(e, maxReason))
+	}
+	if len(errs) > maxReasons {
+		others := 0
+		for _, e := range errs[maxReasons:] {
+			others += len(agents[e])
+		}
+		reasons = append(reasons, fmt.Sprintf("%s failed otherwise", count(others, "more agent", "more agents")))
 	}
 	return " (" + strings.Join(reasons, "; ") + ")"
 }
@@ -96,12 +133,46 @@ func checkPaths(want []AgentStates, run *analysis.Run) []string {
 			fails = append(fails, msg)
 		}
 	}
+	var unexpected []*analysis.Agent
 	for _, a := range run.Agents {
 		if !expected[a.ID] {
-			fails = append(fails, fmt.Sprintf("path of %s: the agent is not expected; it went %s", a.ID, pathText(a.Path)))
+			unexpected = append(unexpected, a)
 		}
 	}
-	return fails
+	return append(fails, unexpectedMessages(unexpected)...)
+}
+
+// unexpectedMessages report the agents the case does not list: one line
+// each when they are few, else one line that names them by path.
+func unexpectedMessages(agents []*analysis.Agent) []string {
+	if len(agents) <= maxSeparate {
+		msgs := make([]string, len(agents))
+		for i, a := range agents {
+			msgs[i] = fmt.Sprintf("path of %s: the agent is not expected; it went %s", a.ID, clip(pathText(a.Path), maxReason))
+		}
+		return msgs
+	}
+	var paths []string
+	ids := make(map[string][]string) // path → the agents that went it
+	for _, a := range agents {
+		p := clip(pathText(a.Path), maxReason)
+		if _, seen := ids[p]; !seen {
+			paths = append(paths, p)
+		}
+		ids[p] = append(ids[p], a.ID)
+	}
+	var groups []string
+	for _, p := range paths[:min(len(paths), maxReasons)] {
+		groups = append(groups, listed(ids[p], maxListed)+" went "+p)
+	}
+	if len(paths) > maxReasons {
+		others := 0
+		for _, p := range paths[maxReasons:] {
+			others += len(ids[p])
+		}
+		groups = append(groups, count(others, "more agent", "more agents")+" went elsewhere")
+	}
+	return []string{fmt.Sprintf("path: %d agents are not expected: %s", len(agents), strings.Join(groups, "; "))}
 }
 
 // comparePath returns the diff of an agent's expected and actual states,
@@ -174,7 +245,7 @@ func agentIDs(run *analysis.Run) string {
 	if len(ids) == 0 {
 		return "none"
 	}
-	return strings.Join(ids, ", ")
+	return listed(ids, maxListed)
 }
 
 // maxQuoted is the longest result quoted on one line; longer or
@@ -237,8 +308,9 @@ func checkUnvisited(run *analysis.Run, s string) string {
 
 // unusedMessage lists the replies no step used.
 func unusedMessage(unused []scripted.Unused) string {
-	parts := make([]string, len(unused))
-	for i, u := range unused {
+	parts := make([]string, min(len(unused), maxListed))
+	for i := range parts {
+		u := unused[i]
 		parts[i] = fmt.Sprintf("%s #%d %s", u.State, u.Index, strconv.Quote(u.Text))
 		switch {
 		case u.Times == 0:
@@ -247,9 +319,9 @@ func unusedMessage(unused []scripted.Unused) string {
 			parts[i] += fmt.Sprintf(" (used %d of %d times)", u.Used, u.Times)
 		}
 	}
-	noun := "replies never used"
-	if len(unused) == 1 {
-		noun = "reply never used"
+	list := strings.Join(parts, ", ")
+	if n := len(unused) - len(parts); n > 0 {
+		list += fmt.Sprintf(", … and %d more", n)
 	}
-	return fmt.Sprintf("%d %s: %s", len(unused), noun, strings.Join(parts, ", "))
+	return fmt.Sprintf("%s: %s", count(len(unused), "reply never used", "replies never used"), list)
 }

@@ -91,12 +91,13 @@ const contextLines = 3
 
 // formatDiff writes the edits as lines "  same", "- removed", "+ added",
 // folding runs of unchanged lines longer than twice the context into one
-// line that counts them. show returns the text of a line.
+// line that counts them, and showing at most maxDiffLines lines. show
+// returns the text of a line.
 func formatDiff(edits []edit, show func(e edit) string, noun string) string {
-	var b strings.Builder
+	var lines []string
 	for k := 0; k < len(edits); {
 		if edits[k].kind != ' ' {
-			fmt.Fprintf(&b, "%c %s\n", edits[k].kind, show(edits[k]))
+			lines = append(lines, fmt.Sprintf("%c %s", edits[k].kind, show(edits[k])))
 			k++
 			continue
 		}
@@ -113,14 +114,18 @@ func formatDiff(edits []edit, show func(e edit) string, noun string) string {
 		}
 		if end-k > keepHead+keepTail+1 {
 			for _, e := range edits[k : k+keepHead] {
-				fmt.Fprintf(&b, "  %s\n", show(e))
+				lines = append(lines, "  "+show(e))
 			}
-			fmt.Fprintf(&b, "  … %d %s the same …\n", end-k-keepHead-keepTail, noun)
+			lines = append(lines, fmt.Sprintf("  … %d %s the same …", end-k-keepHead-keepTail, noun))
 			k = end - keepTail
 		}
 		for ; k < end; k++ {
-			fmt.Fprintf(&b, "  %s\n", show(edits[k]))
+			lines = append(lines, "  "+show(edits[k]))
 		}
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	if len(lines) > maxDiffLines {
+		more := len(lines) - maxDiffLines
+		lines = append(lines[:maxDiffLines], fmt.Sprintf("  … %s of the diff not shown …", count(more, "more line", "more lines")))
+	}
+	return strings.Join(lines, "\n")
 }

@@ -55,6 +55,10 @@
 // fails when an expectation does not hold, when a step found no reply
 // (scripted.Runner.Exhausted), when a reply was left over
 // (scripted.Runner.Unused), or when it runs longer than Options.Timeout.
+// Failure messages are kept short whatever the run did (limit.go): lists
+// are cut after ten items, agents that failed alike are named together.
+// A case's id is its file's stem and its name; [IDPrefixes] tells apart
+// files of the same name run together.
 //
 // [WriteText], [WriteJSON] and [WriteJUnit] write a [Report]. [Record] and
 // [WriteRecorded] turn an analysed run into a case.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -30,7 +31,8 @@ type File struct {
 // Case is one case of a test file.
 type Case struct {
 	// Name is unique in the file; ID is "<file stem>/<name>", what --run
-	// matches and reports show.
+	// matches and reports show (Run puts another prefix in front of the
+	// name when two files it runs have the same stem: see IDPrefixes).
 	Name string
 	ID   string
 	// Line is the case's line in the file, 0 when unknown.
@@ -143,7 +145,11 @@ func (p *parser) file(f *File, top yaml.MapSlice) {
 		return
 	}
 	list, ok := v.([]any)
-	if !ok || len(list) == 0 {
+	switch {
+	case v == nil || ok && len(list) == 0:
+		p.fail([]any{"cases"}, "cases is empty; give at least one case, each starting with \"- name: …\"")
+		return
+	case !ok:
 		p.fail([]any{"cases"}, "cases must be a list of cases, each starting with \"- name: …\"")
 		return
 	}
@@ -166,15 +172,56 @@ func (p *parser) file(f *File, top yaml.MapSlice) {
 func (p *parser) workflow(f *File, workflow string, given bool) {
 	f.Workflow = p.resolve(workflow)
 	scope, _, err := prompts.Entry(f.Workflow)
-	if err != nil {
-		at := []any{"workflow"}
-		if !given {
-			at = nil
-		}
-		p.fail(at, "workflow %s: %v", workflow, err)
+	if err == nil {
+		f.Scope = scope
 		return
 	}
-	f.Scope = scope
+	at := []any{"workflow"}
+	if !given {
+		at = nil
+	}
+	if hint := noEntry(f.Workflow, workflow, given); hint != "" {
+		p.fail(at, "%s", hint)
+		return
+	}
+	p.fail(at, "workflow %s: %v", workflow, err)
+}
+
+// noEntry explains why the folder dir, given in the file as workflow
+// (given false: not given, the file's own folder), has no first state,
+// and what to write in the test file; "" when dir is not a folder or has
+// one.
+func noEntry(dir, workflow string, given bool) string {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	numbered, plain := isFile(filepath.Join(dir, "1_START.md")), isFile(filepath.Join(dir, "START.md"))
+	all, _ := prompts.States(dir)
+	var states []string // the .md ones: a run cannot start from a script
+	for _, s := range all {
+		if strings.HasSuffix(s, ".md") {
+			states = append(states, s)
+		}
+	}
+	switch {
+	case numbered && plain:
+		return fmt.Sprintf("workflow %s: both 1_START.md and START.md exist in %s; say which to start from with workflow: %s",
+			workflow, dir, path.Join(workflow, "1_START.md"))
+	case numbered || plain:
+		return ""
+	case len(states) == 0 && !given:
+		return fmt.Sprintf("this test file is in %s, which holds no workflow (no .md states); say where its workflow is with workflow: FOLDER, relative to the file (workflow: ../my-workflow)", dir)
+	case len(states) == 0:
+		return fmt.Sprintf("workflow %s: %s holds no workflow (no .md states); workflow: names the workflow folder, relative to the test file", workflow, dir)
+	}
+	return fmt.Sprintf("workflow %s: %s has no 1_START.md or START.md; say which state to start from with workflow: %s",
+		workflow, dir, path.Join(workflow, states[0]))
+}
+
+// isFile reports whether name is a file (or a link to one).
+func isFile(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && !fi.IsDir()
 }
 
 // cwd resolves the agents' folder: cwd relative to the file, or the

@@ -12,14 +12,17 @@ const SchemaVersion = 1
 
 // jsonReport is the --json object.
 type jsonReport struct {
-	Schema int  `json:"schema"`
+	Schema int `json:"schema"`
+	// Passed is false when no case ran.
 	Passed bool `json:"passed"`
 	// Files counts the test files, Invalid those that could not be loaded.
 	Files   int `json:"files"`
 	Invalid int `json:"invalid_files"`
-	// Cases counts the cases run, Failed those that failed.
+	// Cases counts the cases run, Failed those that failed, Unselected
+	// those --run left out.
 	Cases      int        `json:"cases"`
 	Failed     int        `json:"failed"`
+	Unselected int        `json:"unselected"`
 	DurationMS int64      `json:"duration_ms"`
 	Results    []jsonFile `json:"results"`
 }
@@ -61,7 +64,7 @@ type jsonVisit struct {
 // described in docs/testing-workflows.md.
 func WriteJSON(w io.Writer, r *Report) error {
 	out := jsonReport{
-		Schema: SchemaVersion, Files: len(r.Files), Cases: r.CaseCount(),
+		Schema: SchemaVersion, Files: len(r.Files), Cases: r.CaseCount(), Unselected: r.Unselected,
 		DurationMS: r.Duration.Milliseconds(), Results: []jsonFile{},
 	}
 	for _, f := range r.Files {
@@ -91,7 +94,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		}
 		out.Results = append(out.Results, jf)
 	}
-	out.Passed = out.Failed == 0 && out.Invalid == 0
+	out.Passed = r.Passed()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -53,12 +53,12 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			msg := f.Err.Error()
 			s.Tests, s.Errors = 1, 1
 			s.Cases = append(s.Cases, junitCase{
-				Name: "(test file)", Classname: stem(f.Path), Time: xmlSeconds(0),
+				Name: "(test file)", Classname: f.prefix(), Time: xmlSeconds(0),
 				Error: &junitProblem{Message: firstLine(msg), Text: msg},
 			})
 		}
 		for _, c := range f.Cases {
-			jc := junitCase{Name: c.Name, Classname: stem(f.Path), Time: xmlSeconds(c.Duration)}
+			jc := junitCase{Name: c.Name, Classname: f.prefix(), Time: xmlSeconds(c.Duration)}
 			if !c.Passed() {
 				jc.Failure = &junitProblem{Message: headlines(c.Failures), Text: strings.Join(c.Failures, "\n")}
 				s.Failures++

@@ -94,7 +94,9 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top key", "workflow: .\ncase:\n  - name: a\n",
 			":2: unknown key \"case\"; a test file takes workflow, cwd, cases"},
 		{"no cases", "workflow: .\n", ": no cases: a test file lists its cases under the key cases"},
-		{"empty cases", "cases: []\n", ":1: cases must be a list of cases, each starting with \"- name: …\""},
+		{"empty cases", "cases: []\n", ":1: cases is empty; give at least one case, each starting with \"- name: …\""},
+		{"no cases under the key", "cases:\n", ":1: cases is empty; give at least one case, each starting with \"- name: …\""},
+		{"cases not a list", "cases: {name: a}\n", ":1: cases must be a list of cases, each starting with \"- name: …\""},
 		{"missing workflow", "workflow: ../nowhere\ncases:\n  - name: a\n",
 			":1: workflow ../nowhere: " + filepath.Join(dir, "nowhere") + ": no such file or folder; give a workflow folder or the state file to start from"},
 		{"cwd not a folder", "cwd: notes.txt\ncases:\n  - name: a\n",
@@ -157,4 +159,43 @@ func TestLoadMissingFile(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "gone.test.yaml"))
 	require.ErrorIs(t, err, os.ErrNotExist)
 	assert.Contains(t, err.Error(), "read test file: ")
+}
+
+func TestParseNoEntryState(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"empty/notes.txt":   "no states here",
+		"nostart/BEGIN.md":  "Begin.",
+		"nostart/run.sh":    "echo",
+		"both/1_START.md":   "One.",
+		"both/START.md":     "Other.",
+		"fine/START.md":     "Start.",
+		"fine/ELSEWHERE.md": "Else.",
+	})
+	const cases = "cases:\n  - name: a\n    replies: {START: [x]}\n"
+	tests := []struct {
+		name, file, yaml string
+		want             string // after "FILE"
+	}{
+		{"the file's own folder has no workflow", "empty/t.test.yaml", cases,
+			": this test file is in " + filepath.Join(dir, "empty") + ", which holds no workflow (no .md states); say where its workflow is with workflow: FOLDER, relative to the file (workflow: ../my-workflow)"},
+		{"workflow names a folder with no states", "t.test.yaml", "workflow: empty\n" + cases,
+			":1: workflow empty: " + filepath.Join(dir, "empty") + " holds no workflow (no .md states); workflow: names the workflow folder, relative to the test file"},
+		{"no first state", "t.test.yaml", "workflow: nostart\n" + cases,
+			":1: workflow nostart: " + filepath.Join(dir, "nostart") + " has no 1_START.md or START.md; say which state to start from with workflow: nostart/BEGIN.md"},
+		{"no first state in the file's folder", "nostart/t.test.yaml", cases,
+			": workflow .: " + filepath.Join(dir, "nostart") + " has no 1_START.md or START.md; say which state to start from with workflow: BEGIN.md"},
+		{"two first states", "t.test.yaml", "workflow: both\n" + cases,
+			":1: workflow both: both 1_START.md and START.md exist in " + filepath.Join(dir, "both") + "; say which to start from with workflow: both/1_START.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.file)
+			_, err := Parse(path, []byte(tt.yaml))
+			require.Error(t, err)
+			assert.Equal(t, path+tt.want, err.Error())
+		})
+	}
+	_, err := Parse(filepath.Join(dir, "t.test.yaml"), []byte("workflow: fine\n"+cases))
+	assert.NoError(t, err, "a folder with START.md needs no hint")
 }

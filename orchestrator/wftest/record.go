@@ -36,6 +36,16 @@ var replayed = map[string]string{
 	"exhausted":   "max_turns",
 }
 
+// notReplayed says why a step with outcome was left out of a case.
+func notReplayed(outcome string) string {
+	if outcome == "" {
+		// The run being recorded is not going, so a step that never
+		// ended was cut short by the end of the process driving it.
+		return "cut short: the process driving the run was killed"
+	}
+	return outcome
+}
+
 // recording is a case being recorded.
 type recording struct {
 	run  *analysis.Run
@@ -53,7 +63,7 @@ type recording struct {
 // (template: false), with their costs, and the outcome of the steps that
 // failed; its expectations are what happened: status, result, every
 // agent's path, steps and cost. A step that cannot be replayed (see
-// replayed) is left out and named in a comment.
+// replayed), or that never ended, is left out and named in a comment.
 func Record(run *analysis.Run, o RecordOptions, indent int) (string, error) {
 	if o.Name == "" {
 		o.Name = "recorded " + run.ID
@@ -83,7 +93,7 @@ func Record(run *analysis.Run, o RecordOptions, indent int) (string, error) {
 	b.WriteString(replies)
 	b.WriteString("  expect:\n")
 	fmt.Fprintf(b, "    status: %s\n", run.Status)
-	if run.Result != nil && run.Status == "completed" {
+	if run.Result != nil {
 		fmt.Fprintf(b, "    result: %s\n", rc.scalar(strings.TrimSpace(*run.Result), 4, false))
 	}
 	b.WriteString("    path:\n")
@@ -132,9 +142,7 @@ func (rc *recording) replies() (text string, cost float64, steps int, err error)
 	for _, s := range rc.run.Steps {
 		outcome, ok := replayed[s.Outcome]
 		if s.Outcome != "success" && !ok {
-			if s.Outcome != "canceled" && s.Outcome != "" {
-				rc.left = append(rc.left, fmt.Sprintf("%s (%s)", s.Name, s.Outcome))
-			}
+			rc.left = append(rc.left, fmt.Sprintf("%s (%s)", s.Name, notReplayed(s.Outcome)))
 			continue
 		}
 		k := s.State

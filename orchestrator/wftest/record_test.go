@@ -168,3 +168,43 @@ func TestScalarRoundTrips(t *testing.T) {
 		assert.NoError(t, rc.verify(), "%q as\n%s", s, rc.b.String())
 	}
 }
+
+func TestRecordFailedRunKeepsItsResult(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, fanWorkflow)
+	run := realRun(t, dir, "fan", `
+replies:
+  START: ["<fork item=\"a\">WORKER.md</fork><goto>JOIN.md</goto>"]
+  WORKER: [{outcome: max_turns}]
+  JOIN: ["<result>joined without a</result>"]
+`, nil)
+	require.Equal(t, "failed", run.Status)
+	require.NotNil(t, run.Result)
+	var out bytes.Buffer
+	require.NoError(t, WriteRecorded(&out, "-", run, RecordOptions{Name: "failed"}))
+	text := out.String()
+	assert.Contains(t, text, "  expect:\n    status: failed\n    result: joined without a\n")
+
+	path := filepath.Join(dir, "fan", "failed.test.yaml")
+	write(t, dir, map[string]string{"fan/failed.test.yaml": "workflow: .\ncases:\n" + text})
+	rep := Run(context.Background(), []string{path}, Options{})
+	require.NoError(t, rep.Files[0].Err, text)
+	assert.Empty(t, rep.Files[0].Cases[0].Failures, text)
+}
+
+func TestRecordNamesStepsNotReplayed(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, loopWorkflow)
+	run := realRun(t, dir, "wf", loopReplies, nil)
+	// Two steps that a replay cannot repeat, as a run interrupted by a
+	// second Ctrl-C and one whose process was killed leave them.
+	run.Steps = append(run.Steps,
+		&analysis.Step{Name: "main_FIX_008", Agent: "main", State: "FIX.md", Outcome: "canceled"},
+		&analysis.Step{Name: "main_FIX_009", Agent: "main", State: "FIX.md"},
+		&analysis.Step{Name: "main_FIX_010", Agent: "main", State: "FIX.md", Outcome: "authentication error"},
+	)
+	got, err := Record(run, RecordOptions{}, 0)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(got, "# Not replayed: main_FIX_008 (canceled), "+
+		"main_FIX_009 (cut short: the process driving the run was killed), main_FIX_010 (authentication error).\n- name: "), got)
+}

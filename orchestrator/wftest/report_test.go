@@ -56,6 +56,25 @@ func TestSummary(t *testing.T) {
 	assert.Equal(t, "PASS: 2 cases in 1 file (1.00s)", Summary(r))
 	r.Files[0].Cases[1].Failures = []string{"x"}
 	assert.Equal(t, "FAIL: 1 of 2 cases failed in 1 file (1.00s)", Summary(r))
+
+	none := &Report{Duration: time.Second, Unselected: 12, Files: []*FileResult{{}, {}}}
+	assert.Equal(t, "NO CASES RUN: 0 of 12 cases selected in 2 files (1.00s)", Summary(none), "nothing run is not a pass")
+	none.Files[1].Err = errors.New("bad")
+	assert.Equal(t, "FAIL: 1 test file invalid, no case run, in 2 files (1.00s)", Summary(none))
+}
+
+func TestReportPassed(t *testing.T) {
+	assert.False(t, (&Report{Unselected: 3, Files: []*FileResult{{}}}).Passed(), "no case run")
+	assert.True(t, (&Report{Files: []*FileResult{{Cases: []*CaseResult{{}}}}}).Passed())
+	assert.False(t, (&Report{Files: []*FileResult{{Cases: []*CaseResult{{Failures: []string{"x"}}}}}}).Passed())
+	assert.False(t, (&Report{Files: []*FileResult{{Cases: []*CaseResult{{}}}, {Err: errors.New("bad")}}}).Passed())
+
+	var b bytes.Buffer
+	require.NoError(t, WriteJSON(&b, &Report{Unselected: 3, Files: []*FileResult{{Path: "a.test.yaml"}}}))
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+	assert.Equal(t, false, got["passed"], "a run of no case did not pass")
+	assert.Equal(t, 3.0, got["unselected"])
 }
 
 func TestWriteJSON(t *testing.T) {
@@ -96,6 +115,13 @@ func TestWriteJUnit(t *testing.T) {
 	assert.Equal(t, "0.410", got.Time)
 	require.Len(t, got.Suites, 4)
 	assert.Equal(t, junitCase{Name: "happy", Classname: "loop", Time: "0.010"}, got.Suites[0].Cases[0])
+	assert.Equal(t, "fan", got.Suites[1].Cases[0].Classname)
+
+	r := sampleReport()
+	r.Files[0].Prefix = "wf/loop"
+	b.Reset()
+	require.NoError(t, WriteJUnit(&b, r))
+	assert.Contains(t, b.String(), `<testcase name="happy" classname="wf/loop" `, "the classname is the prefix of the case ids")
 	failed := got.Suites[1].Cases[0]
 	require.NotNil(t, failed.Failure)
 	assert.Equal(t, "status: got failed, want completed; path of main (- expected, + actual):", failed.Failure.Message)

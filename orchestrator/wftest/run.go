@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -20,6 +21,9 @@ import (
 // DefaultTimeout is how long a case may run before it fails.
 const DefaultTimeout = 30 * time.Second
 
+// NoTimeout, as Options.Timeout, lets a case run as long as it takes.
+const NoTimeout time.Duration = -1
+
 // Options shape a run of test files.
 type Options struct {
 	// Run selects the cases whose ID matches; nil selects every case.
@@ -27,7 +31,7 @@ type Options struct {
 	// Parallel is the most cases that run at once; 0 means GOMAXPROCS.
 	Parallel int
 	// Timeout fails a case still running after this long; 0 means
-	// DefaultTimeout.
+	// DefaultTimeout, a negative value (NoTimeout) no limit.
 	Timeout time.Duration
 }
 
@@ -35,12 +39,17 @@ type Options struct {
 type Report struct {
 	Files    []*FileResult
 	Duration time.Duration
+	// Unselected counts the cases of valid files that Options.Run left
+	// out.
+	Unselected int
 }
 
 // FileResult is the outcome of one test file.
 type FileResult struct {
 	// Path is the file as given.
 	Path string
+	// Prefix is what the ids of its cases start with (see IDPrefixes).
+	Prefix string
 	// Err is set when the file could not be read or is not valid; it then
 	// has no cases.
 	Err error
@@ -82,6 +91,14 @@ type Visit struct {
 	Via   string
 }
 
+// prefix is what the ids of the file's cases start with.
+func (f *FileResult) prefix() string {
+	if f.Prefix != "" {
+		return f.Prefix
+	}
+	return stem(f.Path)
+}
+
 // Passed reports whether the case passed.
 func (c *CaseResult) Passed() bool { return len(c.Failures) == 0 }
 
@@ -111,6 +128,11 @@ func (r *Report) CaseCount() int {
 	return n
 }
 
+// Passed reports whether cases ran and all of them passed, with every
+// test file valid. A run of no case at all did not pass: it almost always
+// means a --run expression or a path that selects nothing.
+func (r *Report) Passed() bool { return r.Failed() == 0 && r.CaseCount() > 0 }
+
 // Run loads the test files at paths and runs their selected cases, in
 // parallel, each in a project folder of its own that is removed afterwards.
 // A file that cannot be loaded is reported with its error and the others
@@ -125,8 +147,9 @@ func Run(ctx context.Context, paths []string, o Options) *Report {
 		i    int // the case's place in fr.Cases
 	}
 	var jobs []job
+	prefixes := IDPrefixes(paths)
 	for i, path := range paths {
-		fr := &FileResult{Path: path}
+		fr := &FileResult{Path: path, Prefix: prefixes[i]}
 		rep.Files[i] = fr
 		f, err := Load(path)
 		if err != nil {
@@ -134,7 +157,9 @@ func Run(ctx context.Context, paths []string, o Options) *Report {
 			continue
 		}
 		for _, c := range f.Cases {
+			c.ID = fr.Prefix + "/" + c.Name
 			if o.Run != nil && !o.Run.MatchString(c.ID) {
+				rep.Unselected++
 				continue
 			}
 			jobs = append(jobs, job{f, c, fr, len(fr.Cases)})
@@ -168,7 +193,7 @@ func Run(ctx context.Context, paths []string, o Options) *Report {
 }
 
 // orDefault returns v when it is positive, else def.
-func orDefault[T int | time.Duration](v, def T) T {
+func orDefault(v, def int) int {
 	if v > 0 {
 		return v
 	}
@@ -176,18 +201,26 @@ func orDefault[T int | time.Duration](v, def T) T {
 }
 
 // RunCase runs one case of f in a project folder of its own and checks
-// its expectations. timeout 0 means DefaultTimeout.
+// its expectations. timeout 0 means DefaultTimeout, a negative one no
+// limit. Every failure message is cut to a readable length.
 func (f *File) RunCase(ctx context.Context, c *Case, timeout time.Duration) *CaseResult {
 	start := time.Now()
 	res := &CaseResult{Name: c.Name, ID: c.ID, Line: c.Line, started: start}
-	defer func() { res.Duration = time.Since(start) }()
-	if err := f.runCase(ctx, c, orDefault(timeout, DefaultTimeout), res); err != nil {
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if err := f.runCase(ctx, c, timeout, res); err != nil {
 		res.Failures = append(res.Failures, err.Error())
 	}
+	for i, msg := range res.Failures {
+		res.Failures[i] = clipMessage(msg)
+	}
+	res.Duration = time.Since(start)
 	return res
 }
 
 // runCase does RunCase's work; an error is a failure that stops the checks.
+// A negative timeout means none.
 func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res *CaseResult) error {
 	dir, err := os.MkdirTemp("", "raymond-test-")
 	if err != nil {
@@ -209,7 +242,10 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 	}
 	debug := filepath.Join(dir, ".raymond", "debug")
 	d := &orchestrator.Driver{Store: store, Runner: runner, DebugDir: debug, Clock: &orchestrator.InstantClock{}}
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	runCtx, cancel := context.WithCancel(ctx)
+	if timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, timeout)
+	}
 	defer cancel()
 	final, err := d.Drive(runCtx, r.WorkflowID, nil)
 	if err != nil {
@@ -224,8 +260,8 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 	case ctx.Err() != nil:
 		return fmt.Errorf("interrupted after %s", count(run.StepCount, "step", "steps"))
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("timed out after %s with the run still going (%s so far); a reply with repeat: true in a loop? (--timeout sets the limit)",
-			timeout, count(run.StepCount, "step", "steps"))
+		return fmt.Errorf("timed out after %s with the run still going (%s so far); %s (--timeout sets the limit)",
+			timeout, count(run.StepCount, "step", "steps"), timeoutHint(run, timeout))
 	}
 	res.Failures = check(c, run, runner)
 	return nil
@@ -241,4 +277,23 @@ func fill(res *CaseResult, run *analysis.Run) {
 		}
 		res.Paths = append(res.Paths, p)
 	}
+}
+
+// timeoutHint guesses why a case ran out of time: a step that was still
+// running for most of it waited on a reply's delay; else the run went
+// round and round, most likely on a reply with repeat: true.
+func timeoutHint(run *analysis.Run, timeout time.Duration) string {
+	for _, s := range slices.Backward(run.Steps) {
+		if s.Outcome != "" && s.Outcome != "canceled" {
+			continue
+		}
+		end := s.Ended
+		if end.IsZero() {
+			end = run.Ended
+		}
+		if ran := end.Sub(s.Started); ran >= timeout/2 {
+			return fmt.Sprintf("step %s was still running after %s: a reply with a long delay?", s.Name, ran.Round(time.Millisecond))
+		}
+	}
+	return "a reply with repeat: true in a loop?"
 }

@@ -70,7 +70,8 @@ func what(c *CaseResult) string {
 	return strings.Join(lines, "\n")
 }
 
-// Summary is the report's last line: PASS or FAIL, with counts and time.
+// Summary is the report's last line: PASS or FAIL, with counts and time;
+// NO CASES RUN when nothing was selected, which is not a pass.
 func Summary(r *Report) string {
 	cases, files := r.CaseCount(), len(r.Files)
 	failed, invalid := 0, 0
@@ -86,6 +87,10 @@ func Summary(r *Report) string {
 	}
 	in := fmt.Sprintf("in %s (%s)", count(files, "file", "files"), seconds(r.Duration))
 	switch {
+	case cases == 0 && invalid == 0:
+		return fmt.Sprintf("NO CASES RUN: 0 of %s selected %s", count(r.Unselected, "case", "cases"), in)
+	case cases == 0:
+		return fmt.Sprintf("FAIL: %s invalid, no case run, %s", count(invalid, "test file", "test files"), in)
 	case failed == 0 && invalid == 0:
 		return fmt.Sprintf("PASS: %s %s", count(cases, "case", "cases"), in)
 	case invalid == 0:
