@@ -35,8 +35,11 @@ its answer. AGENT:N names the agent's N-th step (main:3), as numbered in the
 step's file name; the file name itself (main_PLAN_003) works too.
 
 --follow prints the run's events as they happen until it ends or no process
-drives it any more. See docs/analysing-runs.md for how to read each section
-and the --json schema.`,
+drives it any more, and exits as raymond run would for how the run ended (0
+completed, 1 failed or stopped without ending, 3 paused, waiting or over its
+budget). A run created by raymond start and not driven yet is waited for.
+See docs/analysing-runs.md for how to read each section and the --json
+schema.`,
 	examples: []string{
 		"raymond transcript 20261121-154012-123456-3f9a2c",
 		"raymond transcript nightly-1 --sort time",
@@ -73,7 +76,7 @@ func runTranscript(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&f.toTest, "to-test", "", "record the run as a workflow test in `FILE` (*.test.yaml)")
 	fs.StringVar(&f.caseName, "case-name", "", "the `NAME` of the case --to-test records (default: recorded RUN_ID)")
 	fs.StringVar(&f.project, "project", "", "the project `DIR` that holds .raymond/ (default: found from the current folder)")
-	fs.IntVar(&f.width, "width", 0, "lay the text out in `N` columns (default: $COLUMNS, else 80)")
+	fs.IntVar(&f.width, "width", 0, fmt.Sprintf("lay the text out in `N` columns, %d or more (default: $COLUMNS, else 80)", analysis.MinWidth))
 	if done, err := parseFlags(fs, args, transcriptHelp, env.stdout); done || err != nil {
 		return err
 	}
@@ -87,15 +90,15 @@ func runTranscript(ctx context.Context, env *cmdEnv, args []string) error {
 	if f.width == 0 {
 		f.width = 80
 		if n, err := strconv.Atoi(env.getenv("COLUMNS")); err == nil && n > 0 {
-			f.width = n
+			f.width = max(n, analysis.MinWidth) // a terminal narrower than that gets lines folded by it
 		}
 	}
-	src, holder, err := openTranscript(arg, f.project)
+	src, holder, err := openTranscript(arg, f.project, f.follow)
 	if err != nil {
 		return err
 	}
 	if f.follow {
-		return analysis.Follow(ctx, src.Dir, env.stdout, analysis.FollowOptions{Driven: holder, ID: filepath.Base(src.Dir)})
+		return follow(ctx, env, src, holder)
 	}
 	run, err := analysis.Load(src)
 	if err != nil {
@@ -123,8 +126,8 @@ func (f *transcriptFlags) check(widthGiven bool) error {
 	if f.sort != "cost" && f.sort != "time" {
 		return h.usageError("--sort takes cost or time, not %q", f.sort)
 	}
-	if widthGiven && f.width < 20 {
-		return h.usageError("--width must be at least 20, not %d", f.width)
+	if widthGiven && f.width < analysis.MinWidth {
+		return h.usageError("--width must be at least %d, not %d: the report cannot be laid out in fewer columns", analysis.MinWidth, f.width)
 	}
 	var outputs []string
 	for _, o := range []struct {
@@ -152,8 +155,10 @@ func (f *transcriptFlags) check(widthGiven bool) error {
 
 // openTranscript finds the transcript arg names, a run id of the project or
 // a folder, with the run's state file and whether a process drives it now.
-// holder reports, each time it is called, whether a process drives the run.
-func openTranscript(arg, projectFlag string) (src analysis.Source, holder func() bool, err error) {
+// holder reports, each time it is called, whether a process drives the
+// run. A run created but not started yet has no transcript folder: for
+// --follow (follow set) that is no error, as the folder is to come.
+func openTranscript(arg, projectFlag string, follow bool) (src analysis.Source, holder func() bool, err error) {
 	holder = func() bool { return false }
 	if strings.ContainsRune(arg, filepath.Separator) || isDir(arg) {
 		dir, err := filepath.Abs(arg)
@@ -175,7 +180,8 @@ func openTranscript(arg, projectFlag string) (src analysis.Source, holder func()
 		if err != nil {
 			return src, holder, nil // no project: analyse the folder alone
 		}
-		return withState(src, p.store, id)
+		src, holder = withState(src, p.store, id)
+		return src, holder, nil
 	}
 	if err := state.ValidID(arg); err != nil {
 		return src, nil, transcriptHelp.usageError("%v", err)
@@ -185,21 +191,32 @@ func openTranscript(arg, projectFlag string) (src analysis.Source, holder func()
 		return src, nil, err
 	}
 	src.Dir = filepath.Join(p.dir, ".raymond", "debug", arg)
-	src, holder, err = withState(src, p.store, arg)
-	if err != nil {
-		return src, nil, err
+	src, holder = withState(src, p.store, arg)
+	if isDir(src.Dir) {
+		return src, holder, nil
 	}
-	if !isDir(src.Dir) {
-		if src.State == nil {
-			return src, nil, &usageError{
-				msg:  fmt.Sprintf("no run %s in this project", arg),
-				hint: "Run 'raymond list --all' to see the runs.",
-			}
+	st := src.State
+	switch {
+	case st == nil && src.StateProblem == "":
+		return src, nil, &usageError{
+			msg:  fmt.Sprintf("no run %s in this project", arg),
+			hint: "Run 'raymond list --all' to see the runs.",
 		}
+	case st == nil:
 		return src, nil, &exitError{code: exitFailed,
-			msg: fmt.Sprintf("run %s has no transcript: it was started with --no-debug (or its folder %s was deleted)", arg, src.Dir)}
+			msg: fmt.Sprintf("run %s has no transcript folder (%s), and its state file cannot be used: %s", arg, src.Dir, src.StateProblem)}
+	case follow && st.Options.Debug && (st.Status == state.StatusCreated || src.Running):
+		// About to start, or starting: the folder is to come.
+		return src, holder, nil
+	case st.Status == state.StatusCreated && st.Options.Debug:
+		return src, nil, &exitError{code: exitFailed,
+			msg: fmt.Sprintf("run %s has not started yet, so it has no transcript; `raymond resume %s` drives it (`raymond transcript %s --follow` waits for it to start)", arg, arg, arg)}
+	case !st.Options.Debug:
+		return src, nil, &exitError{code: exitFailed,
+			msg: fmt.Sprintf("run %s has no transcript: it was started with --no-debug", arg)}
 	}
-	return src, holder, nil
+	return src, nil, &exitError{code: exitFailed,
+		msg: fmt.Sprintf("run %s has no transcript: its folder %s was deleted", arg, src.Dir)}
 }
 
 // projectOf returns the project of a transcript folder: --project when
@@ -216,24 +233,51 @@ func projectOf(dir, projectFlag string) (*project, error) {
 }
 
 // withState adds run id's state file, if the store has one, and who
-// drives the run.
-func withState(src analysis.Source, store *state.Store, id string) (analysis.Source, func() bool, error) {
+// drives the run. A state file that cannot be read (empty, corrupt) is
+// no error: the analysis goes on from the transcript, with a note.
+func withState(src analysis.Source, store *state.Store, id string) (analysis.Source, func() bool) {
 	holder := func() bool {
 		_, held, err := store.Holder(id)
-		return err == nil && held
+		if err == nil && held {
+			return true
+		}
+		// A run created by raymond start counts as driven until it has
+		// started: --follow waits for it.
+		r, err := store.Read(id)
+		return err == nil && r.Status == state.StatusCreated
 	}
 	r, err := store.Read(id)
 	switch {
 	case errors.Is(err, state.ErrNotFound), errors.Is(err, fs.ErrNotExist):
-		return src, holder, nil
 	case err != nil:
-		return src, nil, &exitError{code: exitFailed, msg: fmt.Sprintf("cannot read the state of run %s: %v", id, err)}
+		src.StateProblem = err.Error()
+	default:
+		src.State = r
 	}
-	src.State = r
 	if pid, held, err := store.Holder(id); err == nil && held {
 		src.Running, src.PID = true, pid
 	}
-	return src, holder, nil
+	return src, holder
+}
+
+// follow prints the run's events until it ends (--follow), and exits as
+// raymond run would have for how it ended.
+func follow(ctx context.Context, env *cmdEnv, src analysis.Source, holder func() bool) error {
+	id := filepath.Base(src.Dir)
+	if st := src.State; st != nil && st.Status == state.StatusCreated {
+		fmt.Fprintf(env.stderr, "raymond: run %s has not started yet; waiting for a process to drive it (`raymond resume %s`)\n", id, id)
+	}
+	status, err := analysis.Follow(ctx, src.Dir, env.stdout, analysis.FollowOptions{Driven: holder, ID: id})
+	switch {
+	case err != nil:
+		return err
+	case status == "":
+		return &exitError{code: exitFailed} // the closing line said why
+	}
+	if code := exitFor(state.Status(status)); code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
 }
 
 // showStep prints one step in full, as text or JSON.
@@ -303,20 +347,16 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// writeHTML writes the HTML report, every step's detail included, to file
-// and says where on stderr.
+// writeHTML writes the HTML report, every step's detail included (read
+// one step at a time as it is written), to file and says where on stderr.
 func writeHTML(env *cmdEnv, run *analysis.Run, dir, file string) error {
-	details := make(map[string]*analysis.Detail, len(run.Steps))
-	for _, s := range run.Steps {
-		if d, err := analysis.LoadDetail(dir, s); err == nil {
-			details[s.Name] = d
-		}
-	}
 	out, err := os.Create(file)
 	if err != nil {
 		return &exitError{code: exitFailed, msg: fmt.Sprintf("cannot write the report: %v", err)}
 	}
-	err = analysis.WriteHTML(out, run, details)
+	err = analysis.WriteHTML(out, run, func(s *analysis.Step) (*analysis.Detail, error) {
+		return analysis.LoadDetail(dir, s)
+	})
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

@@ -31,6 +31,9 @@ type builder struct {
 	lastEvent time.Time
 	// lastEnded is set when the last event is run_ended.
 	lastEnded bool
+	// limited are the steps stopped by the usage limit since the last
+	// wait event: the next wait is theirs.
+	limited []*Step
 }
 
 func newBuilder() *builder {
@@ -131,6 +134,7 @@ func (b *builder) event(e *transcript.Event) {
 		r.Ended = e.Time
 		b.closeWaits(e.Time)
 		b.closeProcess(e.Time, false)
+		b.limited = nil
 	case transcript.EventStepStarted:
 		b.stepStarted(e)
 	case transcript.EventStepEnded:
@@ -163,6 +167,10 @@ func (b *builder) event(e *transcript.Event) {
 			w.Until = e.Until.UTC()
 		}
 		r.Waits = append(r.Waits, w)
+		for _, s := range b.limited {
+			s.WaitUntil = w.Until
+		}
+		b.limited = nil
 	case transcript.EventWaitOver:
 		b.closeWaits(e.Time)
 	case transcript.EventBudgetExceeded:
@@ -180,7 +188,7 @@ func (b *builder) closeProcess(t time.Time, crashed bool) {
 	}
 	p := &ps[len(ps)-1]
 	p.Ended, p.Crashed = t, crashed
-	b.r.DrivenMS += max(t.Sub(p.Started).Milliseconds(), 0)
+	b.r.Driven += max(t.Sub(p.Started), 0)
 	b.driving = false
 }
 
@@ -220,9 +228,12 @@ func (b *builder) stepEnded(e *transcript.Event) {
 	}
 	b.ended[s.Name] = true
 	s.Ended = e.Time
+	s.Duration = max(s.Ended.Sub(s.Started), 0)
 	s.Outcome = e.Outcome
+	if s.Outcome == "usage limit" {
+		b.limited = append(b.limited, s)
+	}
 	s.Error = e.Message
-	s.DurationMS = e.DurationMS
 	if e.Session != "" {
 		s.Session = e.Session
 	}

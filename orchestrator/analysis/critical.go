@@ -5,8 +5,10 @@ import "time"
 // Link is one step of the critical path and the gap before it.
 type Link struct {
 	Step *Step
-	// GapMS is the time from the end of the link before (for the first
-	// link, from the start of the run) to this step's start.
+	// Gap is the time from the end of the link before (for the first
+	// link, from the start of the run) to this step's start; GapMS is
+	// the same rounded to milliseconds.
+	Gap   time.Duration
 	GapMS int64
 	// Why names what filled most of the gap, when it is known: a
 	// usage-limit wait, a retry's back-off, or no process driving the run.
@@ -79,20 +81,14 @@ func CriticalPath(r *Run) []Link {
 		var prev *Step
 		if i > 0 {
 			prev = links[i-1].Step
-			from = endOf(prev)
+			if end := endOf(prev); !end.IsZero() {
+				from = end
+			}
 		}
-		gap := max(s.Started.Sub(from).Milliseconds(), 0)
-		links[i] = Link{Step: s, GapMS: gap, Why: gapReason(r, prev, from, s.Started)}
+		gap := max(s.Started.Sub(from), 0)
+		links[i] = Link{Step: s, Gap: gap, GapMS: millis(gap), Why: gapReason(r, prev, from, s.Started)}
 	}
 	return links
-}
-
-// endOf is when a step ended, or its start when it never did.
-func endOf(s *Step) time.Time {
-	if s.Ended.IsZero() {
-		return s.Started
-	}
-	return s.Ended
 }
 
 // gapReason says what filled most of the time from..to after step prev.

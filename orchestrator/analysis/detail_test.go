@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -127,4 +128,32 @@ func TestAbbreviate(t *testing.T) {
 		assert.Equal(t, tc.want, got, tc.in)
 		assert.Equal(t, tc.cut, cut, tc.in)
 	}
+}
+
+// The header of a step says what followed it: a retry, or the wait for
+// the usage limit and the step that ran again after it.
+func TestWriteDetailWhatFollowed(t *testing.T) {
+	r := flakyRun(t)
+	limited := r.Step("main_FLAKY_004")
+	require.NotNil(t, limited)
+	require.False(t, limited.WaitUntil.IsZero())
+	for _, tc := range []struct {
+		step, want string
+	}{
+		{"main_FLAKY_002", "\n  then      retried as main_FLAKY_003\n"},
+		{"main_FLAKY_004", "\n  then      the run waited for the usage limit until " +
+			clock(limited.WaitUntil, limited.Started) + "; it ran the step again as main_FLAKY_005\n"},
+		{"main_FLAKY_005", "\n  then      <goto> to END.md\n"},
+	} {
+		var b bytes.Buffer
+		require.NoError(t, WriteDetail(&b, &Detail{Step: r.Step(tc.step)}, TextOptions{Width: 120}))
+		assert.Contains(t, b.String(), tc.want, tc.step)
+	}
+
+	cutShort := &Step{Name: "main_W_001", Agent: "main", State: "W.md", Seq: 1, CutShort: true,
+		Duration: 1500 * time.Millisecond, Next: "main_W_002"}
+	var b bytes.Buffer
+	require.NoError(t, WriteDetail(&b, &Detail{Step: cutShort}, TextOptions{}))
+	assert.Contains(t, b.String(), "\n  outcome   cut short: it never ended (its process stopped after 1.50s), $0.0000\n")
+	assert.Contains(t, b.String(), "\n  then      it ran again as main_W_002 when the run was resumed\n")
 }

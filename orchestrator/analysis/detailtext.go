@@ -32,14 +32,17 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 	if !s.Started.IsZero() {
 		p.field("started", "%s", s.Started.Local().Format("2006-01-02 15:04:05.000 MST"))
 	}
-	outcome := s.Outcome
-	if outcome == "" {
-		outcome = "not ended"
+	switch {
+	case s.Outcome == "" && s.CutShort:
+		p.field("outcome", "%s: it never ended (its process stopped after %s), %s",
+			p.red("cut short"), dur(s.Duration), money(s.CostUSD))
+	case s.Outcome == "":
+		p.field("outcome", "running, for %s so far", dur(s.Duration))
+	case s.Outcome == "success":
+		p.field("outcome", "success in %s, %s", dur(s.Duration), money(s.CostUSD))
+	default:
+		p.field("outcome", "%s in %s, %s", p.red(s.Outcome), dur(s.Duration), money(s.CostUSD))
 	}
-	if outcome != "success" {
-		outcome = p.red(outcome)
-	}
-	p.field("outcome", "%s in %s, %s", outcome, dur(s.DurationMS), money(s.CostUSD))
 	p.field("tokens", "%s in, %s out, %s cache read, %s cache written",
 		grouped(s.Tokens.Input), grouped(s.Tokens.Output), grouped(s.Tokens.CacheRead), grouped(s.Tokens.CacheCreation))
 	if s.Model != "" {
@@ -53,7 +56,13 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 	case s.Reminded:
 		p.field("then", "a reminder: %s", oneLineMore(s.Error))
 	case s.Retried:
-		p.field("then", "retried")
+		p.field("then", "%s", again("retried", s))
+	case s.Outcome == "usage limit" && !s.WaitUntil.IsZero():
+		p.field("then", "%s", again("the run waited for the usage limit until "+clock(s.WaitUntil, s.Started)+"; it ran the step again", s))
+	case s.Outcome == "usage limit":
+		p.field("then", "%s", again("the run waited for the usage limit; it ran the step again", s))
+	case s.CutShort && s.Next != "":
+		p.field("then", "it ran again as %s when the run was resumed", s.Next)
 	case s.Error != "":
 		p.field("error", "%s", oneLineMore(s.Error))
 	}
@@ -124,6 +133,15 @@ func (p *report) item(it Item) {
 			p.line("  %s%s", prefix, l)
 		}
 	}
+}
+
+// again says what followed a step that ran again: "retried as main_X_003",
+// or, when the transcript ends first, that it has not run again yet.
+func again(what string, s *Step) string {
+	if s.Next == "" {
+		return what + " (not yet run again)"
+	}
+	return what + " as " + s.Next
 }
 
 func orUnknown(s string) string {

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"raymond/claude"
 	"raymond/orchestrator/transcript"
@@ -36,9 +37,13 @@ func eventText(e *transcript.Event) string {
 	}
 	switch e.Type {
 	case transcript.EventRunStarted:
-		return fmt.Sprintf("run started at %s: %s", e.State, e.Message)
+		s := "run started"
+		if e.State != "" {
+			s += " at " + e.State
+		}
+		return because(s, e.Message)
 	case transcript.EventRunResumed:
-		return fmt.Sprintf("run resumed: %s", e.Message)
+		return because("run resumed", e.Message)
 	case transcript.EventStepStarted:
 		s := fmt.Sprintf("%s: step %s started", e.State, e.Step)
 		if e.Attempt > 1 {
@@ -46,7 +51,7 @@ func eventText(e *transcript.Event) string {
 		}
 		return s
 	case transcript.EventStepEnded:
-		s := fmt.Sprintf("%s: %s in %s", e.State, e.Outcome, dur(e.DurationMS))
+		s := fmt.Sprintf("%s: %s in %s", e.State, e.Outcome, dur(time.Duration(e.DurationMS)*time.Millisecond))
 		if e.Message != "" {
 			s += ": " + claude.OneLine(e.Message)
 		}
@@ -60,9 +65,9 @@ func eventText(e *transcript.Event) string {
 	case transcript.EventSpawn:
 		return fmt.Sprintf("started %s at %s", e.Child, e.State)
 	case transcript.EventRetry:
-		return fmt.Sprintf("%s: %s; retry, attempt %d", e.State, claude.OneLine(e.Message), e.Attempt)
+		return fmt.Sprintf("%s; retry, attempt %d", because(e.State, e.Message), e.Attempt)
 	case transcript.EventReminder:
-		return fmt.Sprintf("%s: %s; reminder %d", e.State, claude.OneLine(e.Message), max(e.Attempt-1, 1))
+		return fmt.Sprintf("%s; reminder %d", because(e.State, e.Message), max(e.Attempt-1, 1))
 	case transcript.EventAgentCompleted:
 		s := "completed at " + e.State
 		if e.Payload != nil {
@@ -70,7 +75,7 @@ func eventText(e *transcript.Event) string {
 		}
 		return s
 	case transcript.EventAgentFailed:
-		return "failed: " + claude.OneLine(e.Message)
+		return because("failed", e.Message)
 	case transcript.EventWait:
 		s := "usage limit: no step starts"
 		if e.Until != nil {
@@ -83,9 +88,9 @@ func eventText(e *transcript.Event) string {
 	case transcript.EventWaitOver:
 		return "usage-limit wait over; steps start again"
 	case transcript.EventPaused:
-		return "paused: " + claude.OneLine(e.Message)
+		return because("paused", e.Message)
 	case transcript.EventBudgetExceeded:
-		return "stopped at the budget: " + claude.OneLine(e.Message)
+		return because("stopped at the budget", e.Message)
 	case transcript.EventWarning:
 		return "warning: " + claude.OneLine(strings.TrimPrefix(e.State+": "+e.Message, ": "))
 	case transcript.EventRunEnded:
@@ -99,4 +104,13 @@ func eventText(e *transcript.Event) string {
 		return s
 	}
 	return e.Type
+}
+
+// because writes what happened and, when the event says, why: "paused",
+// "failed: the answer has no transition tag".
+func because(what, message string) string {
+	if message = claude.OneLine(message); message != "" {
+		return what + ": " + message
+	}
+	return what
 }

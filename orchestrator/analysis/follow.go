@@ -38,7 +38,11 @@ type FollowOptions struct {
 // done; its last line says why it stopped. It polls the events file,
 // reads only what was added, and holds back a line written in two parts
 // until its end arrives.
-func Follow(ctx context.Context, dir string, w io.Writer, o FollowOptions) error {
+//
+// status is the status the run ended with (run_ended's: completed,
+// failed, paused, …), "" when it stopped without ending (crashed or
+// killed) or never started.
+func Follow(ctx context.Context, dir string, w io.Writer, o FollowOptions) (status string, err error) {
 	if o.Interval <= 0 {
 		o.Interval = DefaultFollowInterval
 	}
@@ -50,21 +54,21 @@ func Follow(ctx context.Context, dir string, w io.Writer, o FollowOptions) error
 	for first := true; ; first = false {
 		driven := o.Driven != nil && o.Driven()
 		if err := f.poll(); err != nil {
-			return err
+			return "", err
 		}
 		switch {
 		case f.last == transcript.EventRunEnded && (!driven || !first):
 			// An old run_ended read first may be followed by the
 			// run_resumed of a process starting now: wait for it.
-			return f.say("run %s ended: %s", id, f.status)
+			return f.status, f.say("run %s ended: %s", id, f.status)
 		case !driven:
-			return f.stopped(id)
+			return "", f.stopped(id)
 		}
 		t := time.NewTimer(o.Interval)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return "", ctx.Err()
 		case <-t.C:
 		}
 	}

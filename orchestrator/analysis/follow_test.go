@@ -43,8 +43,11 @@ func TestFollowLive(t *testing.T) {
 	driven.Store(true)
 	w := &lineWriter{lines: make(chan string, 100)}
 	done := make(chan error, 1)
+	var status string
 	go func() {
-		done <- Follow(context.Background(), dir, w, FollowOptions{Driven: driven.Load, Interval: time.Millisecond, ID: "r9"})
+		var err error
+		status, err = Follow(context.Background(), dir, w, FollowOptions{Driven: driven.Load, Interval: time.Millisecond, ID: "r9"})
+		done <- err
 	}()
 	next := func() string {
 		t.Helper()
@@ -71,6 +74,7 @@ func TestFollowLive(t *testing.T) {
 	assert.Equal(t, "10:00:02 run ended: completed, $0.5000", next())
 	assert.Equal(t, "raymond: run r9 ended: completed", next())
 	require.NoError(t, <-done)
+	assert.Equal(t, "completed", status)
 }
 
 func TestFollowStops(t *testing.T) {
@@ -78,13 +82,16 @@ func TestFollowStops(t *testing.T) {
 		name   string
 		events string
 		want   string
+		status string
 	}{
-		{"no events", "", "raymond: no process drives run r9 and it has no events yet"},
+		{"no events", "", "raymond: no process drives run r9 and it has no events yet", ""},
 		{"crashed", `{"time":"2026-11-21T10:00:00Z","type":"run_started"}` + "\n",
-			"raymond: no process drives run r9 any more and it has not ended: it stopped without ending (crashed or killed); `raymond resume r9` continues it"},
+			"raymond: no process drives run r9 any more and it has not ended: it stopped without ending (crashed or killed); `raymond resume r9` continues it", ""},
 		{"torn", `{"time":"2026-11-21T10:00:00Z","type":"run_started"}` + "\n" + `{"ti`,
-			"raymond: no process drives run r9 any more; its events end in a torn line (4 bytes): it stopped without ending (crashed or killed); `raymond resume r9` continues it"},
-		{"ended", `{"time":"2026-11-21T10:00:00Z","type":"run_ended","status":"paused"}` + "\n", "raymond: run r9 ended: paused"},
+			"raymond: no process drives run r9 any more; its events end in a torn line (4 bytes): it stopped without ending (crashed or killed); `raymond resume r9` continues it", ""},
+		{"paused", `{"time":"2026-11-21T10:00:00Z","type":"paused"}` + "\n" + `{"time":"2026-11-21T10:00:00Z","type":"run_ended","status":"paused"}` + "\n",
+			"raymond: run r9 ended: paused", "paused"},
+		{"failed", `{"time":"2026-11-21T10:00:00Z","type":"run_ended","status":"failed"}` + "\n", "raymond: run r9 ended: failed", "failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -92,9 +99,13 @@ func TestFollowStops(t *testing.T) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, "events.jsonl"), []byte(tc.events), 0o644))
 			}
 			var b bytes.Buffer
-			require.NoError(t, Follow(context.Background(), dir, &b, FollowOptions{ID: "r9"}))
+			status, err := Follow(context.Background(), dir, &b, FollowOptions{ID: "r9"})
+			require.NoError(t, err)
+			assert.Equal(t, tc.status, status)
 			lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 			assert.Equal(t, tc.want, lines[len(lines)-1])
+			// An event without a message says what happened, no more.
+			assert.NotContains(t, b.String(), ": \n")
 		})
 	}
 }
@@ -102,14 +113,16 @@ func TestFollowStops(t *testing.T) {
 func TestFollowCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := Follow(ctx, t.TempDir(), &bytes.Buffer{}, FollowOptions{Driven: func() bool { return true }})
+	_, err := Follow(ctx, t.TempDir(), &bytes.Buffer{}, FollowOptions{Driven: func() bool { return true }})
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
 func TestFollowARun(t *testing.T) {
 	rn := forkRun(t)
 	var b bytes.Buffer
-	require.NoError(t, Follow(context.Background(), rn.dir, &b, FollowOptions{}))
+	status, err := Follow(context.Background(), rn.dir, &b, FollowOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "completed", status)
 	out := b.String()
 	assert.Contains(t, out, " [main] started main_worker1 at WORKER.md\n")
 	assert.Contains(t, out, " [main_worker2] completed at WORKER.md: b done\n")

@@ -4,24 +4,28 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // money writes a cost in USD as the progress lines do.
 func money(usd float64) string { return fmt.Sprintf("$%.4f", usd) }
 
-// dur writes a duration in milliseconds briefly: 0s, 850ms, 2.4s, 1m05s,
-// 2h10m, 3d4h.
-func dur(ms int64) string {
-	d := time.Duration(ms) * time.Millisecond
+// dur writes a duration briefly: 0s, 420µs, 1.9ms, 850ms, 2.41s, 12.4s,
+// 1m05s, 2h10m, 3d4h. Sums are made on full durations, and only the
+// result is rounded, here.
+func dur(d time.Duration) string {
+	const ms = time.Millisecond
 	switch {
-	case ms <= 0:
+	case d < time.Microsecond/2:
 		return "0s"
-	case ms < 1000:
-		return fmt.Sprintf("%dms", ms)
-	case ms < 10_000:
+	case d < ms-time.Microsecond/2:
+		return fmt.Sprintf("%dµs", d.Round(time.Microsecond)/time.Microsecond)
+	case d < 10*ms-50*time.Microsecond:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(d)/float64(ms)), ".0") + "ms"
+	case d < time.Second-ms/2:
+		return fmt.Sprintf("%dms", d.Round(ms)/ms)
+	case d < 10*time.Second-5*ms:
 		return fmt.Sprintf("%.2fs", d.Seconds())
-	case ms < 60_000:
+	case d < time.Minute-50*ms:
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	case d < time.Hour:
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
@@ -31,12 +35,17 @@ func dur(ms int64) string {
 	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
 }
 
+// millis rounds a duration to whole milliseconds, for the JSON.
+func millis(d time.Duration) int64 {
+	return int64(d.Round(time.Millisecond) / time.Millisecond)
+}
+
 // offset writes t as a time into the run: +0s, +1.25s, +3m10s.
 func offset(r *Run, t time.Time) string {
 	if t.IsZero() {
 		return "?"
 	}
-	return "+" + dur(t.Sub(r.Started).Milliseconds())
+	return "+" + dur(t.Sub(r.Started))
 }
 
 // count writes n things: "1 step", "3 steps".
@@ -78,8 +87,16 @@ func grouped(n int64) string {
 	return b.String()
 }
 
-// width is the number of columns s takes (one per rune).
-func width(s string) int { return utf8.RuneCountInString(s) }
+// width is the number of screen columns s takes: two for a wide rune
+// (CJK, full-width forms, most emoji), none for a combining mark, one for
+// the others.
+func width(s string) int {
+	n := 0
+	for _, c := range s {
+		n += runeWidth(c)
+	}
+	return n
+}
 
 // cut shortens s to at most n columns, ending it with "…" when cut.
 func cut(s string, n int) string {
@@ -89,35 +106,48 @@ func cut(s string, n int) string {
 	if width(s) <= n {
 		return s
 	}
-	i, k := 0, 0
-	for j := range s {
-		if k == n-1 {
-			i = j
-			break
+	k := 0
+	for i, c := range s {
+		if k+runeWidth(c) > n-1 {
+			return s[:i] + "…"
 		}
-		k++
+		k += runeWidth(c)
 	}
-	return s[:i] + "…"
+	return s
 }
 
 // cutMiddle shortens s to at most n columns by taking out its middle,
 // which keeps both the parent's prefix and the fork's number of an agent
 // id in sight: main_revi…ewer12.
 func cutMiddle(s string, n int) string {
-	w := width(s)
-	if w <= n || n < 5 {
+	if width(s) <= n || n < 5 {
 		return cut(s, n)
 	}
 	runes := []rune(s)
-	head := (n - 1) / 2
-	tail := n - 1 - head
-	return string(runes[:head]) + "…" + string(runes[w-tail:])
+	head, tail := (n-1)/2, n-1-(n-1)/2
+	i, w := 0, 0
+	for ; i < len(runes) && w+runeWidth(runes[i]) <= head; i++ {
+		w += runeWidth(runes[i])
+	}
+	j, w := len(runes), 0
+	for ; j > i && w+runeWidth(runes[j-1]) <= tail; j-- {
+		w += runeWidth(runes[j-1])
+	}
+	return string(runes[:i]) + "…" + string(runes[j:])
 }
 
 // pad fills s with spaces to n columns (left-aligned).
 func pad(s string, n int) string {
 	if w := width(s); w < n {
 		return s + strings.Repeat(" ", n-w)
+	}
+	return s
+}
+
+// padLeft fills s with spaces to n columns (right-aligned).
+func padLeft(s string, n int) string {
+	if w := width(s); w < n {
+		return strings.Repeat(" ", n-w) + s
 	}
 	return s
 }

@@ -31,17 +31,40 @@ func htmlAsset(name string) string {
 }
 
 // WriteHTML writes the self-contained HTML report: summary, timeline chart,
-// cost-per-state bars, path, and every step expandable (details holds
-// each step's Detail, by step name; a missing one shows what is known).
+// cost-per-state bars, path, and every step expandable. detail reads one
+// step in full (LoadDetail, usually); it is called once per step, in
+// order, as the step is written, so that only one step's prompt and
+// stream are in memory at a time. A nil detail, or one that fails for a
+// step, leaves that step with what the model knows of it.
 //
 // The page is one UTF-8 file with its style, its charts (inline SVG) and a
 // small script inside; it loads nothing from anywhere, and every text that
 // comes from the transcript is escaped. It is fully usable without the
 // script, which only adds expand/collapse-all and a filter of the steps.
-func WriteHTML(w io.Writer, r *Run, details map[string]*Detail) error {
-	page := buildPage(r, details)
+// What one step shows is capped (see htmlStepCap), the more steps the
+// less, so that a run of thousands of steps gives a file a browser opens.
+func WriteHTML(w io.Writer, r *Run, detail func(*Step) (*Detail, error)) error {
+	page := buildPage(r)
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := htmlTemplate.Execute(bw, page); err != nil {
+	if err := htmlTemplate.ExecuteTemplate(bw, "head", page); err != nil {
+		return fmt.Errorf("write html report: %w", err)
+	}
+	limit := htmlStepCap(len(r.Steps))
+	for _, s := range r.Steps {
+		var d *Detail
+		var derr error
+		if detail != nil {
+			d, derr = detail(s)
+		}
+		hs := htmlStepOf(s, d, page.anchors, page.critical[s.Name], limit)
+		if derr != nil {
+			hs.Detail, hs.DetailError = nil, derr.Error()
+		}
+		if err := htmlTemplate.ExecuteTemplate(bw, "step", hs); err != nil {
+			return fmt.Errorf("write html report: %w", err)
+		}
+	}
+	if err := htmlTemplate.ExecuteTemplate(bw, "tail", page); err != nil {
 		return fmt.Errorf("write html report: %w", err)
 	}
 	if err := bw.Flush(); err != nil {
@@ -72,10 +95,14 @@ type htmlPage struct {
 	Critical      []htmlStepRef
 	CriticalMore  int
 	Agents        []*htmlAgent
-	Steps         []*htmlStep
 	AgentFilter   []string // agent ids offered by the step filter
 	ProblemSteps  int
 	DetailMissing int
+
+	// anchors and critical serve the steps, written one by one after
+	// the page's head.
+	anchors  map[string]string
+	critical map[string]bool
 }
 
 // htmlFact is one line of the summary.
@@ -87,7 +114,7 @@ type htmlFact struct {
 // htmlCriticalShown is how many steps of the critical path are listed.
 const htmlCriticalShown = 40
 
-func buildPage(r *Run, details map[string]*Detail) *htmlPage {
+func buildPage(r *Run) *htmlPage {
 	anchors := htmlAnchors(r)
 	critical := make(map[string]bool, len(r.CriticalPath))
 	for _, name := range r.CriticalPath {
@@ -102,6 +129,8 @@ func buildPage(r *Run, details map[string]*Detail) *htmlPage {
 		Facts:    htmlFacts(r),
 		Timeline: buildTimeline(r, anchors, critical),
 		Costs:    buildCosts(r),
+		anchors:  anchors,
+		critical: critical,
 	}
 	if r.Result != nil {
 		p.HasResult, p.Result = true, *r.Result
@@ -119,14 +148,12 @@ func buildPage(r *Run, details map[string]*Detail) *htmlPage {
 	}
 	p.Agents = htmlAgents(r, steps, anchors)
 	for _, s := range r.Steps {
-		hs := htmlStepOf(s, details[s.Name], anchors, critical[s.Name])
-		if hs.Problem {
+		if htmlProblem(s) {
 			p.ProblemSteps++
 		}
-		if hs.Detail == nil {
+		if !s.HasPrompt && !s.HasLines {
 			p.DetailMissing++
 		}
-		p.Steps = append(p.Steps, hs)
 	}
 	if len(r.Agents) > 1 {
 		for _, a := range r.Agents {

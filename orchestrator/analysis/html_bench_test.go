@@ -27,7 +27,7 @@ func BenchmarkWriteHTMLWide(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		w := &htmlCountingWriter{}
-		if err := WriteHTML(w, r, details); err != nil {
+		if err := WriteHTML(w, r, detailsOf(details)); err != nil {
 			b.Fatal(err)
 		}
 		size = w.n

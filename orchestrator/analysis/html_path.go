@@ -61,7 +61,7 @@ func htmlAgents(r *Run, steps map[string]*Step, anchors map[string]string) []*ht
 		}
 		shown := false
 		for _, v := range a.Path {
-			ha.Visits = append(ha.Visits, htmlVisitOf(v, steps, anchors))
+			ha.Visits = append(ha.Visits, htmlVisitOf(v, steps, anchors, notRunReason(r, a)))
 			shown = shown || v.Result != nil
 		}
 		if a.Result != nil && !shown {
@@ -72,7 +72,9 @@ func htmlAgents(r *Run, steps map[string]*Step, anchors map[string]string) []*ht
 	return out
 }
 
-func htmlVisitOf(v *Visit, steps map[string]*Step, anchors map[string]string) htmlVisit {
+// htmlVisitOf is one visit of a path; notRun says why a visit that ran no
+// step did not (see notRunReason).
+func htmlVisitOf(v *Visit, steps map[string]*Step, anchors map[string]string, notRun string) htmlVisit {
 	hv := htmlVisit{
 		Depth: v.Depth, Via: v.Via, State: v.State,
 		Cost:     htmlMoney(v.CostUSD),
@@ -91,6 +93,8 @@ func htmlVisitOf(v *Visit, steps map[string]*Step, anchors map[string]string) ht
 		hv.Exit = htmlTransition(v.Exit, v.Target)
 	case len(v.Steps) > 0:
 		hv.Exit = "the transcript ends here"
+	default:
+		hv.Exit = "not run: " + notRun
 	}
 	for i, child := range v.Spawned {
 		if i == htmlSpawnedShown {

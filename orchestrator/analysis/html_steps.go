@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // htmlStep is one step of the report's step list: a line that opens onto
@@ -20,9 +21,16 @@ type htmlStep struct {
 	Error        string
 	Meta         []htmlFact
 	Files        string
-	// Detail is nil when the step's files were not loaded.
-	Detail *Detail
-	Items  []htmlItem
+	// Detail is nil when the step's files were not loaded; DetailError
+	// says why when reading them failed.
+	Detail      *Detail
+	DetailError string
+	// Prompt, Items and Answer are the Detail's, capped; the Cut fields
+	// say what was left out.
+	Prompt, PromptCut string
+	Items             []htmlItem
+	ItemsCut          string
+	Answer, AnswerCut string
 }
 
 // htmlItem is one thing the model said or did.
@@ -37,7 +45,9 @@ type htmlStepRef struct {
 	Name, Anchor, Class, Label string
 }
 
-func htmlStepOf(s *Step, d *Detail, anchors map[string]string, critical bool) *htmlStep {
+// htmlStepOf is a step as the report shows it; limit caps the bytes of
+// its prompt, of its answer and of its items, each.
+func htmlStepOf(s *Step, d *Detail, anchors map[string]string, critical bool, limit int) *htmlStep {
 	hs := &htmlStep{
 		Name: s.Name, Anchor: anchors[s.Name],
 		Agent: s.Agent,
@@ -47,10 +57,13 @@ func htmlStepOf(s *Step, d *Detail, anchors map[string]string, critical bool) *h
 		Error:    s.Error,
 		Detail:   d,
 	}
-	hs.Problem = hs.Class != "ok" && hs.Class != "open"
-	if s.Ended.IsZero() {
+	hs.Problem = htmlProblem(s)
+	switch {
+	case s.Ended.IsZero() && s.CutShort:
+		hs.Duration = "cut short"
+	case s.Ended.IsZero():
 		hs.Duration = "not ended"
-	} else {
+	default:
 		hs.Duration = htmlDuration(s.DurationMS)
 	}
 	if s.Tag != "" {
@@ -70,11 +83,73 @@ func htmlStepOf(s *Step, d *Detail, anchors map[string]string, critical bool) *h
 	}
 	hs.Files = strings.Join(files, ", ")
 	if d != nil {
-		for _, it := range d.Items {
+		hs.Prompt, hs.PromptCut = htmlCapText(d.Prompt, limit, s.Name+".prompt.md")
+		hs.Answer, hs.AnswerCut = htmlCapText(d.Answer, limit, s.Name+".jsonl")
+		size := 0
+		for i, it := range d.Items {
+			// An item's markup counts too: many small items weigh.
+			if size += len(it.Text) + htmlItemMarkup; size > limit && i > 0 {
+				hs.ItemsCut = fmt.Sprintf("… and %s, left out of this report; --step %s shows them, and %s.jsonl has all",
+					htmlPlural(len(d.Items)-i, "more item", "more items"), s.Name, s.Name)
+				break
+			}
 			hs.Items = append(hs.Items, htmlItemOf(it))
 		}
 	}
 	return hs
+}
+
+// htmlProblem reports whether a step failed, was retried or canceled, or
+// had its answer refused: the steps the report's filter keeps.
+func htmlProblem(s *Step) bool {
+	class := htmlStepClass(s)
+	return class != "ok" && class != "open"
+}
+
+// The bytes one step may show of its prompt, of its answer and of its
+// stream's items, each: a run of a few steps shows them in full, a run of
+// thousands a few KB each, so that the report stays a file a browser
+// opens (htmlDetailBudget in all, about).
+const (
+	htmlDetailBudget = 16 << 20
+	htmlStepCapMin   = 2 << 10
+	htmlStepCapMax   = 128 << 10
+)
+
+// htmlItemMarkup is about what the markup of one item adds to its text.
+const htmlItemMarkup = 120
+
+// htmlStepCap is the cap of htmlStepOf for a run of n steps.
+func htmlStepCap(n int) int {
+	return min(max(htmlDetailBudget/(3*max(n, 1)), htmlStepCapMin), htmlStepCapMax)
+}
+
+// htmlCapText cuts text to at most limit bytes, at a line end when one is
+// near, and says what was left out and where to find it.
+func htmlCapText(text string, limit int, file string) (shown, note string) {
+	if len(text) <= limit {
+		return text, ""
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	if nl := strings.LastIndexByte(text[:cut], '\n'); nl > limit/2 {
+		cut = nl + 1
+	}
+	return text[:cut], fmt.Sprintf("… %s more, left out of this report; %s has all of it",
+		htmlSize(len(text)-cut), file)
+}
+
+// htmlSize writes a number of bytes briefly: 812 bytes, 14 KB, 2.1 MB.
+func htmlSize(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%d KB", (n+500)/1000)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
 
 // htmlStepMeta is what is known about a step, as label/value lines.

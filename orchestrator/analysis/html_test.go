@@ -33,10 +33,16 @@ func htmlLacks(t *testing.T, page string, bad ...string) {
 	}
 }
 
+// detailsOf reads the details of steps from a map, as WriteHTML asks for
+// them.
+func detailsOf(details map[string]*Detail) func(*Step) (*Detail, error) {
+	return func(s *Step) (*Detail, error) { return details[s.Name], nil }
+}
+
 func htmlReport(t *testing.T, r *Run, details map[string]*Detail) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, WriteHTML(&b, r, details))
+	require.NoError(t, WriteHTML(&b, r, detailsOf(details)))
 	require.True(t, utf8.Valid(b.Bytes()), "the report is not valid UTF-8")
 	return b.String()
 }
@@ -299,4 +305,50 @@ func TestHTMLShadesPauses(t *testing.T) {
 	)
 	r.Processes[0].Crashed = true
 	htmlHas(t, htmlReport(t, r, nil), "the process driving the run stopped without ending it")
+}
+
+// WriteHTML reads the steps' details one at a time, in order, as it
+// writes them; a detail that cannot be read leaves a note in its step.
+func TestHTMLReadsDetailsOneByOne(t *testing.T) {
+	r := htmlRealisticRun()
+	details := htmlDetails(r, false)
+	var asked []string
+	var b bytes.Buffer
+	err := WriteHTML(&b, r, func(s *Step) (*Detail, error) {
+		asked = append(asked, s.Name)
+		if s.Name == r.Steps[1].Name {
+			return nil, errors.New("permission denied")
+		}
+		return details[s.Name], nil
+	})
+	require.NoError(t, err)
+	var want []string
+	for _, s := range r.Steps {
+		want = append(want, s.Name)
+	}
+	assert.Equal(t, want, asked)
+	htmlHas(t, b.String(), "The prompt and the stream of this step could not be read: permission denied")
+}
+
+// What one step shows is capped, the more steps the less; the rest is in
+// the step's files, and the report says so.
+func TestHTMLCapsAStep(t *testing.T) {
+	assert.Equal(t, htmlStepCapMax, htmlStepCap(1))
+	assert.Equal(t, htmlStepCapMin, htmlStepCap(1_000_000))
+	assert.Less(t, htmlStepCap(3000), htmlStepCap(30))
+
+	r := htmlRealisticRun()
+	s := r.Steps[0]
+	big := strings.Repeat("a line of a long prompt\n", 20_000) // 480 KB
+	items := make([]Item, 0, 40_000)
+	for range 40_000 {
+		items = append(items, Item{Kind: "tool", Tool: "Read", Text: "/some/file.go"})
+	}
+	d := &Detail{Step: s, Prompt: big, Answer: big, Items: items}
+	page := htmlReport(t, r, map[string]*Detail{s.Name: d})
+	limit := htmlStepCap(len(r.Steps))
+	assert.Less(t, len(page), 4*limit+200_000, "the step shows about its cap, not its 1 MB")
+	htmlHas(t, page, "KB more, left out of this report; "+s.Name+".prompt.md has all of it")
+	htmlHas(t, page, "KB more, left out of this report; "+s.Name+".jsonl has all of it")
+	assert.Regexp(t, `… and [\d,]+ more items, left out of this report; --step `+s.Name+` shows them`, page)
 }

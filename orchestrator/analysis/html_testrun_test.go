@@ -188,7 +188,8 @@ func htmlRunOf(id string, specs []htmlStepSpec, visits map[string][]htmlVisitSpe
 }
 
 // htmlDetails gives some steps of r a Detail whose text is full of the
-// markup and URLs a transcript holds, and leaves the others without one.
+// markup and URLs a transcript holds, and leaves the others without one,
+// nor the files it would come from.
 func htmlDetails(r *Run, urls bool) map[string]*Detail {
 	link := "the docs"
 	if urls {
@@ -197,6 +198,7 @@ func htmlDetails(r *Run, urls bool) map[string]*Detail {
 	details := map[string]*Detail{}
 	for i, s := range r.Steps {
 		if i%4 == 3 {
+			s.HasPrompt, s.HasLines = false, false
 			continue // no detail: the report shows what is known
 		}
 		details[s.Name] = &Detail{

@@ -143,9 +143,9 @@ func buildTimeline(r *Run, anchors map[string]string, critical map[string]bool) 
 		if !ok {
 			continue
 		}
-		end := s.Ended
-		if end.IsZero() {
-			end = span.to
+		end := endOf(s)
+		if s.Ended.IsZero() && s.Duration == 0 {
+			end = span.to // how long it ran is not known
 		}
 		x0, x1 := span.x(s.Started), span.x(end)
 		tl.Bars = append(tl.Bars, tlBar{
@@ -221,9 +221,12 @@ func tlLater(t time.Time, others ...time.Time) time.Time {
 func timelineTitle(s *Step) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\nstate %s", s.Name, s.State)
-	if s.Ended.IsZero() {
+	switch {
+	case s.Ended.IsZero() && s.CutShort:
+		fmt.Fprintf(&b, "\nstarted %s, cut short: its process stopped %s later", htmlClock(s.Started), htmlDuration(s.DurationMS))
+	case s.Ended.IsZero():
 		fmt.Fprintf(&b, "\nstarted %s, not ended", htmlClock(s.Started))
-	} else {
+	default:
 		fmt.Fprintf(&b, "\n%s (%s–%s)", htmlDuration(s.DurationMS), htmlClock(s.Started), htmlClock(s.Ended))
 	}
 	fmt.Fprintf(&b, "\ncost %s", htmlMoney(s.CostUSD))

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"raymond/state"
 )
@@ -140,14 +141,15 @@ func (b *builder) fillFromMeta(f *folder) {
 		}
 		if !b.ended[s.Name] {
 			// No step_ended event: the meta file is all there is.
-			s.Outcome, s.CostUSD, s.DurationMS = m.Outcome, m.CostUSD, m.DurationMS
+			s.Outcome, s.CostUSD = m.Outcome, m.CostUSD
 			if s.Started.IsZero() {
 				s.Started = m.Started.UTC()
 			}
 			s.Ended = m.Ended.UTC()
 			if s.Ended.IsZero() {
-				s.Ended = s.Started
+				s.Ended = s.Started.Add(time.Duration(m.DurationMS) * time.Millisecond)
 			}
+			s.Duration = max(s.Ended.Sub(s.Started), 0)
 		}
 	}
 }
@@ -200,33 +202,9 @@ func parentOf(id string, agents map[string]*Agent) string {
 // critical path.
 func (b *builder) finish(src Source) {
 	r := b.r
-	switch {
-	case b.lastEnded:
-	case src.State != nil:
-		r.Status = string(src.State.Status)
-	case src.Running:
-		r.Status = "running"
-	default:
-		r.Status = "unknown"
-	}
+	b.status(src)
 	slices.SortStableFunc(r.Steps, func(x, y *Step) int { return x.Started.Compare(y.Started) })
-	for _, s := range r.Steps {
-		if r.Started.IsZero() || (!s.Started.IsZero() && s.Started.Before(r.Started)) {
-			r.Started = s.Started
-		}
-		if s.Ended.After(b.lastEvent) {
-			b.lastEvent = s.Ended
-		}
-		if s.Started.After(b.lastEvent) {
-			b.lastEvent = s.Started
-		}
-	}
-	if !b.lastEnded || r.Ended.IsZero() {
-		r.Ended = b.lastEvent
-	}
-	b.closeProcess(b.lastEvent, !src.Running)
-	r.Started, r.Ended = r.Started.UTC(), r.Ended.UTC()
-	r.WallMS = max(r.Ended.Sub(r.Started).Milliseconds(), 0)
+	b.times(src)
 
 	var sum float64
 	for _, s := range r.Steps {
@@ -253,18 +231,31 @@ func (b *builder) finish(src Source) {
 		r.Result = main.Result
 	}
 	r.StepCount, r.AgentCount = len(r.Steps), len(r.Agents)
-	for i := range r.Waits {
-		w := &r.Waits[i]
-		end := w.Ended
-		if end.IsZero() {
-			end = r.Ended
-		}
-		r.WaitMS += max(end.Sub(w.Started).Milliseconds(), 0)
-	}
 	b.sumAgents(src.Running)
+	if r.Status == "failed" && r.Error == "" {
+		r.Error = failedAgents(r)
+	}
 	r.States = stateStats(r)
 	for _, l := range CriticalPath(r) {
 		r.CriticalPath = append(r.CriticalPath, l.Step.Name)
+	}
+}
+
+// status settles the run's status: run_ended's, else the state file's,
+// else what the events say.
+func (b *builder) status(src Source) {
+	r := b.r
+	switch {
+	case b.lastEnded:
+	case src.State != nil:
+		r.Status = string(src.State.Status)
+	case src.Running:
+		r.Status = "running"
+	default:
+		r.Status = "unknown"
+	}
+	if src.Running && !b.lastEnded && len(r.Waits) > 0 && r.Waits[len(r.Waits)-1].Ended.IsZero() {
+		r.Status = "waiting"
 	}
 }
 
@@ -272,12 +263,18 @@ func (b *builder) finish(src Source) {
 // status of agents that have not ended.
 func (b *builder) sumAgents(running bool) {
 	for _, a := range b.r.Agents {
+		for i, name := range a.StepNames {
+			if i+1 < len(a.StepNames) {
+				b.steps[name].Next = a.StepNames[i+1]
+			}
+		}
 		for _, v := range a.Path {
 			for _, name := range v.Steps {
 				s := b.steps[name]
 				v.CostUSD += s.CostUSD
-				v.DurationMS += s.DurationMS
+				v.Duration += s.Duration
 			}
+			v.DurationMS = millis(v.Duration)
 			a.CostUSD += v.CostUSD
 		}
 		switch {
@@ -304,63 +301,3 @@ func (t *Tokens) add(u Tokens) {
 
 // Sum returns all the tokens together.
 func (t Tokens) Sum() int64 { return t.Input + t.Output + t.CacheRead + t.CacheCreation }
-
-// stateStats adds up the visits and steps of each state, most expensive
-// first.
-func stateStats(r *Run) []*StateStats {
-	by := make(map[string]*StateStats)
-	var out []*StateStats
-	get := func(name string) *StateStats {
-		st := by[name]
-		if st == nil {
-			st = &StateStats{State: name}
-			by[name] = st
-			out = append(out, st)
-		}
-		return st
-	}
-	for _, a := range r.Agents {
-		for _, v := range a.Path {
-			if len(v.Steps) > 0 {
-				get(v.State).Visits++
-			}
-		}
-	}
-	for _, s := range r.Steps {
-		st := get(s.State)
-		st.Steps++
-		st.DurationMS += s.DurationMS
-		st.CostUSD += s.CostUSD
-		st.Tokens.add(s.Tokens)
-		if s.Reminded {
-			st.Reminders++
-		}
-		if s.Outcome != "" && s.Outcome != "success" {
-			st.Failures++
-		}
-	}
-	for _, st := range out {
-		if st.Visits > 0 {
-			st.MeanMS = st.DurationMS / int64(st.Visits)
-		}
-	}
-	SortStates(out, "cost")
-	return out
-}
-
-// SortStates orders per-state statistics by "cost" or by "time" (total
-// duration), highest first, then by name.
-func SortStates(states []*StateStats, by string) {
-	slices.SortStableFunc(states, func(x, y *StateStats) int {
-		var c int
-		if by == "time" {
-			c = cmp.Compare(y.DurationMS, x.DurationMS)
-		} else {
-			c = cmp.Compare(y.CostUSD, x.CostUSD)
-		}
-		if c != 0 {
-			return c
-		}
-		return strings.Compare(x.State, y.State)
-	})
-}

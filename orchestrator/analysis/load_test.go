@@ -81,7 +81,8 @@ func TestLoadFork(t *testing.T) {
 	assert.Equal(t, "WORKER.md", r.States[0].State)
 	assert.Equal(t, "WAIT.md", r.States[3].State)
 	wait := stateNamed(r, "WAIT.md")
-	assert.Equal(t, StateStats{State: "WAIT.md", Visits: 2, Steps: 2, DurationMS: 4000, MeanMS: 2000, CostUSD: 0.002,
+	assert.Equal(t, StateStats{State: "WAIT.md", Visits: 2, Steps: 2, Duration: 4 * time.Second, Mean: 2 * time.Second,
+		DurationMS: 4000, MeanMS: 2000, CostUSD: 0.002,
 		Tokens: wait.Tokens}, *wait)
 
 	// The workers end before main's wait does: the path is main's.

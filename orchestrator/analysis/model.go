@@ -8,7 +8,9 @@ import "time"
 const SchemaVersion = 1
 
 // Run is what a transcript folder (and the run's state file, when there is
-// one) says about one run. Times are UTC; durations are milliseconds.
+// one) says about one run. Times are UTC. Durations are kept in full (the
+// time.Duration fields, left out of the JSON) and rounded to milliseconds
+// for the JSON only once they are added up.
 type Run struct {
 	Schema int `json:"schema"`
 	// ID is the run id, the transcript folder's name.
@@ -25,17 +27,20 @@ type Run struct {
 	Running bool    `json:"running"`
 	Result  *string `json:"result,omitempty"`
 	Error   string  `json:"error,omitempty"`
-	// Started is the first event; Ended the run_ended event (or the last
-	// event when the run never ended: see Complete). WallMS is Ended-Started.
-	Started time.Time `json:"started"`
-	Ended   time.Time `json:"ended"`
-	WallMS  int64     `json:"wall_ms"`
+	// Started is the first event; Ended the run_ended event, else the
+	// last event when the run never ended (see Complete), or now while a
+	// process drives it. Wall is Ended-Started, WallMS the same rounded.
+	Started time.Time     `json:"started"`
+	Ended   time.Time     `json:"ended"`
+	Wall    time.Duration `json:"-"`
+	WallMS  int64         `json:"wall_ms"`
 	// DrivenMS is the part of the wall time during which a process drove
 	// the run (from run_started or run_resumed to run_ended, or to the
 	// last event of a process that stopped without one); Resumes counts
 	// the run_resumed events.
-	DrivenMS int64 `json:"driven_ms"`
-	Resumes  int   `json:"resumes"`
+	Driven   time.Duration `json:"-"`
+	DrivenMS int64         `json:"driven_ms"`
+	Resumes  int           `json:"resumes"`
 	// Processes are the periods during which a process drove the run, one
 	// per run_started or run_resumed event, in order.
 	Processes []Process `json:"processes,omitempty"`
@@ -61,9 +66,11 @@ type Run struct {
 	Retries    int `json:"retries"`
 	Reminders  int `json:"reminders"`
 	Failures   int `json:"failures"` // steps whose outcome was not success
-	// Waits are the usage-limit waits; WaitMS their total length.
-	Waits  []Wait `json:"waits,omitempty"`
-	WaitMS int64  `json:"wait_ms"`
+	// Waits are the usage-limit waits; WaitTime their total length (a
+	// wait still going counts until Ended), WaitMS the same rounded.
+	Waits    []Wait        `json:"waits,omitempty"`
+	WaitTime time.Duration `json:"-"`
+	WaitMS   int64         `json:"wait_ms"`
 	// BudgetExceeded is set when a budget_exceeded event was seen.
 	BudgetExceeded bool `json:"budget_exceeded,omitempty"`
 
@@ -155,9 +162,11 @@ type Visit struct {
 	Spawned []string `json:"spawned,omitempty"`
 	// Result is the payload of a result tag that left this state.
 	Result *string `json:"result,omitempty"`
-	// CostUSD and DurationMS add up the visit's steps.
-	CostUSD    float64 `json:"cost_usd"`
-	DurationMS int64   `json:"duration_ms"`
+	// CostUSD and Duration add up the visit's steps; DurationMS is
+	// Duration rounded.
+	CostUSD    float64       `json:"cost_usd"`
+	Duration   time.Duration `json:"-"`
+	DurationMS int64         `json:"duration_ms"`
 }
 
 // Step is one run of claude (or of the scripted runner): one attempt, one
@@ -178,8 +187,18 @@ type Step struct {
 	Started        time.Time `json:"started"`
 	// Ended is zero (and absent from the JSON) for a step that never
 	// ended (cut short, or running).
-	Ended      time.Time `json:"ended,omitzero"`
-	DurationMS int64     `json:"duration_ms"`
+	Ended time.Time `json:"ended,omitzero"`
+	// Duration is Ended-Started, from the step_started and step_ended
+	// events (from the meta file only when they are missing). For a step
+	// that never ended it is the time it is known to have run: until now
+	// while a process drives it, until the end of its process when it was
+	// cut short. DurationMS is Duration rounded.
+	Duration   time.Duration `json:"-"`
+	DurationMS int64         `json:"duration_ms"`
+	// CutShort is set for a step that never ended and never will: the
+	// process that ran it stopped (crashed or was killed) without ending
+	// it.
+	CutShort bool `json:"cut_short,omitempty"`
 	// Outcome is claude.Outcome's name ("success", "crash", …), or "" when
 	// the step has not ended.
 	Outcome string  `json:"outcome,omitempty"`
@@ -197,6 +216,11 @@ type Step struct {
 	// its answer had no valid tag and a reminder followed.
 	Retried  bool `json:"retried,omitempty"`
 	Reminded bool `json:"reminded,omitempty"`
+	// WaitUntil is, for a step stopped by the usage limit, when the wait
+	// that followed it was to end; zero when no wait followed.
+	WaitUntil time.Time `json:"wait_until,omitzero"`
+	// Next is the agent's step after this one, "" for its last.
+	Next string `json:"next,omitempty"`
 	// Files present in the transcript folder for this step.
 	HasPrompt bool `json:"has_prompt"`
 	HasLines  bool `json:"has_lines"`
@@ -205,15 +229,23 @@ type Step struct {
 
 // StateStats is what one state cost over the run.
 type StateStats struct {
-	State      string  `json:"state"`
-	Visits     int     `json:"visits"`
-	Steps      int     `json:"steps"`
-	DurationMS int64   `json:"duration_ms"`
-	MeanMS     int64   `json:"mean_ms"` // per visit
-	CostUSD    float64 `json:"cost_usd"`
-	Tokens     Tokens  `json:"tokens"`
-	Reminders  int     `json:"reminders"`
-	Failures   int     `json:"failures"`
+	State string `json:"state"`
+	// Visits counts the entries into the state, as the path shows them;
+	// NotRun those of them that never ran a step (the run stopped, paused
+	// or is about to run it), so that Visits-NotRun visits ran Steps steps.
+	Visits int `json:"visits"`
+	NotRun int `json:"not_run,omitempty"`
+	Steps  int `json:"steps"`
+	// Duration adds up the steps' durations; Mean is per visit that ran.
+	// DurationMS and MeanMS are the same rounded.
+	Duration   time.Duration `json:"-"`
+	Mean       time.Duration `json:"-"`
+	DurationMS int64         `json:"duration_ms"`
+	MeanMS     int64         `json:"mean_ms"`
+	CostUSD    float64       `json:"cost_usd"`
+	Tokens     Tokens        `json:"tokens"`
+	Reminders  int           `json:"reminders"`
+	Failures   int           `json:"failures"`
 }
 
 // Detail is one step in full, for --step and the HTML report: the prompt

@@ -14,6 +14,9 @@ const maxNamed = 3
 func (b *builder) notes(src Source, f *folder) {
 	r := b.r
 	add := func(format string, args ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, args...)) }
+	if src.StateProblem != "" {
+		add("the state file cannot be used (%s), so the analysis goes on from the transcript alone", src.StateProblem)
+	}
 	switch {
 	case f.noEvents:
 		add("%s is missing: steps come from their files alone; tags, forks, retries, reminders and waits are unknown",
@@ -43,7 +46,7 @@ func (b *builder) notes(src Source, f *folder) {
 	case src.Running:
 		add("the run has not ended: still running")
 	case f.noEvents:
-	case src.State != nil:
+	case src.State != nil || src.StateProblem != "":
 		add("the run stopped without ending (crashed or killed); `raymond resume %s` continues it", r.ID)
 	default:
 		add("the transcript ends without run_ended and there is no state file: the run stopped without ending (crashed or killed), or it is still running")
@@ -59,15 +62,11 @@ func (b *builder) notes(src Source, f *folder) {
 func (b *builder) stepNotes(src Source, f *folder) {
 	var cut, metaOnly, noMeta, badMeta, noPrompt []string
 	rerun := make(map[string]string)
-	last := make(map[string]*Step) // each agent's last step
-	for _, s := range b.r.Steps {
-		last[s.Agent] = s
-	}
 	for _, s := range b.r.Steps {
 		sf := f.files[s.Name]
 		switch {
 		case !b.ended[s.Name] && !s.HasMeta:
-			if src.Running && last[s.Agent] == s {
+			if !s.CutShort {
 				continue // running now
 			}
 			cut = append(cut, s.Name)

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Limits of the Path section: an agent shows at most maxPathLines visit
@@ -25,12 +26,15 @@ type pathLine struct {
 	first    bool
 	times    int
 	steps    int
-	ms       int64
+	d        time.Duration
 	cost     float64
 	spawned  []string
 	reminded int
 	retried  int
 	failed   int
+	cut      int
+	// lastNotRun is set when the last visit of the line ran no step.
+	lastNotRun bool
 }
 
 // path writes, per agent, the states it went through.
@@ -41,7 +45,7 @@ func (p *report) path(r *Run) {
 		steps[s.Name] = s
 	}
 	for _, g := range agentGroups(r) {
-		p.agentPath(g, steps)
+		p.agentPath(r, g, steps)
 	}
 }
 
@@ -107,7 +111,7 @@ func signature(a *Agent) string {
 
 // agentPath writes one agent's path, or that of a group of agents that
 // went the same way, with their visits added up.
-func (p *report) agentPath(group []*Agent, steps map[string]*Step) {
+func (p *report) agentPath(r *Run, group []*Agent, steps map[string]*Step) {
 	a := group[0]
 	var cost float64
 	n := 0
@@ -117,13 +121,15 @@ func (p *report) agentPath(group []*Agent, steps map[string]*Step) {
 	}
 	head := a.ID
 	if len(group) > 1 {
-		head = fmt.Sprintf("%s … %s (%d agents)", a.ID, group[len(group)-1].ID, len(group))
+		head = groupName(group, r.Agents)
 	}
 	status := a.Status
 	if status == "failed" {
 		status = p.red(status)
 	}
-	p.line("  %s: %s, %s, %s", head, status, count(n, "step", "steps"), money(cost))
+	for _, l := range wrapText("  ", "      ", fmt.Sprintf("%s: %s, %s, %s", head, status, count(n, "step", "steps"), money(cost)), p.width) {
+		p.line("%s", l)
+	}
 	if a.Parent != "" {
 		from := "forked by " + a.Parent
 		if s := steps[a.SpawnStep]; s != nil {
@@ -136,29 +142,106 @@ func (p *report) agentPath(group []*Agent, steps map[string]*Step) {
 	}
 
 	lines := foldVisits(group, steps)
+	why := notRunReason(r, a)
 	show := lines
 	if len(lines) > maxPathLines {
 		show = lines[:maxPathLines-tailLines]
 	}
 	for _, l := range show {
-		p.visitLine(l, len(group))
+		p.visitLine(l, len(group), why)
 	}
 	if len(lines) > maxPathLines {
 		p.line("      … %s not shown …", count(len(lines)-len(show)-tailLines, "line", "lines"))
 		for _, l := range lines[len(lines)-tailLines:] {
-			p.visitLine(l, len(group))
+			p.visitLine(l, len(group), why)
 		}
 	}
 	switch {
 	case a.Status == "completed" && a.Result != nil:
-		p.line("    result: %s", oneLineMore(*a.Result))
+		p.line("    %s", ending("result", group, func(g *Agent) string {
+			if g.Result == nil {
+				return ""
+			}
+			return *g.Result
+		}))
 	case a.Status == "failed":
-		p.line("    %s %s", p.red("failed:"), oneLineMore(a.Error))
+		p.line("    %s", p.red(ending("failed", group, func(g *Agent) string { return g.Error })))
+	case a.Status == "running" && r.Status == "waiting":
+		p.line("    (running: waiting for the usage limit)")
 	case a.Status == "running":
 		p.line("    (running)")
 	case a.Status == "stopped":
 		p.line("    (stopped here: the run did not go on)")
 	}
+}
+
+// ending is the last line of a group's path: "result: X" when every agent
+// ended the same way, else "results, 3 different: X; Y; Z".
+func ending(what string, group []*Agent, text func(*Agent) string) string {
+	var distinct []string
+	seen := make(map[string]bool)
+	for _, g := range group {
+		t := oneLineMore(text(g))
+		if !seen[t] {
+			seen[t] = true
+			distinct = append(distinct, t)
+		}
+	}
+	if len(distinct) == 1 {
+		return what + ": " + distinct[0]
+	}
+	plural := what + "s"
+	if what == "failed" {
+		plural = "failed, reasons"
+	}
+	return fmt.Sprintf("%s, %d different: %s", plural, len(distinct), strings.Join(distinct, "; "))
+}
+
+// groupName names a group of sibling agents: "main_w1 … main_w30 (30
+// agents)", with the siblings in that range that are not in the group:
+// "main_w1 … main_w30 but main_w7, main_w9 (28 agents)".
+func groupName(group, agents []*Agent) string {
+	in := make(map[string]bool, len(group))
+	for _, g := range group {
+		in[g.ID] = true
+	}
+	first, last := group[0], group[len(group)-1]
+	var others []string
+	inside := false
+	for _, a := range agents {
+		if a == first {
+			inside = true
+		}
+		if inside && !in[a.ID] && a.Parent == first.Parent && a.SpawnStep == first.SpawnStep {
+			others = append(others, a.ID)
+		}
+		if a == last {
+			break
+		}
+	}
+	name := first.ID + " … " + last.ID
+	if len(others) > 0 {
+		name += " but " + capList(others, maxNamed)
+	}
+	return fmt.Sprintf("%s (%d agents)", name, len(group))
+}
+
+// notRunReason says why an agent's last visit ran no step: what the run
+// did instead.
+func notRunReason(r *Run, a *Agent) string {
+	switch {
+	case a.Status == "running":
+		return "not started yet"
+	case r.BudgetExceeded || r.Status == "budget_exceeded":
+		return "budget reached"
+	case r.Status == "paused":
+		return "paused"
+	case r.Status == "waiting":
+		return "waiting for the usage limit"
+	case r.Status == "failed":
+		return "the run failed"
+	}
+	return "the run stopped"
 }
 
 // foldVisits turns the visits of a group of agents (added up, visit by
@@ -176,13 +259,14 @@ func foldVisits(group []*Agent, steps map[string]*Step) []*pathLine {
 			last = &pathLine{v: v, first: i == 0, times: 1}
 			lines = append(lines, last)
 		}
+		last.lastNotRun = len(v.Steps) == 0
 		for _, g := range group {
 			if i >= len(g.Path) {
 				continue
 			}
 			gv := g.Path[i]
 			last.steps += len(gv.Steps)
-			last.ms += gv.DurationMS
+			last.d += gv.Duration
 			last.cost += gv.CostUSD
 			last.spawned = append(last.spawned, gv.Spawned...)
 			for _, name := range gv.Steps {
@@ -196,8 +280,11 @@ func foldVisits(group []*Agent, steps map[string]*Step) []*pathLine {
 				if s.Retried {
 					last.retried++
 				}
-				if s.Outcome != "" && s.Outcome != "success" && !s.Retried {
+				if s.Outcome != "" && s.Outcome != "success" {
 					last.failed++
+				}
+				if s.CutShort {
+					last.cut++
 				}
 			}
 		}
@@ -207,7 +294,8 @@ func foldVisits(group []*Agent, steps map[string]*Step) []*pathLine {
 
 // visitLine writes one line of a path: how the state was entered, the
 // state, the number of visits when it looped, and its steps, time and cost.
-func (p *report) visitLine(l *pathLine, agents int) {
+// why says why a last visit that ran no step did not.
+func (p *report) visitLine(l *pathLine, agents int, why string) {
 	v := l.v
 	label := v.State
 	switch {
@@ -224,11 +312,20 @@ func (p *report) visitLine(l *pathLine, agents int) {
 	if l.reminded > 0 {
 		marks = append(marks, count(l.reminded, "reminder", "reminders"))
 	}
-	if l.retried > 0 {
-		marks = append(marks, count(l.retried, "retry", "retries"))
-	}
 	if l.failed > 0 {
 		marks = append(marks, count(l.failed, "failed step", "failed steps"))
+	}
+	if l.retried > 0 {
+		marks = append(marks, fmt.Sprintf("%d retried", l.retried))
+	}
+	if l.cut > 0 {
+		marks = append(marks, fmt.Sprintf("%d cut short", l.cut))
+	}
+	switch {
+	case l.lastNotRun && l.times > 1:
+		marks = append(marks, "the last not run: "+why)
+	case l.lastNotRun:
+		marks = append(marks, "not run: "+why)
 	}
 	if len(marks) > 0 {
 		label += " (" + strings.Join(marks, ", ") + ")"
@@ -238,9 +335,24 @@ func (p *report) visitLine(l *pathLine, agents int) {
 	if l.steps != l.times*agents {
 		stepsCol = count(l.steps, "step", "steps")
 	}
-	right := fmt.Sprintf("%9s %7s %9s", stepsCol, dur(l.ms), money(l.cost))
+	right := fmt.Sprintf("%9s %7s %9s", stepsCol, dur(l.d), money(l.cost))
 	labelW := min(p.width, maxPathWidth) - width(indent) - width(right) - 1
-	p.line("%s%s %s", indent, pad(cut(label, labelW), labelW), right)
+	if width(label) <= labelW {
+		p.line("%s%s %s", indent, pad(label, labelW), right)
+	} else {
+		// The label takes the lines it needs; the numbers follow on
+		// the last one when there is room, else on a line of their own.
+		lines := wrapText(indent, indent+"    ", label, min(p.width, maxPathWidth))
+		last := lines[len(lines)-1]
+		if room := min(p.width, maxPathWidth) - width(last) - 1; room >= width(right) {
+			lines[len(lines)-1] = last + " " + padLeft(right, room)
+		} else {
+			lines = append(lines, padLeft(right, min(p.width, maxPathWidth)))
+		}
+		for _, line := range lines {
+			p.line("%s", line)
+		}
+	}
 	if len(l.spawned) > 0 {
 		p.line("%s  forked %s", indent, agentList(l.spawned, p.width-width(indent)-12))
 	}

@@ -11,29 +11,32 @@ const maxStateRows = 40
 
 // minStateCol is the narrowest the STATE column gets: columns of numbers
 // are left out, the least telling first, to keep it this wide.
-const minStateCol = 16
+const minStateCol = 12
 
 // stateColumn is one column of numbers of the States table.
 type stateColumn struct {
 	head  string
 	width int
 	value func(*StateStats) string
+	// legend explains the column under the table; "" needs none.
+	legend string
 }
 
 var stateColumns = []stateColumn{
-	{"VISITS", 6, func(s *StateStats) string { return fmt.Sprint(s.Visits) }},
-	{"STEPS", 5, func(s *StateStats) string { return fmt.Sprint(s.Steps) }},
-	{"TIME", 7, func(s *StateStats) string { return dur(s.DurationMS) }},
-	{"MEAN", 7, func(s *StateStats) string { return dur(s.MeanMS) }},
-	{"COST", 9, func(s *StateStats) string { return money(s.CostUSD) }},
-	{"TOKENS", 6, func(s *StateStats) string { return compact(s.Tokens.Input + s.Tokens.Output) }},
-	{"REM", 3, func(s *StateStats) string { return fmt.Sprint(s.Reminders) }},
-	{"FAIL", 4, func(s *StateStats) string { return fmt.Sprint(s.Failures) }},
+	{"VISITS", 6, func(s *StateStats) string { return fmt.Sprint(s.Visits) }, "VISITS: entries into the state"},
+	{"STEPS", 5, func(s *StateStats) string { return fmt.Sprint(s.Steps) }, ""},
+	{"TIME", 7, func(s *StateStats) string { return dur(s.Duration) }, "TIME: the steps' durations added up"},
+	{"MEAN", 7, func(s *StateStats) string { return dur(s.Mean) }, "MEAN: per visit that ran"},
+	{"COST", 9, func(s *StateStats) string { return money(s.CostUSD) }, ""},
+	{"TOKENS", 6, func(s *StateStats) string { return compact(s.Tokens.Input + s.Tokens.Output) }, "TOKENS: in + out"},
+	{"REM", 3, func(s *StateStats) string { return fmt.Sprint(s.Reminders) }, "REM: reminders"},
+	{"FAIL", 4, func(s *StateStats) string { return fmt.Sprint(s.Failures) }, "FAIL: failed steps"},
 }
 
 // dropOrder is the order in which columns are left out when the width is
-// short: tokens, then the mean, then the visit count.
-var dropOrder = []string{"TOKENS", "MEAN", "VISITS"}
+// short: tokens, the mean, the visit count, then, at the narrowest,
+// reminders, failures and steps. STATE, TIME and COST stay.
+var dropOrder = []string{"TOKENS", "MEAN", "VISITS", "REM", "FAIL", "STEPS"}
 
 // states writes the per-state table, sorted by cost or by time.
 func (p *report) states(r *Run, sortBy string) {
@@ -82,5 +85,11 @@ func (p *report) states(r *Run, sortBy string) {
 	if len(rows) > len(shown) {
 		p.line("  … %s more (--json lists them all)", count(len(rows)-len(shown), "state", "states"))
 	}
-	p.wrapped("", "TIME: the steps' durations added up; MEAN: per visit; TOKENS: in + out; REM: reminders; FAIL: failed steps")
+	var legend []string
+	for _, c := range cols {
+		if c.legend != "" {
+			legend = append(legend, c.legend)
+		}
+	}
+	p.wrapped("", strings.Join(legend, "; "))
 }

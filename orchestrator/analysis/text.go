@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// The narrowest report WriteText lays out; a smaller Width is taken as this.
-const minWidth = 60
+// MinWidth is the narrowest text report WriteText and WriteDetail lay
+// out; a smaller TextOptions.Width is taken as MinWidth.
+const MinWidth = 40
 
 // report writes a text report: one section after another, each a title and
 // indented lines, never wider than width columns.
@@ -24,20 +25,21 @@ func newReport(w io.Writer, o TextOptions) *report {
 	if width == 0 {
 		width = 80
 	}
-	return &report{w: bufio.NewWriter(w), width: max(width, minWidth), color: o.Color}
+	return &report{w: bufio.NewWriter(w), width: max(width, MinWidth), color: o.Color}
 }
 
 // title starts a section; sections after the first are set apart by a
-// blank line.
+// blank line. A long title is folded, the following lines indented.
 func (p *report) title(first bool, format string, args ...any) {
 	if !first {
 		p.w.WriteByte('\n')
 	}
-	t := cut(fmt.Sprintf(format, args...), p.width)
-	if p.color {
-		t = "\x1b[1m" + t + "\x1b[0m"
+	for _, t := range wrapText("", "  ", fmt.Sprintf(format, args...), p.width) {
+		if p.color {
+			t = "\x1b[1m" + t + "\x1b[0m"
+		}
+		p.w.WriteString(t + "\n")
 	}
-	p.w.WriteString(t + "\n")
 }
 
 // line writes one line, cut to the width.
@@ -46,9 +48,12 @@ func (p *report) line(format string, args ...any) {
 }
 
 // field writes an indented "name  value" line of the summary; a long value
-// is cut to the width.
+// is folded, the following lines indented under the value.
 func (p *report) field(name, format string, args ...any) {
-	p.line("  %-9s %s", name, fmt.Sprintf(format, args...))
+	lead := "  " + pad(name, 9) + " "
+	for _, l := range wrapText(lead, strings.Repeat(" ", width(lead)), fmt.Sprintf(format, args...), p.width) {
+		p.w.WriteString(l + "\n")
+	}
 }
 
 // red marks s as bad when colour is on.
@@ -85,30 +90,57 @@ func WriteText(w io.Writer, r *Run, o TextOptions) error {
 // wrapped writes text after a prefix, folded at word boundaries to the
 // width, the following lines indented under the first.
 func (p *report) wrapped(prefix, text string) {
-	indent := "  " + strings.Repeat(" ", width(prefix))
-	line := "  " + prefix
-	n := width(line)
-	fresh := true
-	for _, word := range strings.Fields(text) {
-		if !fresh && n+1+width(word) > p.width {
-			p.line("%s", line)
-			line, n, fresh = indent, width(indent), true
-		}
-		if !fresh {
-			line += " "
-			n++
-		}
-		line += word
-		n += width(word)
-		fresh = false
+	for _, l := range wrapText("  "+prefix, "  "+strings.Repeat(" ", width(prefix)), text, p.width) {
+		p.w.WriteString(l + "\n")
 	}
-	p.line("%s", line)
+}
+
+// wrapText folds text at word boundaries into lines of at most n columns:
+// the first starts with lead, the others with indent. A word too long
+// for a line (a path, a run of CJK text) is broken where it must be.
+func wrapText(lead, indent, text string, n int) []string {
+	var lines []string
+	line, w, empty := lead, width(lead), true
+	flush := func() {
+		lines = append(lines, line)
+		line, w, empty = indent, width(indent), true
+	}
+	for _, word := range strings.Fields(text) {
+		ww := width(word)
+		// A word that fits on no line starts where it is, to be broken.
+		if !empty && w+1+ww > n && ww <= n-width(indent) {
+			flush()
+		}
+		if !empty {
+			line += " "
+			w++
+		}
+		if w+ww <= n {
+			line, w, empty = line+word, w+ww, false
+			continue
+		}
+		for _, c := range word {
+			if w+runeWidth(c) > n && !empty {
+				flush()
+			}
+			line, w, empty = line+string(c), w+runeWidth(c), false
+		}
+	}
+	return append(lines, line)
 }
 
 // summary writes how the run went, in a few lines.
 func (p *report) summary(r *Run) {
 	status := r.Status
 	switch {
+	case r.Running && r.Status == "waiting":
+		status = "waiting for the usage limit"
+		if w := openWait(r); w != nil && !w.Until.IsZero() {
+			status += " until " + clock(w.Until, r.Ended)
+			if left := w.Until.Sub(r.Ended); left > 0 {
+				status += " (in " + dur(left) + ")"
+			}
+		}
 	case r.Running:
 		status = "running"
 	case status == "running" || status == "waiting":
@@ -131,6 +163,7 @@ func (p *report) summary(r *Run) {
 	if r.Error != "" {
 		p.field("error", "%s", oneLineMore(r.Error))
 	}
+	p.failedAgents(r)
 	p.field("time", "%s", timeLine(r))
 	p.field("cost", "%s", costLine(r))
 	t := r.Tokens
@@ -138,11 +171,58 @@ func (p *report) summary(r *Run) {
 		grouped(t.Input), grouped(t.Output), grouped(t.CacheRead), grouped(t.CacheCreation))
 	p.field("steps", "%d in %s: %d failed, %s, %s", r.StepCount, count(r.AgentCount, "agent", "agents"),
 		r.Failures, count(r.Retries, "retry", "retries"), count(r.Reminders, "reminder", "reminders"))
-	if len(r.Waits) == 0 {
+	switch w := openWait(r); {
+	case len(r.Waits) == 0:
 		p.field("waits", "no usage-limit wait")
-	} else {
-		p.field("waits", "%s for usage limits, %s in all", count(len(r.Waits), "wait", "waits"), dur(r.WaitMS))
+	case w != nil && r.Running && !w.Until.IsZero():
+		p.field("waits", "%s for usage limits, %s in all; waiting until %s", count(len(r.Waits), "wait", "waits"),
+			dur(r.WaitTime), clock(w.Until, r.Ended))
+	default:
+		p.field("waits", "%s for usage limits, %s in all", count(len(r.Waits), "wait", "waits"), dur(r.WaitTime))
 	}
+}
+
+// failedAgents names, under the run's error, the agents that failed and
+// why, one each (at most maxFailedNamed), when more than one did.
+func (p *report) failedAgents(r *Run) {
+	var failed []*Agent
+	for _, a := range r.Agents {
+		if a.Status == "failed" {
+			failed = append(failed, a)
+		}
+	}
+	if len(failed) < 2 {
+		return
+	}
+	const lead = "            "
+	for i, a := range failed {
+		if i == maxFailedNamed {
+			p.line("%s… and %s (the Path section lists them)", lead, count(len(failed)-i, "more", "more"))
+			break
+		}
+		why, _ := firstLine(a.Error)
+		for _, l := range wrapText(lead+a.ID+": ", lead+"  ", orUnknown(why), p.width) {
+			p.w.WriteString(l + "\n")
+		}
+	}
+}
+
+// openWait returns the last usage-limit wait when it has not ended.
+func openWait(r *Run) *Wait {
+	if n := len(r.Waits); n > 0 && r.Waits[n-1].Ended.IsZero() {
+		return &r.Waits[n-1]
+	}
+	return nil
+}
+
+// clock writes t as a local time of day, with its date when that is not
+// the date of ref.
+func clock(t, ref time.Time) string {
+	t, ref = t.Local(), ref.Local()
+	if t.Format("20060102") != ref.Format("20060102") {
+		return t.Format("2006-01-02 15:04:05")
+	}
+	return t.Format("15:04:05")
 }
 
 // timeLine says when the run ran and for how long.
@@ -150,9 +230,13 @@ func timeLine(r *Run) string {
 	if r.Started.IsZero() {
 		return "unknown"
 	}
-	s := fmt.Sprintf("%s wall, from %s", dur(r.WallMS), r.Started.Local().Format("2006-01-02 15:04:05 MST"))
-	if len(r.Processes) > 1 || (r.DrivenMS > 0 && r.WallMS-r.DrivenMS > 1000) {
-		s += fmt.Sprintf("; driven %s by %s", dur(r.DrivenMS), count(len(r.Processes), "process", "processes"))
+	wall := dur(r.Wall) + " wall"
+	if r.Running {
+		wall += " so far"
+	}
+	s := fmt.Sprintf("%s, from %s", wall, r.Started.Local().Format("2006-01-02 15:04:05 MST"))
+	if len(r.Processes) > 1 || (r.Driven > 0 && r.Wall-r.Driven > time.Second) {
+		s += fmt.Sprintf("; driven %s by %s", dur(r.Driven), count(len(r.Processes), "process", "processes"))
 	}
 	return s
 }
@@ -176,52 +260,4 @@ func oneLineMore(s string) string {
 		return fmt.Sprintf("%s (+%s)", line, count(more, "line", "lines"))
 	}
 	return line
-}
-
-// critical writes the critical path, runs of one agent's steps in one
-// state folded into a line.
-func (p *report) critical(r *Run) {
-	links := CriticalPath(r)
-	if len(links) == 0 {
-		return
-	}
-	var took, gaps int64
-	for _, l := range links {
-		took += l.Step.DurationMS
-		gaps += l.GapMS
-	}
-	p.title(false, "Critical path: %s, %s in steps and %s between them, of %s wall time",
-		count(len(links), "step", "steps"), dur(took), dur(gaps), dur(r.WallMS))
-	nameW := min(max(p.width-2-9-9-20, 16), 40)
-	p.line("  %-8s %s %8s  %s", "AT", pad("STEP", nameW), "TOOK", "GAP BEFORE")
-	for i := 0; i < len(links); {
-		j := i + 1
-		for j < len(links) && links[j].Step.Agent == links[i].Step.Agent && links[j].Step.State == links[i].Step.State {
-			j++
-		}
-		if j-i < 3 {
-			j = i + 1
-		}
-		var t, g int64
-		for _, l := range links[i:j] {
-			t += l.Step.DurationMS
-			g += l.GapMS
-		}
-		name := links[i].Step.Name
-		if j-i > 1 {
-			name = fmt.Sprintf("%s ×%d", cutMiddle(name, nameW-width(fmt.Sprintf(" ×%d", j-i))), j-i)
-		}
-		gap := ""
-		if g > 0 {
-			gap = dur(g)
-			if why := links[i].Why; why != "" && j-i == 1 {
-				gap += " " + why
-			}
-		}
-		p.line("  %-8s %s %8s  %s", offset(r, links[i].Step.Started), pad(cutMiddle(name, nameW), nameW), dur(t), gap)
-		i = j
-	}
-	if end := endOf(links[len(links)-1].Step); r.Ended.Sub(end) > time.Millisecond {
-		p.line("  %-8s %s", offset(r, r.Ended), "run ended")
-	}
 }

@@ -15,6 +15,7 @@ const (
 	barStep   = '#' // a step runs
 	barFailed = '!' // a step that did not succeed runs
 	barIdle   = '.' // the agent lives, no step of it runs
+	barCut    = '?' // a step cut short runs, as far as is known
 	barWait   = '~' // a usage-limit wait
 	barDriven = '=' // a process drives the run
 )
@@ -28,13 +29,13 @@ func (p *report) timeline(r *Run) {
 	}
 	labelW = min(labelW, 18)
 	cols := p.width - 2 - labelW - 1
-	span := max(r.Ended.Sub(r.Started), time.Millisecond)
+	span := max(r.Ended.Sub(r.Started), time.Microsecond)
 	colOf := func(t time.Time) int {
 		c := int(int64(t.Sub(r.Started)) * int64(cols) / int64(span))
 		return min(max(c, 0), cols-1)
 	}
-	p.title(false, "Timeline: %s wall, one column is %s", dur(span.Milliseconds()),
-		dur(max(span.Milliseconds()/int64(cols), 1)))
+	p.title(false, "Timeline: %s wall, one column is %s", dur(r.Wall), dur(span/time.Duration(cols)))
+	anyCut := false
 
 	byAgent := make(map[string][]*Step)
 	for _, s := range r.Steps {
@@ -70,18 +71,14 @@ func (p *report) timeline(r *Run) {
 		}
 		fill(cells, colOf(from), colOf(to), barIdle)
 		for _, s := range steps {
-			end := s.Ended
-			if end.IsZero() {
-				end = r.Ended
-				if !r.Running {
-					end = s.Started
-				}
-			}
 			c := byte(barStep)
-			if s.Outcome != "" && s.Outcome != "success" {
+			switch {
+			case s.CutShort:
+				c, anyCut = barCut, true
+			case s.Outcome != "" && s.Outcome != "success":
 				c = barFailed
 			}
-			for k := colOf(s.Started); k <= colOf(end); k++ {
+			for k := colOf(s.Started); k <= colOf(endOf(s)); k++ {
 				if cells[k] != barFailed {
 					cells[k] = c
 				}
@@ -111,26 +108,30 @@ func (p *report) timeline(r *Run) {
 		row("driven", cells)
 	}
 	p.axis(r, labelW, cols)
-	p.line("  # a step, ! a step that failed, . the agent waits; running: steps at once")
+	legend := "# a step, ! a step that failed, "
+	if anyCut {
+		legend += "? a step cut short (as far as it is known to have run), "
+	}
+	p.wrapped("", legend+". the agent waits; running: steps at once")
 }
 
 // axis writes the times under the timeline: the start, the middle and the
 // end.
 func (p *report) axis(r *Run, labelW, cols int) {
-	cells := []byte(strings.Repeat(" ", cols))
+	cells := []rune(strings.Repeat(" ", cols))
 	put := func(at int, s string) {
-		at = min(max(at, 0), cols-len(s))
+		text := []rune(s)
+		at = min(max(at, 0), cols-len(text))
 		if at >= 0 {
-			copy(cells[at:], s)
+			copy(cells[at:], text)
 		}
 	}
-	wall := r.WallMS
 	put(0, "+0s")
 	if cols >= 40 {
-		mid := "+" + dur(wall/2)
-		put(cols/2-len(mid)/2, mid)
+		mid := "+" + dur(r.Wall/2)
+		put(cols/2-width(mid)/2, mid)
 	}
-	put(cols, "+"+dur(wall))
+	put(cols, "+"+dur(r.Wall))
 	p.line("  %s %s", strings.Repeat(" ", labelW), strings.TrimRight(string(cells), " "))
 }
 
