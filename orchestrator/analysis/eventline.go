@@ -92,7 +92,7 @@ func eventText(e *transcript.Event) string {
 	case transcript.EventBudgetExceeded:
 		return because("stopped at the budget", e.Message)
 	case transcript.EventWarning:
-		return "warning: " + claude.OneLine(strings.TrimPrefix(e.State+": "+e.Message, ": "))
+		return "warning: " + claude.OneLine(warningMessage(e))
 	case transcript.EventRunEnded:
 		s := "run ended: " + e.Status
 		if e.TotalCostUSD != nil {

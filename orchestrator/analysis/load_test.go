@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"raymond/orchestrator/transcript"
 )
 
 // forkRun is a small fan-out: main forks two workers, waits once, joins.
@@ -334,4 +336,16 @@ func TestMain(m *testing.M) {
 	// Times in the text report are local; make them the same everywhere.
 	time.Local = time.UTC
 	os.Exit(m.Run())
+}
+
+// TestWarningsNameTheirStateOnce: prompts' warnings already start with
+// the state; the report does not name it twice.
+func TestWarningsNameTheirStateOnce(t *testing.T) {
+	r := runWorkflow(t, map[string]string{"START.md": "---\nmodle: haiku\n---\nGo."},
+		`replies: {START: ["<result>ok</result>"]}`, options{})
+	got := r.load(t)
+	require.Len(t, got.Warnings, 1)
+	assert.Equal(t, `main: START.md: unknown frontmatter key "modle" ignored`, got.Warnings[0])
+	ev := transcript.Event{Type: transcript.EventWarning, State: "START.md", Message: `START.md: unknown frontmatter key "modle" ignored`}
+	assert.True(t, strings.HasSuffix(EventLine(&ev), ` warning: START.md: unknown frontmatter key "modle" ignored`), EventLine(&ev))
 }
