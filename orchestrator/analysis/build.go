@@ -151,7 +151,7 @@ func (b *builder) event(e *transcript.Event) {
 	case transcript.EventReminder:
 		r.Reminders++
 		if s := b.steps[e.Step]; s != nil {
-			s.Reminded = true
+			s.Reminded, s.Refused = true, e.Message
 		}
 		b.remind[e.Agent] = true
 	case transcript.EventAgentCompleted:

@@ -216,6 +216,10 @@ type Step struct {
 	// its answer had no valid tag and a reminder followed.
 	Retried  bool `json:"retried,omitempty"`
 	Reminded bool `json:"reminded,omitempty"`
+	// Refused is why the step's answer was refused: the reason its
+	// reminder gave ("no transition tag", a target the policy does not
+	// allow, …); "" when no reminder followed.
+	Refused string `json:"refused,omitempty"`
 	// WaitUntil is, for a step stopped by the usage limit, when the wait
 	// that followed it was to end; zero when no wait followed.
 	WaitUntil time.Time `json:"wait_until,omitzero"`

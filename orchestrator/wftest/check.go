@@ -14,7 +14,7 @@ import (
 // not hold, the cause first: replies that ran out, then status, paths,
 // result, steps, cost, unvisited states, and replies left over.
 func check(c *Case, run *analysis.Run, runner *scripted.Runner) []string {
-	fails := exhaustedMessages(runner.Exhausted())
+	fails := exhaustedMessages(runner.Exhausted(), run)
 	e := c.Expect
 	if run.Status != e.Status {
 		fails = append(fails, fmt.Sprintf("status: got %s, want %s%s", run.Status, e.Status, why(run)))
@@ -53,8 +53,11 @@ func check(c *Case, run *analysis.Run, runner *scripted.Runner) []string {
 }
 
 // exhaustedMessages say which steps found no reply, one message per
-// state: the steps of a fan-out that all ran out are named together.
-func exhaustedMessages(xs []scripted.Exhausted) []string {
+// state: the steps of a fan-out that all ran out are named together. When
+// one step ran out because the answers before it were refused (a target
+// the workflow no longer allows, a missing tag), the message says why:
+// that is what the author needs to know. run may be nil.
+func exhaustedMessages(xs []scripted.Exhausted, run *analysis.Run) []string {
 	type key struct {
 		state  string
 		listed bool
@@ -75,12 +78,34 @@ func exhaustedMessages(xs []scripted.Exhausted) []string {
 			which = fmt.Sprintf("%d steps (%s)", n, listed(steps[k], maxListed))
 		}
 		if k.listed {
-			msgs = append(msgs, fmt.Sprintf("replies for %s ran out: %s found none left", k.state, which))
+			msg := fmt.Sprintf("replies for %s ran out: %s found none left", k.state, which)
+			if len(steps[k]) == 1 {
+				msg += refusedBefore(run, steps[k][0])
+			}
+			msgs = append(msgs, msg)
 		} else {
 			msgs = append(msgs, fmt.Sprintf("no replies for %s: %s found none; add %s to the case's replies", k.state, which, k.state))
 		}
 	}
 	return msgs
+}
+
+// refusedBefore says why the answer of the step before step (in the same
+// agent) was refused, when it was: "; the answer of main_FIX_003 was
+// refused: …". It is "" when there is nothing to say.
+func refusedBefore(run *analysis.Run, step string) string {
+	if run == nil {
+		return ""
+	}
+	s := run.Step(step)
+	if s == nil || s.Seq < 2 {
+		return ""
+	}
+	prev := run.Find(s.Agent, s.Seq-1)
+	if prev == nil || prev.Refused == "" {
+		return ""
+	}
+	return fmt.Sprintf("; the answer of %s before it was refused: %s", prev.Name, clip(prev.Refused, 300))
 }
 
 // why says why a run that did not complete ended as it did: the errors

@@ -58,13 +58,13 @@ func TestExhaustedMessagesGroupSteps(t *testing.T) {
 		xs = append(xs, scripted.Exhausted{State: "WORKER.md", Step: fmt.Sprintf("main_worker%d_WORKER_001", i), Listed: true})
 	}
 	xs = append(xs, scripted.Exhausted{State: "JOIN.md", Step: "main_JOIN_003"})
-	got := exhaustedMessages(xs)
+	got := exhaustedMessages(xs, nil)
 	require.Len(t, got, 2)
 	assert.Equal(t, "replies for WORKER.md ran out: 25 steps (main_worker1_WORKER_001, main_worker2_WORKER_001, main_worker3_WORKER_001, "+
 		"main_worker4_WORKER_001, main_worker5_WORKER_001, main_worker6_WORKER_001, main_worker7_WORKER_001, main_worker8_WORKER_001, "+
 		"main_worker9_WORKER_001, main_worker10_WORKER_001, … and 15 more) found none left", got[0])
 	assert.Equal(t, "no replies for JOIN.md: step main_JOIN_003 found none; add JOIN.md to the case's replies", got[1])
-	assert.Nil(t, exhaustedMessages(nil))
+	assert.Nil(t, exhaustedMessages(nil, nil))
 }
 
 // failedFanOut is a run whose n workers all failed, the first three with

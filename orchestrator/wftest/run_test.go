@@ -226,3 +226,24 @@ func TestRunInterrupted(t *testing.T) {
 	require.Len(t, fails, 1)
 	assert.True(t, strings.HasPrefix(fails[0], "interrupted after "), fails[0])
 }
+
+// TestRunSaysWhyRepliesRanOut: when a state's replies run out because the
+// answer before was refused (here: a target the policy no longer allows),
+// the failure gives the refusal's reason, which is what the author must fix.
+func TestRunSaysWhyRepliesRanOut(t *testing.T) {
+	rep := runFiles(t, map[string]string{
+		"wf/START.md": "---\nallowed_transitions:\n  - { tag: goto, target: END.md }\n---\nGo.",
+		"wf/END.md":   "End.",
+		"wf/GONE.md":  "Gone.",
+		"wf/t.test.yaml": `
+cases:
+  - name: refused
+    replies:
+      START: ["<goto>GONE.md</goto>"]
+`,
+	}, Options{}, "wf/t.test.yaml")
+	got := failures(rep)["t/refused"]
+	require.NotEmpty(t, got)
+	assert.Equal(t, "replies for START.md ran out: step main_START_002 found none left; "+
+		"the answer of main_START_001 before it was refused: <goto>GONE.md</goto> is not one of the transitions START.md allows", got[0])
+}
