@@ -3,6 +3,7 @@ package wftest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -200,23 +201,17 @@ func unexpectedMessages(agents []*analysis.Agent) []string {
 	return []string{fmt.Sprintf("path: %d agents are not expected: %s", len(agents), strings.Join(groups, "; "))}
 }
 
-// comparePath returns the diff of an agent's expected and actual states,
-// "" when they are the same.
+// comparePath returns the diff of an agent's expected and actual paths,
+// "" when they are the same: each visit in the state of its entry, and
+// entered by the entry's tag when it names one.
 func comparePath(w AgentStates, a *analysis.Agent) string {
-	want := make([]string, len(w.States))
-	for i, s := range w.States {
-		want[i] = stateKey(s)
-	}
-	got := make([]string, len(a.Path))
-	for i, v := range a.Path {
-		got[i] = stateKey(v.State)
-	}
-	if strings.Join(want, "\n") == strings.Join(got, "\n") {
+	edits := diffFunc(len(w.States), len(a.Path), func(i, j int) bool { return w.matches(i, a.Path[j]) })
+	if !slices.ContainsFunc(edits, func(e edit) bool { return e.kind != ' ' }) {
 		return ""
 	}
 	show := func(e edit) string {
 		if e.kind == '-' {
-			return w.States[e.i]
+			return w.entry(e.i)
 		}
 		k := e.i
 		if e.kind == ' ' {
@@ -228,7 +223,7 @@ func comparePath(w AgentStates, a *analysis.Agent) string {
 		}
 		return stateKey(v.State) + " (" + v.Via + ")"
 	}
-	return fmt.Sprintf("path of %s (- expected, + actual):\n%s", w.Agent, formatDiff(diff(want, got), show, "states"))
+	return fmt.Sprintf("path of %s (- expected, + actual):\n%s", w.Agent, formatDiff(edits, show, "states"))
 }
 
 // stateKey is how paths compare states: by name, with or without .md.

@@ -53,7 +53,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{"all hold", Expect{
 			Status: "completed", Result: ptr("Fixed both."), ResultMatches: regexp.MustCompile("^Fixed"),
-			Paths: []AgentStates{{"main", []string{"START", "FIX.md", "FIX", "SUMMARY"}}}, Steps: ptr(4), CostUSD: ptr(0.0300004),
+			Paths: []AgentStates{{Agent: "main", States: []string{"START", "FIX.md", "FIX", "SUMMARY"}}}, Steps: ptr(4), CostUSD: ptr(0.0300004),
 			Unvisited: []string{"GIVE_UP"},
 		}, nil},
 		{"status", Expect{Status: "failed"}, []string{"status: got completed, want failed"}},
@@ -64,12 +64,15 @@ func TestCheck(t *testing.T) {
 			[]string{"steps: got 4, want 5", "cost: got 0.03 USD, want 0.04"}},
 		{"unvisited", Expect{Status: "completed", Unvisited: []string{"FIX.md", "GIVE_UP"}},
 			[]string{"unvisited: FIX.md was entered by main at step main_FIX.md_002"}},
-		{"path", Expect{Status: "completed", Paths: []AgentStates{{"main", []string{"START", "FIX", "SUMMARY"}}}},
+		{"path", Expect{Status: "completed", Paths: []AgentStates{{Agent: "main", States: []string{"START", "FIX", "SUMMARY"}}}},
 			[]string{"path of main (- expected, + actual):\n  START\n  FIX (goto)\n+ FIX (goto)\n  SUMMARY (goto)"}},
+		{"path with tags", Expect{Status: "completed", Paths: []AgentStates{{Agent: "main",
+			States: []string{"START", "FIX", "FIX", "SUMMARY"}, Tags: []string{"", "goto", "reset", ""}}}},
+			[]string{"path of main (- expected, + actual):\n  START\n  FIX (goto)\n- FIX (reset)\n+ FIX (goto)\n  SUMMARY (goto)"}},
 		{"agent missing", Expect{Status: "completed", Paths: []AgentStates{
-			{"main", []string{"START", "FIX", "FIX", "SUMMARY"}}, {"main_worker1", []string{"WORKER"}},
+			{Agent: "main", States: []string{"START", "FIX", "FIX", "SUMMARY"}}, {Agent: "main_worker1", States: []string{"WORKER"}},
 		}}, []string{"path of main_worker1: the run has no agent main_worker1 (it has main)"}},
-		{"agent not expected", Expect{Status: "completed", Paths: []AgentStates{{"main_worker1", []string{"WORKER"}}}},
+		{"agent not expected", Expect{Status: "completed", Paths: []AgentStates{{Agent: "main_worker1", States: []string{"WORKER"}}}},
 			[]string{"path of main_worker1: the run has no agent main_worker1 (it has main)",
 				"path of main: the agent is not expected; it went START -goto-> FIX -goto-> FIX -goto-> SUMMARY"}},
 	}

@@ -22,47 +22,53 @@ const maxCells = 1 << 22
 // the longest common subsequence, after the common prefix and suffix are
 // set aside.
 func diff(a, b []string) []edit {
+	return diffFunc(len(a), len(b), func(i, j int) bool { return a[i] == b[j] })
+}
+
+// diffFunc is diff for sequences of n and m items, where eq(i, j) reports
+// whether the i-th of the first is the j-th of the second.
+func diffFunc(n, m int, eq func(i, j int) bool) []edit {
 	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+	for pre < n && pre < m && eq(pre, pre) {
 		pre++
 	}
 	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+	for suf < n-pre && suf < m-pre && eq(n-1-suf, m-1-suf) {
 		suf++
 	}
 	var out []edit
 	for k := range pre {
 		out = append(out, edit{' ', k, k})
 	}
-	out = append(out, middle(a[pre:len(a)-suf], b[pre:len(b)-suf], pre)...)
+	out = append(out, middle(n-pre-suf, m-pre-suf, pre, eq)...)
 	for k := range suf {
-		out = append(out, edit{' ', len(a) - suf + k, len(b) - suf + k})
+		out = append(out, edit{' ', n - suf + k, m - suf + k})
 	}
 	return out
 }
 
-// middle diffs the parts of a and b that start at index off in both.
-func middle(a, b []string, off int) []edit {
-	n, m := len(a), len(b)
+// middle diffs the n and m items that start at index off in both.
+func middle(n, m, off int, eq func(i, j int) bool) []edit {
 	var out []edit
 	if n*m > maxCells {
-		for k := range a {
+		for k := range n {
 			out = append(out, edit{kind: '-', i: off + k})
 		}
-		for k := range b {
+		for k := range m {
 			out = append(out, edit{kind: '+', i: off + k})
 		}
 		return out
 	}
-	// lcs[i][j] is the length of the longest common subsequence of a[i:]
-	// and b[j:].
+	same := func(i, j int) bool { return eq(off+i, off+j) }
+	// lcs[i][j] is the length of the longest common subsequence of the
+	// items from i and from j.
 	lcs := make([][]int, n+1)
 	for i := range lcs {
 		lcs[i] = make([]int, m+1)
 	}
 	for i := n - 1; i >= 0; i-- {
 		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
+			if same(i, j) {
 				lcs[i][j] = lcs[i+1][j+1] + 1
 			} else {
 				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
@@ -72,7 +78,7 @@ func middle(a, b []string, off int) []edit {
 	i, j := 0, 0
 	for i < n || j < m {
 		switch {
-		case i < n && j < m && a[i] == b[j]:
+		case i < n && j < m && same(i, j):
 			out = append(out, edit{' ', off + i, off + j})
 			i, j = i+1, j+1
 		case j < m && (i == n || lcs[i][j+1] > lcs[i+1][j]):

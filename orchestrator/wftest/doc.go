@@ -30,8 +30,9 @@
 //	      status: completed             # the default
 //	      result: "exact text"          # both sides trimmed
 //	      result_matches: "^Fixed .*"   # a Go regexp, on the trimmed result
-//	      path:                         # every agent of the run, in order
-//	        main: [START, FIX, FIX, SUMMARY]
+//	      path:                         # every agent of the run, in order;
+//	        main: [START, FIX, goto FIX, SUMMARY]  # STATE, or TAG STATE when
+//	                                    # the tag that led there must match
 //	      steps: 4                      # reminders and retries count
 //	      cost: 0.03                    # USD, within 1e-6
 //	      unvisited: [GIVE_UP]          # states no agent entered
@@ -61,5 +62,7 @@
 // files of the same name run together.
 //
 // [WriteText], [WriteJSON] and [WriteJUnit] write a [Report]. [Record] and
-// [WriteRecorded] turn an analysed run into a case.
+// [WriteRecorded] turn an analysed run into a case; replay.go decides how
+// each step is replayed, and refuses a run that a replay, which runs in one
+// process and never pauses or resumes, could not reproduce.
 package wftest

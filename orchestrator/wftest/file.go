@@ -73,8 +73,13 @@ type Expect struct {
 
 // AgentStates is the expected path of one agent.
 type AgentStates struct {
-	Agent  string
+	Agent string
+	// States are the states in order, as written (with or without .md);
+	// Tags, when not nil, the tag each was entered by, "" when the entry
+	// names none and any will do ("reset FIX" is the state FIX and the
+	// tag reset).
 	States []string
+	Tags   []string
 }
 
 // CostTolerance is how far a run's cost may be from the expected one.

@@ -199,7 +199,7 @@ func (p *parser) expect(f *File, e *Expect, v any, at []any, label string) {
 		}
 	}
 	if v, ok := fields["path"]; ok {
-		e.Paths = p.paths(v, key("path"), label)
+		e.Paths = p.paths(f, v, key("path"), label)
 	}
 	if v, ok := fields["steps"]; ok {
 		if n, ok := v.(int); !ok || n < 0 {
@@ -227,8 +227,8 @@ func (p *parser) expect(f *File, e *Expect, v any, at []any, label string) {
 }
 
 // paths reads the expected path of every agent: a mapping of agent ids to
-// lists of states.
-func (p *parser) paths(v any, at []any, label string) []AgentStates {
+// lists of entries, each STATE or TAG STATE (see pathentry.go).
+func (p *parser) paths(f *File, v any, at []any, label string) []AgentStates {
 	m, ok := v.(yaml.MapSlice)
 	if !ok || len(m) == 0 {
 		p.fail(at, "%s: expect: path must map each agent to its states, such as main: [START, FIX, SUMMARY]", label)
@@ -247,13 +247,40 @@ func (p *parser) paths(v any, at []any, label string) []AgentStates {
 			continue
 		}
 		seen[agent] = true
-		states, ok := p.texts(item.Value, sub(at, agent), label+": expect: path: "+agent)
-		if ok && len(states) == 0 {
+		entries, ok := p.texts(item.Value, sub(at, agent), label+": expect: path: "+agent)
+		if ok && len(entries) == 0 {
 			p.fail(sub(at, agent), "%s: expect: path: %s: no states; every agent enters at least one", label, agent)
 		}
-		out = append(out, AgentStates{Agent: agent, States: states})
+		out = append(out, p.pathEntries(f, agent, entries, sub(at, agent), label))
 	}
 	return out
+}
+
+// pathEntries reads the entries of one agent's path, each STATE or TAG
+// STATE. An entry of two words whose first is no tag is an error, unless
+// it is the name of a state of the workflow.
+func (p *parser) pathEntries(f *File, agent string, entries []string, at []any, label string) AgentStates {
+	w := AgentStates{Agent: agent, States: make([]string, len(entries))}
+	for i, e := range entries {
+		tag, state, ok := splitEntry(e)
+		if !ok && f.Scope != "" {
+			_, err := prompts.Resolve(f.Scope, e)
+			ok = err == nil
+		}
+		if !ok {
+			first, _, _ := strings.Cut(strings.TrimSpace(e), " ")
+			p.fail(sub(at, i), "%s: expect: path: %s: item %d: %q starts with %q, which is not a tag; write STATE or TAG STATE, where TAG is one of %s (the tag that led to the state)",
+				label, agent, i+1, e, first, strings.Join(pathTags, ", "))
+		}
+		w.States[i] = state
+		if tag != "" {
+			if w.Tags == nil {
+				w.Tags = make([]string, len(entries))
+			}
+			w.Tags[i] = tag
+		}
+	}
+	return w
 }
 
 // text reads a string.

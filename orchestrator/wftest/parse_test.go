@@ -54,7 +54,7 @@ cases:
 	assert.Equal(t, "failed", e.Status)
 	assert.Equal(t, "done", *e.Result)
 	assert.Equal(t, "^do", e.ResultMatches.String())
-	assert.Equal(t, []AgentStates{{"main", []string{"START", "FIX.md"}}, {"main_w1", []string{"W"}}}, e.Paths)
+	assert.Equal(t, []AgentStates{{Agent: "main", States: []string{"START", "FIX.md"}}, {Agent: "main_w1", States: []string{"W"}}}, e.Paths)
 	assert.Equal(t, 4, *e.Steps)
 	assert.Equal(t, 0.03, *e.CostUSD)
 	assert.Equal(t, []string{"GIVE_UP"}, e.Unvisited)
@@ -130,6 +130,10 @@ func TestParseErrors(t *testing.T) {
 			":5: case \"a\": expect: path: main must be a list of states, such as [START, FIX]"},
 		{"empty path", "cases:\n  - name: a\n    expect:\n      path:\n        main: []\n",
 			":5: case \"a\": expect: path: main: no states; every agent enters at least one"},
+		{"unknown tag", "cases:\n  - name: a\n    expect:\n      path:\n        main:\n          - START\n          - goot FIX\n",
+			":7: case \"a\": expect: path: main: item 2: \"goot FIX\" starts with \"goot\", which is not a tag; write STATE or TAG STATE, where TAG is one of goto, reset, call, function, fork, result (the tag that led to the state)"},
+		{"tag with a capital", "cases:\n  - name: a\n    expect:\n      path:\n        main: [START, Goto FIX]\n",
+			":5: case \"a\": expect: path: main: item 2: \"Goto FIX\" starts with \"Goto\", which is not a tag; write STATE or TAG STATE, where TAG is one of goto, reset, call, function, fork, result (the tag that led to the state)"},
 		{"bad steps", "cases:\n  - name: a\n    expect:\n      steps: many\n",
 			":4: case \"a\": expect: steps: \"many\" is not a number of steps; give a whole number"},
 		{"bad cost", "cases:\n  - name: a\n    expect:\n      cost: -1\n",
@@ -198,4 +202,23 @@ func TestParseNoEntryState(t *testing.T) {
 	}
 	_, err := Parse(filepath.Join(dir, "t.test.yaml"), []byte("workflow: fine\n"+cases))
 	assert.NoError(t, err, "a folder with START.md needs no hint")
+}
+
+func TestParsePathEntries(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, loopWorkflow)
+	write(t, dir, map[string]string{"wf/LAST WORD.md": "A state whose name has a space."})
+	f, err := Parse(filepath.Join(dir, "wf", "t.test.yaml"), []byte(`
+cases:
+  - name: a
+    expect:
+      path:
+        main: [START, reset FIX.md, "goto  FIX", LAST WORD, goto LAST WORD, goto]
+        main_w1: [fork W]
+`))
+	require.NoError(t, err)
+	assert.Equal(t, []AgentStates{
+		{Agent: "main", States: []string{"START", "FIX.md", "FIX", "LAST WORD", "LAST WORD", "goto"}, Tags: []string{"", "reset", "goto", "", "goto", ""}},
+		{Agent: "main_w1", States: []string{"W"}, Tags: []string{"fork"}},
+	}, f.Cases[0].Expect.Paths, "a lone word is a state, even one named like a tag")
 }

@@ -22,36 +22,16 @@ type RecordOptions struct {
 	Detail func(*analysis.Step) (*analysis.Detail, error)
 }
 
-// replayed maps the outcomes of recorded steps to the outcomes of scripted
-// replies. Success is the step's answer; the outcomes left out (canceled,
-// not started, invocation, authentication and billing errors, session not
-// found) cannot be replayed and are left out of the case: a canceled step
-// runs again, the others pause or fail the run for reasons outside the
-// workflow.
-var replayed = map[string]string{
-	"crash":       "crash",
-	"api error":   "api_error",
-	"usage limit": "usage_limit",
-	"timeout":     "timeout",
-	"exhausted":   "max_turns",
-}
-
-// notReplayed says why a step with outcome was left out of a case.
-func notReplayed(outcome string) string {
-	if outcome == "" {
-		// The run being recorded is not going, so a step that never
-		// ended was cut short by the end of the process driving it.
-		return "cut short: the process driving the run was killed"
-	}
-	return outcome
-}
-
 // recording is a case being recorded.
 type recording struct {
 	run  *analysis.Run
 	o    RecordOptions
 	b    strings.Builder
+	hist *history
 	left []string // steps not replayed, with their outcome
+	// standIns are the steps replayed with another outcome than their
+	// own, by that outcome.
+	standIns map[string][]string
 	// answers are the texts written, to check that they read back the same.
 	answers []string
 }
@@ -62,16 +42,31 @@ type recording struct {
 // AGENT/STATE for a state more than one agent went through), verbatim
 // (template: false), with their costs, and the outcome of the steps that
 // failed; its expectations are what happened: status, result, every
-// agent's path, steps and cost. A step that cannot be replayed (see
-// replayed), or that never ended, is left out and named in a comment.
+// agent's path (each state but an agent's first with the tag that led
+// there), steps and cost. A step that stopped and ran again later
+// (canceled, cut short, stopped by an authentication error) is left out;
+// one whose outcome a reply cannot give is replayed with one that leads
+// to the same path (session not found as max_turns: both fail the
+// agent). Both are named in comments above the case.
+//
+// A run a replay cannot reproduce is refused with the reason: one that
+// has not ended (paused, waiting, still going), and one in which an agent
+// failed and was resumed, as a replay never resumes.
 func Record(run *analysis.Run, o RecordOptions, indent int) (string, error) {
+	if err := checkEnded(run); err != nil {
+		return "", err
+	}
+	hist, err := readHistory(run)
+	if err != nil {
+		return "", err
+	}
 	if o.Name == "" {
 		o.Name = "recorded " + run.ID
 	}
 	if o.Detail == nil {
 		o.Detail = func(s *analysis.Step) (*analysis.Detail, error) { return analysis.LoadDetail(run.Dir, s) }
 	}
-	rc := &recording{run: run, o: o}
+	rc := &recording{run: run, o: o, hist: hist, standIns: make(map[string][]string)}
 	replies, cost, steps, err := rc.replies()
 	if err != nil {
 		return "", err
@@ -79,9 +74,7 @@ func Record(run *analysis.Run, o RecordOptions, indent int) (string, error) {
 	// The case is written at column 0, then indented as a whole: block
 	// literals stay valid, as their lines move with their keys.
 	b := &rc.b
-	if len(rc.left) > 0 {
-		fmt.Fprintf(b, "# Not replayed: %s.\n", strings.Join(rc.left, ", "))
-	}
+	b.WriteString(rc.comments())
 	fmt.Fprintf(b, "- name: %s\n", rc.scalar(o.Name, 2, false))
 	if o.Input != nil {
 		fmt.Fprintf(b, "  input: %s\n", rc.scalar(*o.Input, 2, false))
@@ -100,7 +93,7 @@ func Record(run *analysis.Run, o RecordOptions, indent int) (string, error) {
 	for _, a := range run.Agents {
 		states := make([]string, len(a.Path))
 		for i, v := range a.Path {
-			states[i] = flowScalar(stateKey(v.State))
+			states[i] = flowScalar(pathEntry(v, i == 0))
 		}
 		fmt.Fprintf(b, "      %s: [%s]\n", rc.scalar(a.ID, 0, false), strings.Join(states, ", "))
 	}
@@ -129,7 +122,8 @@ func indentLines(text string, n int) string {
 }
 
 // replies writes the replies mapping of the case and returns it with the
-// cost and number of the steps it replays.
+// cost and number of the steps it replays. Each list holds its steps in
+// the order their agent ran them.
 func (rc *recording) replies() (text string, cost float64, steps int, err error) {
 	agents := make(map[string][]string) // state → agents that ran it
 	for _, s := range rc.run.Steps {
@@ -137,35 +131,44 @@ func (rc *recording) replies() (text string, cost float64, steps int, err error)
 			agents[s.State] = append(agents[s.State], s.Agent)
 		}
 	}
-	var order []string
+	key := func(s *analysis.Step) string {
+		if len(agents[s.State]) > 1 {
+			return s.Agent + "/" + s.State
+		}
+		return s.State
+	}
 	lists := make(map[string][]string)
-	for _, s := range rc.run.Steps {
-		outcome, ok := replayed[s.Outcome]
-		if s.Outcome != "success" && !ok {
+	for _, s := range bySeq(rc.run) {
+		outcome, standIn, err := rc.hist.replayAs(rc.run, s)
+		switch {
+		case err != nil:
+			return "", 0, 0, err
+		case outcome == skip:
 			rc.left = append(rc.left, fmt.Sprintf("%s (%s)", s.Name, notReplayed(s.Outcome)))
 			continue
-		}
-		k := s.State
-		if len(agents[s.State]) > 1 {
-			k = s.Agent + "/" + s.State
-		}
-		if _, seen := lists[k]; !seen {
-			order = append(order, k)
+		case standIn:
+			rc.standIns[outcome] = append(rc.standIns[outcome], fmt.Sprintf("%s (%s)", s.Name, s.Outcome))
 		}
 		reply, err := rc.reply(s, outcome)
 		if err != nil {
 			return "", 0, 0, err
 		}
-		lists[k] = append(lists[k], reply)
+		lists[key(s)] = append(lists[key(s)], reply)
 		cost += s.CostUSD
 		steps++
 	}
+	// The keys come in the order their first step started.
 	var b strings.Builder
-	for _, k := range order {
+	for _, s := range rc.run.Steps {
+		k := key(s)
+		if len(lists[k]) == 0 {
+			continue
+		}
 		fmt.Fprintf(&b, "    %s:\n", rc.scalar(k, 0, false))
 		for _, r := range lists[k] {
 			b.WriteString(r)
 		}
+		delete(lists, k)
 	}
 	return b.String(), cost, steps, nil
 }

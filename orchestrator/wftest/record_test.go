@@ -21,18 +21,34 @@ import (
 // `raymond run --replies` would, and returns the analysed run.
 func realRun(t *testing.T, dir, wf, replies string, input *string) *analysis.Run {
 	t.Helper()
+	return runWith(t, dir, orchestrator.NewRun{Workflow: filepath.Join(dir, wf), Options: state.Options{Input: input}}, replies)
+}
+
+// runWith creates the run n (in the project dir, with a transcript and up
+// to four steps at once) and drives it with replies.
+func runWith(t *testing.T, dir string, n orchestrator.NewRun, replies string) *analysis.Run {
+	t.Helper()
+	store, err := state.Open(filepath.Join(dir, ".raymond", "state"))
+	require.NoError(t, err)
+	n.Options.MaxParallel, n.Options.Debug, n.Cwd = 4, true, dir
+	r, err := orchestrator.Create(store, n)
+	require.NoError(t, err)
+	return drive(t, dir, r.WorkflowID, replies)
+}
+
+// drive drives (or resumes) the run id of the project dir with replies,
+// as `raymond resume --replies` would, and returns the analysed run.
+func drive(t *testing.T, dir, id, replies string) *analysis.Run {
+	t.Helper()
 	store, err := state.Open(filepath.Join(dir, ".raymond", "state"))
 	require.NoError(t, err)
 	runner, err := scripted.Parse("replies.yaml", []byte(replies))
 	require.NoError(t, err)
-	opts := state.Options{Input: input, MaxParallel: 4, Debug: true}
-	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: filepath.Join(dir, wf), Options: opts, Cwd: dir})
-	require.NoError(t, err)
 	debug := filepath.Join(dir, ".raymond", "debug")
 	d := &orchestrator.Driver{Store: store, Runner: runner, DebugDir: debug, Clock: &orchestrator.InstantClock{}}
-	final, err := d.Drive(context.Background(), r.WorkflowID, nil)
+	final, err := d.Drive(context.Background(), id, nil)
 	require.NoError(t, err)
-	run, err := analysis.Load(analysis.Source{Dir: filepath.Join(debug, r.WorkflowID), State: final})
+	run, err := analysis.Load(analysis.Source{Dir: filepath.Join(debug, id), State: final})
 	require.NoError(t, err)
 	return run
 }
@@ -66,7 +82,7 @@ func TestRecordReplays(t *testing.T) {
 	assert.Contains(t, text, "workflow: .\ncwd: ..\ncases:\n  - name: recorded "+run.ID+"\n    input: the parser\n")
 	assert.Contains(t, text, "        - outcome: crash\n")
 	assert.Contains(t, text, "template: false")
-	assert.Contains(t, text, "      path:\n        main: [START, FIX, FIX, SUMMARY]\n      steps: 5\n      cost: 0.375\n")
+	assert.Contains(t, text, "      path:\n        main: [START, goto FIX, goto FIX, goto SUMMARY]\n      steps: 5\n      cost: 0.375\n")
 
 	rep := Run(context.Background(), []string{path}, Options{})
 	require.NoError(t, rep.Files[0].Err, text)
@@ -75,7 +91,7 @@ func TestRecordReplays(t *testing.T) {
 	// A second recording goes after the first; a name taken is refused.
 	require.NoError(t, WriteRecorded(nil, path, run, RecordOptions{Input: &in, Name: "again"}))
 	err = WriteRecorded(nil, path, run, RecordOptions{Input: &in, Name: "again"})
-	assert.EqualError(t, err, path+` already has a case named "again"; record under another name`)
+	assert.EqualError(t, err, path+` already has a case named "again"; give this one another name with --case-name NAME`)
 	rep = Run(context.Background(), []string{path}, Options{})
 	require.NoError(t, rep.Files[0].Err)
 	require.Len(t, rep.Files[0].Cases, 2)
@@ -90,7 +106,7 @@ func TestRecordReplays(t *testing.T) {
 	require.NoError(t, rep.Files[0].Err)
 	fails := rep.Files[0].Cases[0].Failures
 	require.NotEmpty(t, fails)
-	assert.Contains(t, strings.Join(fails, "\n"), "path of main (- expected, + actual):\n  START\n  FIX (goto)\n- FIX\n  SUMMARY (goto)")
+	assert.Contains(t, strings.Join(fails, "\n"), "path of main (- expected, + actual):\n  START\n  FIX (goto)\n- FIX (goto)\n  SUMMARY (goto)")
 }
 
 func TestRecordFanOut(t *testing.T) {
@@ -205,6 +221,6 @@ func TestRecordNamesStepsNotReplayed(t *testing.T) {
 	)
 	got, err := Record(run, RecordOptions{}, 0)
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(got, "# Not replayed: main_FIX_008 (canceled), "+
+	assert.True(t, strings.HasPrefix(got, "# Not replayed (each ran again later): main_FIX_008 (canceled), "+
 		"main_FIX_009 (cut short: the process driving the run was killed), main_FIX_010 (authentication error).\n- name: "), got)
 }

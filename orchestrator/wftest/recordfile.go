@@ -170,7 +170,7 @@ func appendCase(path string, old []byte, item string, run *analysis.Run) (string
 		name := lookup(newItem[0], "name")
 		for _, c := range list {
 			if lookup(c, "name") == name {
-				return "", fmt.Errorf("%s already has a case named %q; record under another name", path, name)
+				return "", fmt.Errorf("%s already has a case named %q; give this one another name with --case-name NAME", path, name)
 			}
 		}
 	}
