@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -113,14 +112,3 @@ func oneLine(s string) string {
 // trimmed and cut to 120 runes with an ellipsis. Runners other than the claude
 // process use it so that their events read like claude's.
 func OneLine(s string) string { return oneLine(s) }
-
-// ToolDetail returns what EventToolUse.Detail holds for a tool_use input
-// given as JSON: its most telling argument (file path, command, pattern, URL,
-// …) on one line; "" when it has none or is not a JSON object.
-func ToolDetail(input []byte) string {
-	var in toolInput
-	if json.Unmarshal(input, &in) != nil {
-		return ""
-	}
-	return in.detail()
-}

@@ -63,35 +63,6 @@ type wireBlock struct {
 	Content   json.RawMessage `json:"content"`
 }
 
-// toolInput holds the tool arguments worth showing; the rest (file contents,
-// edits) is skipped without being kept.
-type toolInput struct {
-	FilePath     string `json:"file_path"`
-	NotebookPath string `json:"notebook_path"`
-	Command      string `json:"command"`
-	Pattern      string `json:"pattern"`
-	URL          string `json:"url"`
-	Query        string `json:"query"`
-	Path         string `json:"path"`
-	Skill        string `json:"skill"`
-	SubagentType string `json:"subagent_type"`
-	Description  string `json:"description"`
-	Prompt       string `json:"prompt"`
-}
-
-// detail returns the most telling argument on one line.
-func (in *toolInput) detail() string {
-	for _, s := range [...]string{
-		in.FilePath, in.NotebookPath, in.Command, in.Pattern, in.URL, in.Query,
-		in.Path, in.Skill, in.SubagentType, in.Description, in.Prompt,
-	} {
-		if strings.TrimSpace(s) != "" {
-			return oneLine(s)
-		}
-	}
-	return ""
-}
-
 type wireRateLimit struct {
 	Status        string  `json:"status"`
 	ResetsAt      float64 `json:"resetsAt"`
@@ -262,7 +233,7 @@ func (s *stream) rateLimit(l *wireLine) {
 		return
 	}
 	ev := Event{Kind: EventRateLimit, LimitStatus: info.Status, LimitType: info.RateLimitType}
-	if t, ok := epochTime(info.ResetsAt); ok {
+	if t, ok := EpochTime(info.ResetsAt); ok {
 		ev.ResetAt = t
 		// An "allowed" or "allowed_warning" event only tells when the window
 		// rolls over; the limit was not hit, so it must not set the step's
@@ -302,9 +273,10 @@ func (s *stream) result(l *wireLine) {
 	}
 }
 
-// epochTime converts epoch seconds (or milliseconds, should a CLI switch
-// units) to a time; ok is false for zero, negative or absurd values.
-func epochTime(v float64) (time.Time, bool) {
+// EpochTime converts epoch seconds (or milliseconds, should a CLI switch
+// units), as a rate_limit_event's resetsAt gives them, to a time; ok is
+// false for zero, negative or absurd values.
+func EpochTime(v float64) (time.Time, bool) {
 	if v >= 1e12 {
 		v /= 1000
 	}

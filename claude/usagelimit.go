@@ -52,7 +52,7 @@ func ParseResetTime(text string, now time.Time) (time.Time, bool) {
 	if m := epochPattern.FindStringSubmatch(text); m != nil {
 		v, err := strconv.ParseFloat(m[1], 64)
 		if err == nil {
-			return epochTime(v)
+			return EpochTime(v)
 		}
 	}
 	m := resetPattern.FindStringSubmatch(text)
