@@ -119,6 +119,9 @@ func (b *builder) event(e *transcript.Event) {
 		}
 		r.Processes = append(r.Processes, Process{Started: e.Time})
 		b.driving = true
+		// A resume may raise the budget: only a budget_exceeded of this
+		// process says the run stopped at it.
+		r.BudgetExceeded = false
 		if e.Type == transcript.EventRunResumed {
 			r.Resumes++
 		}
@@ -147,6 +150,9 @@ func (b *builder) event(e *transcript.Event) {
 		r.Retries++
 		if s := b.steps[e.Step]; s != nil {
 			s.Retried = true
+			if s.Error == "" {
+				s.Error = e.Message
+			}
 		}
 	case transcript.EventReminder:
 		r.Reminders++
@@ -159,8 +165,7 @@ func (b *builder) event(e *transcript.Event) {
 		a.Status, a.Result, a.Ended, a.Error = "completed", e.Payload, e.Time, ""
 		b.open[a.ID] = nil
 	case transcript.EventAgentFailed:
-		a := b.agent(e.Agent)
-		a.Status, a.Error, a.Ended = "failed", e.Message, e.Time
+		b.agentFailed(e)
 	case transcript.EventWait:
 		w := Wait{Started: e.Time, Reason: e.Message}
 		if e.Until != nil {
@@ -213,7 +218,7 @@ func (b *builder) stepStarted(e *transcript.Event) {
 	delete(b.remind, agentID)
 	a := b.agent(agentID)
 	if a.Status != "" {
-		a.Status, a.Ended = "", time.Time{} // a failed agent retried on resume
+		b.resumed(a, e.Step)
 	}
 	b.addStep(s)
 }

@@ -70,7 +70,9 @@ type wireLine struct {
 
 	// rate_limit_event.
 	RateLimit *struct {
-		Status string `json:"status"`
+		Status   string  `json:"status"`
+		ResetsAt float64 `json:"resetsAt"`
+		Type     string  `json:"rateLimitType"`
 	} `json:"rate_limit_info"`
 
 	// result.
@@ -172,7 +174,7 @@ func (d *Detail) line(l *wireLine, tools map[string]string) {
 		}
 	case "rate_limit_event":
 		if rl := l.RateLimit; rl != nil && rl.Status != "" && !strings.HasPrefix(rl.Status, "allowed") {
-			d.add("note", "", "rate limit: "+rl.Status, false, 1)
+			d.add("note", "", rateLimitNote(rl.Status, rl.Type, rl.ResetsAt), false, 1)
 		}
 	case "result":
 		if l.Result != nil && !l.IsError {
@@ -187,14 +189,37 @@ func (d *Detail) line(l *wireLine, tools map[string]string) {
 			text += "\n" + contentText(e)
 		}
 		// An API error reaches the stream twice: as the synthetic
-		// assistant message and as the result. Show it once.
-		if n := len(d.Items); n > 0 && d.Items[n-1].Kind == "error" {
-			if prev, _ := abbreviate(text, maxToolLines); prev == d.Items[n-1].Text {
-				return
-			}
+		// assistant message and as the result, maybe with a rate-limit
+		// event between them. Show it once.
+		if d.hasError(text) {
+			return
 		}
 		d.add("error", "", text, true, maxToolLines)
 	}
+}
+
+// hasError reports whether d already shows the error text.
+func (d *Detail) hasError(text string) bool {
+	short, _ := abbreviate(text, maxToolLines)
+	for _, it := range d.Items {
+		if it.Kind == "error" && it.Text == short {
+			return true
+		}
+	}
+	return false
+}
+
+// rateLimitNote says what a rate_limit_event that is not "allowed" reports:
+// "rate limit: rejected (five_hour), resets at 2026-11-21 20:17:59 UTC".
+func rateLimitNote(status, kind string, resetsAt float64) string {
+	text := "rate limit: " + status
+	if kind != "" {
+		text += " (" + kind + ")"
+	}
+	if at, ok := claude.EpochTime(resetsAt); ok {
+		text += ", resets at " + at.UTC().Format("2006-01-02 15:04:05 MST")
+	}
+	return text
 }
 
 // add appends an item, its text cut to at most lines lines.

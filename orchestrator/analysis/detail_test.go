@@ -52,10 +52,11 @@ func TestLoadDetail(t *testing.T) {
 		"  outcome   success in 0s, $0.5000\n",
 		"  then      <result>: the agent ended\n",
 		"\nPrompt\n  Look around here.\n",
-		"  Bash       ls -la\n  → Bash     1\n",
-		"             … (3 more lines)\n",
+		// The labels' column is as wide as "→ Read failed".
+		"  Bash          ls -la\n  → Bash        1\n",
+		"                … (3 more lines)\n",
 		"  → Read failed no such file\n",
-		"  says       (its answer, below)\n\nAnswer\n  All seen.\n  <result>ok</result>\n",
+		"  says          (its answer, below)\n\nAnswer\n  All seen.\n  <result>ok</result>\n",
 	} {
 		assert.Contains(t, out, want)
 	}

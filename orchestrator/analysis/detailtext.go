@@ -43,6 +43,13 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 	default:
 		p.field("outcome", "%s in %s, %s", p.red(s.Outcome), dur(s.Duration), money(s.CostUSD))
 	}
+	p.process(s)
+	switch {
+	case s.Error != "" && s.Outcome == "success":
+		p.field("refused", "%s", oneLineMore(s.Error))
+	case s.Error != "":
+		p.field("error", "%s", oneLineMore(s.Error))
+	}
 	p.field("tokens", "%s in, %s out, %s cache read, %s cache written",
 		grouped(s.Tokens.Input), grouped(s.Tokens.Output), grouped(s.Tokens.CacheRead), grouped(s.Tokens.CacheCreation))
 	if s.Model != "" {
@@ -53,8 +60,12 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 		p.field("then", "<%s> to %s", s.Tag, s.Target)
 	case s.Tag == "result":
 		p.field("then", "<result>: the agent ended")
+	case s.AgentFailed != "" && s.Next != "":
+		p.field("then", "the agent failed: %s; the run was resumed and it went on as %s", oneLineMore(s.AgentFailed), s.Next)
+	case s.AgentFailed != "":
+		p.field("then", "the agent failed: %s", oneLineMore(s.AgentFailed))
 	case s.Reminded:
-		p.field("then", "a reminder: %s", oneLineMore(s.Error))
+		p.field("then", "%s", again("its answer was refused; a reminder followed", s))
 	case s.Retried:
 		p.field("then", "%s", again("retried", s))
 	case s.Outcome == "usage limit" && !s.WaitUntil.IsZero():
@@ -63,8 +74,6 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 		p.field("then", "%s", again("the run waited for the usage limit; it ran the step again", s))
 	case s.CutShort && s.Next != "":
 		p.field("then", "it ran again as %s when the run was resumed", s.Next)
-	case s.Error != "":
-		p.field("error", "%s", oneLineMore(s.Error))
 	}
 	for _, n := range d.Notes {
 		p.wrapped("note: ", n)
@@ -77,16 +86,42 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 		p.line("  (nothing recorded)")
 	}
 	answer, _ := abbreviate(d.Answer, maxTextLines)
+	col := itemColumn(d.Items)
 	for _, it := range d.Items {
 		if it.Kind == "text" && answer != "" && it.Text == answer {
 			// The model's last text is its answer, shown in full below.
 			it.Text = "(its answer, below)"
 		}
-		p.item(it)
+		p.item(it, col)
 	}
 	p.title(false, "Answer")
 	p.block(d.Answer, "(none)")
 	return p.w.Flush()
+}
+
+// process writes how a step's process ended, when it did not succeed:
+// its exit status or signal, and the tail of its stderr.
+func (p *report) process(s *Step) {
+	if s.Outcome == "success" || s.Outcome == "" && !s.CutShort {
+		return
+	}
+	switch {
+	case s.Signal != "":
+		p.field("process", "killed by signal %s", s.Signal)
+	case s.ExitCode != 0:
+		p.field("process", "exited with status %d", s.ExitCode)
+	}
+	if s.Stderr == "" {
+		return
+	}
+	text, _ := abbreviate(s.Stderr, maxToolLines)
+	for i, l := range strings.Split(text, "\n") {
+		name := ""
+		if i == 0 {
+			name = "stderr"
+		}
+		p.field(name, "%s", l)
+	}
 }
 
 // block writes text indented by two spaces, in full; empty, it writes
@@ -102,35 +137,66 @@ func (p *report) block(text, none string) {
 	}
 }
 
-// item writes one thing the model said or did: a label, then the text,
-// its following lines indented under the first.
-func (p *report) item(it Item) {
-	var label string
+// The column of the labels of "What the model did": as wide as the
+// widest label, within these bounds; a wider label (an MCP tool's long
+// name) stands on a line of its own, the text under it.
+const (
+	minItemLabel = 10
+	maxItemLabel = 16
+)
+
+// itemLabel is the label of an item, without colour, and whether it is
+// to be shown in red.
+func itemLabel(it Item) (string, bool) {
 	switch it.Kind {
 	case "text":
-		label = "says"
+		return "says", false
 	case "tool":
-		label = it.Tool
+		return it.Tool, false
 	case "tool_result":
-		label = "→ " + orUnknown(it.Tool)
 		if it.IsErr {
-			label = p.red("→ " + orUnknown(it.Tool) + " failed")
+			return "→ " + orUnknown(it.Tool) + " failed", true
 		}
+		return "→ " + orUnknown(it.Tool), false
 	case "error":
-		label = p.red("error")
-	default:
-		label = it.Kind
+		return "error", true
 	}
-	lines := strings.Split(it.Text, "\n")
-	for i, l := range lines {
-		prefix := pad("", 11)
+	return it.Kind, false
+}
+
+// itemColumn is the width of the label column for items.
+func itemColumn(items []Item) int {
+	col := minItemLabel
+	for _, it := range items {
+		if l, _ := itemLabel(it); width(l) <= maxItemLabel {
+			col = max(col, width(l))
+		}
+	}
+	return col
+}
+
+// item writes one thing the model said or did: a label in a column col
+// wide, then the text, its following lines indented under the first.
+func (p *report) item(it Item, col int) {
+	label, bad := itemLabel(it)
+	indent := pad("", col+1)
+	lead := pad(label, col) + " "
+	if width(label) > col {
+		p.line("  %s", label)
+		lead = indent
+	}
+	if bad {
+		lead = strings.Replace(lead, label, p.red(label), 1)
+	}
+	for i, l := range strings.Split(it.Text, "\n") {
+		prefix := indent
 		if i == 0 {
-			prefix = pad(label, 10) + " "
+			prefix = lead
 		}
 		if it.Kind == "text" || it.Kind == "error" {
 			p.wrapped(prefix, l)
 		} else {
-			p.line("  %s%s", prefix, l)
+			p.line("  %s", strings.TrimRight(prefix+l, " "))
 		}
 	}
 }

@@ -76,9 +76,13 @@ func buildCosts(r *Run) *htmlCosts {
 			value += fmt.Sprintf(" (%.0f%%)", s.CostUSD/total*100)
 		}
 		value += " · " + htmlPlural(s.Visits, "visit", "visits") + " · " + htmlDuration(s.DurationMS)
-		title := fmt.Sprintf("%s\n%s over %s and %s\n%s in all, %s per visit\n%s tokens in, %s out",
+		mean := htmlDuration(s.MeanMS) + " per visit that ran"
+		if s.Visits == s.NotRun {
+			mean = "no visit ran"
+		}
+		title := fmt.Sprintf("%s\n%s over %s and %s\n%s in all, %s\n%s tokens in, %s out",
 			s.State, htmlMoney(s.CostUSD), htmlPlural(s.Visits, "visit", "visits"),
-			htmlPlural(s.Steps, "step", "steps"), htmlDuration(s.DurationMS), htmlDuration(s.MeanMS),
+			htmlPlural(s.Steps, "step", "steps"), htmlDuration(s.DurationMS), mean,
 			htmlTokens(s.Tokens.Input), htmlTokens(s.Tokens.Output))
 		if s.Reminders > 0 || s.Failures > 0 {
 			title += fmt.Sprintf("\n%s, %s", htmlPlural(s.Reminders, "reminder", "reminders"),

@@ -168,6 +168,21 @@ func htmlStepMeta(s *Step, critical bool) []htmlFact {
 	}
 	add("Step", attempt)
 	add("Outcome", htmlStepOutcome(s))
+	if s.Outcome != "success" && s.Outcome != "" || s.CutShort {
+		switch {
+		case s.Signal != "":
+			add("Process", "killed by signal "+s.Signal)
+		case s.ExitCode != 0:
+			add("Process", fmt.Sprintf("exited with status %d", s.ExitCode))
+		}
+		add("Stderr", s.Stderr)
+	}
+	switch {
+	case s.AgentFailed != "" && s.Next != "":
+		add("Agent failed", s.AgentFailed+"; the run was resumed and it went on as "+s.Next)
+	case s.AgentFailed != "":
+		add("Agent failed", s.AgentFailed)
+	}
 	add("Started", htmlClock(s.Started))
 	if !s.Ended.IsZero() {
 		add("Ended", fmt.Sprintf("%s (%s)", htmlClock(s.Ended), htmlDuration(s.DurationMS)))
@@ -225,7 +240,7 @@ func htmlStepClass(s *Step) string {
 		return "limit"
 	case s.Outcome == "canceled" || s.Outcome == "not started":
 		return "canceled"
-	case s.Outcome != "success" || s.Retried:
+	case s.Outcome != "success" || s.Retried || s.AgentFailed != "":
 		return "fail"
 	case s.Reminded:
 		return "reminded"
@@ -238,6 +253,8 @@ func htmlStepOutcome(s *Step) string {
 	switch {
 	case s.Outcome == "":
 		return "not ended"
+	case s.Outcome == "success" && s.AgentFailed != "":
+		return "success, but the answer was refused; the agent failed"
 	case s.Outcome == "success" && s.Reminded:
 		return "success, but the answer was refused; a reminder followed"
 	case s.Retried:

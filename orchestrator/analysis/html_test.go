@@ -192,21 +192,24 @@ func TestHTMLWideRunCapsTheTimeline(t *testing.T) {
 	htmlHas(t, page, "hover a row for its agent")
 	htmlHas(t, page, "and 975 more") // the fork lists the first children
 	assert.Equal(t, len(r.Steps), strings.Count(page, `<details class="step"`))
-	open := regexp.MustCompile(`<details class="agent" id="[^"]*" open>`).FindAllString(page, -1)
-	assert.Len(t, open, htmlOpenAgents, "only the first agents are open")
+	// The workers went the same way: one block, which names each of them
+	// with the anchor that the timeline's rows and the forks link to.
+	assert.Equal(t, 2, strings.Count(page, `<details class="agent"`))
+	htmlHas(t, page, "main_worker1 … main_worker999 (999 agents)", `<code id="agent-main_worker998">main_worker998</code>`)
+	htmlHas(t, page, `<details class="members"><summary>999 agents, all the same way:</summary>`)
 }
 
 func TestHTMLTimelinePicksRows(t *testing.T) {
 	r := htmlWideRun(1000)
 	onPath := r.Agents[500]
-	critical := map[string]bool{onPath.StepNames[0]: true}
+	r.CriticalPath = []string{onPath.StepNames[0]}
 	var troubled []string
 	for _, i := range []int{7, 301, 302, 303, 998} {
 		s := htmlStepNamed(r, r.Agents[i].StepNames[1])
 		s.Outcome, s.Retried = "crash", true
 		troubled = append(troubled, r.Agents[i].ID)
 	}
-	shown, note := timelineAgents(r, critical)
+	shown, note := timelineAgents(r)
 	require.Len(t, shown, tlMaxRows)
 	ids := map[string]int{}
 	for i, a := range shown {

@@ -120,7 +120,8 @@ func htmlRunOf(id string, specs []htmlStepSpec, visits map[string][]htmlVisitSpe
 		}
 		if sp.to >= 0 {
 			s.Ended = htmlAt(sp.to)
-			s.DurationMS = s.Ended.Sub(s.Started).Milliseconds()
+			s.Duration = s.Ended.Sub(s.Started)
+			s.DurationMS = s.Duration.Milliseconds()
 		}
 		if s.Outcome != "success" {
 			r.Failures++
@@ -151,6 +152,7 @@ func htmlRunOf(id string, specs []htmlStepSpec, visits map[string][]htmlVisitSpe
 				s := r.Steps[i]
 				v.Steps = append(v.Steps, s.Name)
 				v.CostUSD += s.CostUSD
+				v.Duration += s.Duration
 				v.DurationMS += s.DurationMS
 				v.Exit, v.Target = s.Tag, s.Target
 			}

@@ -57,12 +57,16 @@ type htmlTimeline struct {
 	Note string
 }
 
-// tlRow is one agent's row.
+// tlRow is one agent's row. Life is the faint line under its bars, while
+// the agent lived (waiting for a slot or a retry, or for the agents it
+// forked, between its steps); LifeW is 0 when there is none.
 type tlRow struct {
-	Y, H, TextY float64
-	Label, Full string
-	Odd         bool
-	Anchor      string
+	Y, H, TextY  float64
+	Label, Full  string
+	Odd          bool
+	Anchor       string
+	LifeX, LifeY float64
+	LifeW, LifeH float64
 }
 
 // tlBar is one step.
@@ -103,7 +107,7 @@ func buildTimeline(r *Run, anchors map[string]string, critical map[string]bool) 
 		return nil
 	}
 	span := timelineSpan(r)
-	shown, note := timelineAgents(r, critical)
+	shown, note := timelineAgents(r)
 	n := len(shown)
 	rowH := math.Max(tlRowMinH, math.Min(tlRowMaxH, math.Floor(tlRowsSpace/float64(n))))
 	tl := &htmlTimeline{
@@ -121,15 +125,29 @@ func buildTimeline(r *Run, anchors map[string]string, critical map[string]bool) 
 		Origin:   htmlWhen(span.from),
 		Note:     note,
 	}
+	byAgent := make(map[string][]*Step, n)
+	for _, s := range r.Steps {
+		byAgent[s.Agent] = append(byAgent[s.Agent], s)
+	}
 	row := make(map[string]int, n)
 	for i, a := range shown {
 		y := float64(tlRowsTop) + float64(i)*rowH
 		row[a.ID] = i
-		tl.Rows = append(tl.Rows, tlRow{
+		tr := tlRow{
 			Y: y, H: rowH, TextY: tlRound(y + rowH/2 + tl.FontSize*0.35),
 			Label: htmlClip(a.ID, 24), Full: a.ID, Odd: i%2 == 1,
 			Anchor: anchors[htmlAgentKey(a.ID)],
-		})
+		}
+		if steps := byAgent[a.ID]; len(steps) > 0 {
+			from, to := lifeOf(r, a, steps)
+			if a.Status == "running" {
+				to = span.to
+			}
+			tr.LifeH = math.Max(1, math.Round(rowH*0.2))
+			tr.LifeX, tr.LifeY = span.x(from), tlRound(y+(rowH-tr.LifeH)/2)
+			tr.LifeW = tlRound(math.Max(0, span.x(to)-tr.LifeX))
+		}
+		tl.Rows = append(tl.Rows, tr)
 	}
 	tl.RowsBottom = float64(tlRowsTop) + float64(n)*rowH
 	tl.AxisY = tl.RowsBottom

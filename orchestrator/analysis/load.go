@@ -26,6 +26,7 @@ func Load(src Source) (*Run, error) {
 	b.replay(f.events)
 	b.addOrphans(f, src.State)
 	b.fillFromMeta(f)
+	b.settleSteps()
 	b.fromState(src.State)
 	b.finish(src)
 	b.notes(src, f)
@@ -139,6 +140,7 @@ func (b *builder) fillFromMeta(f *folder) {
 		if s.Error == "" {
 			s.Error = m.Error
 		}
+		s.ExitCode, s.Signal, s.Stderr = m.ExitCode, m.Signal, strings.TrimSpace(m.StderrTail)
 		if !b.ended[s.Name] {
 			// No step_ended event: the meta file is all there is.
 			s.Outcome, s.CostUSD = m.Outcome, m.CostUSD

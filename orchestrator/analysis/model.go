@@ -135,8 +135,25 @@ type Agent struct {
 	// the JSON) when it has not.
 	Ended   time.Time `json:"ended,omitzero"`
 	CostUSD float64   `json:"cost_usd"`
-	// StepNames are the agent's steps in order (Step.Name).
+	// StepNames are the agent's steps in order (Step.Name), by seq.
 	StepNames []string `json:"steps"`
+	// Failures are the times the agent failed, in order: those a resume
+	// ran the agent on from, and, for an agent that ended failed, the
+	// last one.
+	Failures []Failure `json:"failures,omitempty"`
+}
+
+// Failure is one time an agent failed (an agent_failed event).
+type Failure struct {
+	// Step is the agent's step after which it failed, "" when it failed
+	// before running one (a state that cannot be loaded); State is where.
+	Step  string    `json:"step,omitempty"`
+	State string    `json:"state"`
+	Error string    `json:"error"`
+	Time  time.Time `json:"time"`
+	// ResumedAs is the step a resume ran the agent on with after the
+	// failure; "" when none did.
+	ResumedAs string `json:"resumed_as,omitempty"`
 }
 
 // Visit is one stay of an agent in a state: entered by a transition (or as
@@ -201,12 +218,21 @@ type Step struct {
 	CutShort bool `json:"cut_short,omitempty"`
 	// Outcome is claude.Outcome's name ("success", "crash", …), or "" when
 	// the step has not ended.
-	Outcome string  `json:"outcome,omitempty"`
-	Error   string  `json:"error,omitempty"`
-	CostUSD float64 `json:"cost_usd"`
-	Tokens  Tokens  `json:"tokens"`
-	Model   string  `json:"model,omitempty"`
-	Runner  string  `json:"runner,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	// Error is why the step's answer was refused, why it did not succeed
+	// (the reason its retry gave: "claude exited with status 1 without an
+	// answer (stderr: boom)") or why it could not start.
+	Error string `json:"error,omitempty"`
+	// ExitCode, Signal and Stderr are how its claude process ended, from
+	// the meta file: the exit status, the signal that killed it, the tail
+	// of what it wrote on stderr.
+	ExitCode int     `json:"exit_code,omitempty"`
+	Signal   string  `json:"signal,omitempty"`
+	Stderr   string  `json:"stderr,omitempty"`
+	CostUSD  float64 `json:"cost_usd"`
+	Tokens   Tokens  `json:"tokens"`
+	Model    string  `json:"model,omitempty"`
+	Runner   string  `json:"runner,omitempty"`
 	// Tag and Target are the transition the step's answer made ("" when it
 	// made none: a failure, a reminder followed, or the transcript ends).
 	Tag    string  `json:"tag,omitempty"`
@@ -220,6 +246,9 @@ type Step struct {
 	// reminder gave ("no transition tag", a target the policy does not
 	// allow, …); "" when no reminder followed.
 	Refused string `json:"refused,omitempty"`
+	// AgentFailed is why the agent failed right after this step (the
+	// agent_failed event's message); "" when it did not.
+	AgentFailed string `json:"agent_failed,omitempty"`
 	// WaitUntil is, for a step stopped by the usage limit, when the wait
 	// that followed it was to end; zero when no wait followed.
 	WaitUntil time.Time `json:"wait_until,omitzero"`

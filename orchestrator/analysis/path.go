@@ -33,6 +33,9 @@ type pathLine struct {
 	retried  int
 	failed   int
 	cut      int
+	// resumed counts the failures of the agent here that a resume went
+	// on from.
+	resumed int
 	// lastNotRun is set when the last visit of the line ran no step.
 	lastNotRun bool
 }
@@ -102,7 +105,7 @@ func agentGroups(r *Run) [][]*Agent {
 // that went the same way.
 func signature(a *Agent) string {
 	var b strings.Builder
-	b.WriteString(a.Status)
+	fmt.Fprintf(&b, "%s|%d", a.Status, len(a.Failures))
 	for _, v := range a.Path {
 		fmt.Fprintf(&b, "|%s>%s>%s>%s>%d", v.Via, v.State, v.Exit, v.Target, len(v.Steps))
 	}
@@ -232,7 +235,7 @@ func notRunReason(r *Run, a *Agent) string {
 	switch {
 	case a.Status == "running":
 		return "not started yet"
-	case r.BudgetExceeded || r.Status == "budget_exceeded":
+	case r.Status == "budget_exceeded":
 		return "budget reached"
 	case r.Status == "paused":
 		return "paused"
@@ -240,6 +243,8 @@ func notRunReason(r *Run, a *Agent) string {
 		return "waiting for the usage limit"
 	case r.Status == "failed":
 		return "the run failed"
+	case r.BudgetExceeded:
+		return "budget reached"
 	}
 	return "the run stopped"
 }
@@ -286,6 +291,9 @@ func foldVisits(group []*Agent, steps map[string]*Step) []*pathLine {
 				if s.CutShort {
 					last.cut++
 				}
+				if s.AgentFailed != "" && s.Next != "" {
+					last.resumed++
+				}
 			}
 		}
 	}
@@ -320,6 +328,12 @@ func (p *report) visitLine(l *pathLine, agents int, why string) {
 	}
 	if l.cut > 0 {
 		marks = append(marks, fmt.Sprintf("%d cut short", l.cut))
+	}
+	switch {
+	case l.resumed == 1:
+		marks = append(marks, "agent failed, then resumed")
+	case l.resumed > 1:
+		marks = append(marks, fmt.Sprintf("%d agent failures, then resumed", l.resumed))
 	}
 	switch {
 	case l.lastNotRun && l.times > 1:

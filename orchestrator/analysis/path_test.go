@@ -56,6 +56,23 @@ replies:
 	htmlHas(t, htmlReport(t, r, nil), `<span class="exit">not run: budget reached</span>`)
 }
 
+// A state whose only visit ran nothing has no mean time: the table says
+// "-" rather than 0s.
+func TestStatesMeanOfAStateNotRun(t *testing.T) {
+	r := runWorkflow(t, map[string]string{"START.md": "Go.", "A.md": "A", "B.md": "B"}, `
+replies:
+  START: [{text: "<goto>A</goto>", cost: 0.01}]
+  A: [{text: "<goto>B</goto>", cost: 0.01}]
+  B: [{text: "<result>x</result>", cost: 0.01}]
+`, options{budget: 0.015}).load(t)
+	b := stateNamed(r, "B.md")
+	require.NotNil(t, b)
+	require.Equal(t, 1, b.NotRun)
+	out := textOf(t, r, 100)
+	assert.Regexp(t, `\n  B\.md +1 +0 +0s +- +\$0\.0000 `, out)
+	assert.Regexp(t, `\n  A\.md +1 +1 +0s +0s +\$0\.0100 `, out)
+}
+
 func TestPathNotRunReasons(t *testing.T) {
 	for _, tc := range []struct {
 		status, agent string
@@ -68,6 +85,10 @@ func TestPathNotRunReasons(t *testing.T) {
 		{"waiting", "stopped", false, "waiting for the usage limit"},
 		{"failed", "stopped", false, "the run failed"},
 		{"running", "stopped", false, "the run stopped"},
+		// The status, from the last process, wins over a budget stop
+		// that an earlier process reached.
+		{"paused", "stopped", true, "paused"},
+		{"unknown", "stopped", true, "budget reached"},
 	} {
 		r := &Run{Status: tc.status, BudgetExceeded: tc.budget}
 		assert.Equal(t, tc.want, notRunReason(r, &Agent{Status: tc.agent}), "%+v", tc)

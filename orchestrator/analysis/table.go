@@ -26,7 +26,7 @@ var stateColumns = []stateColumn{
 	{"VISITS", 6, func(s *StateStats) string { return fmt.Sprint(s.Visits) }, "VISITS: entries into the state"},
 	{"STEPS", 5, func(s *StateStats) string { return fmt.Sprint(s.Steps) }, ""},
 	{"TIME", 7, func(s *StateStats) string { return dur(s.Duration) }, "TIME: the steps' durations added up"},
-	{"MEAN", 7, func(s *StateStats) string { return dur(s.Mean) }, "MEAN: per visit that ran"},
+	{"MEAN", 7, meanCell, "MEAN: per visit that ran"},
 	{"COST", 9, func(s *StateStats) string { return money(s.CostUSD) }, ""},
 	{"TOKENS", 6, func(s *StateStats) string { return compact(s.Tokens.Input + s.Tokens.Output) }, "TOKENS: in + out"},
 	{"REM", 3, func(s *StateStats) string { return fmt.Sprint(s.Reminders) }, "REM: reminders"},
@@ -92,4 +92,12 @@ func (p *report) states(r *Run, sortBy string) {
 		}
 	}
 	p.wrapped("", strings.Join(legend, "; "))
+}
+
+// meanCell is a state's mean time per visit that ran, "-" when none ran.
+func meanCell(s *StateStats) string {
+	if s.Visits > 0 && s.Visits == s.NotRun {
+		return "-"
+	}
+	return dur(s.Mean)
 }

@@ -69,9 +69,13 @@ func (p *report) red(s string) string {
 func WriteText(w io.Writer, r *Run, o TextOptions) error {
 	p := newReport(w, o)
 	p.summary(r)
-	if len(r.Notes) > 0 || len(r.Warnings) > 0 {
+	resumed := resumedFailures(r)
+	if len(r.Notes) > 0 || len(resumed) > 0 || len(r.Warnings) > 0 {
 		p.title(false, "Notes")
 		for _, n := range r.Notes {
+			p.wrapped("- ", n)
+		}
+		for _, n := range resumed {
 			p.wrapped("- ", n)
 		}
 		for _, wn := range r.Warnings {

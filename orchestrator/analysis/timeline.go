@@ -1,13 +1,15 @@
 package analysis
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
 )
 
-// maxTimelineRows is how many agents the text timeline draws; the
-// "running" row still counts the steps of all of them.
+// maxTimelineRows is how many agents the text timeline draws (one more
+// rather than a line that says one was left out); the "running" row
+// still counts the steps of all of them.
 const maxTimelineRows = 20
 
 // The characters of the text timeline.
@@ -48,27 +50,18 @@ func (p *report) timeline(r *Run) {
 	for _, g := range agentGroups(r) {
 		order = append(order, g...)
 	}
-	for i, a := range order {
-		if i == maxTimelineRows && len(order) > maxTimelineRows+1 {
-			p.line("  %s … %s not drawn", pad("", labelW), count(len(order)-i, "more agent", "more agents"))
-			break
-		}
+	shown := order
+	if len(order) > maxTimelineRows+1 {
+		shown = pickAgents(r, order, maxTimelineRows)
+	}
+	for _, a := range shown {
 		cells := blank(cols)
 		steps := byAgent[a.ID]
 		if len(steps) == 0 {
 			row(a.ID, cells)
 			continue
 		}
-		from, to := a.Started, a.Ended
-		if from.IsZero() || steps[0].Started.Before(from) {
-			from = steps[0].Started
-		}
-		if to.IsZero() {
-			to = endOf(steps[len(steps)-1])
-			if a.Status == "running" {
-				to = r.Ended
-			}
-		}
+		from, to := lifeOf(r, a, steps)
 		fill(cells, colOf(from), colOf(to), barIdle)
 		for _, s := range steps {
 			c := byte(barStep)
@@ -85,6 +78,11 @@ func (p *report) timeline(r *Run) {
 			}
 		}
 		row(a.ID, cells)
+	}
+	if len(shown) < len(order) {
+		p.wrapped(pad("", labelW+1), fmt.Sprintf("… %s not drawn; drawn are main, the agents of the critical path and of "+
+			"failed, retried or refused steps, and a sample of the others",
+			count(len(order)-len(shown), "more agent", "more agents")))
 	}
 	if len(r.Agents) > 1 {
 		row("running", concurrency(r, cols, colOf))
@@ -113,6 +111,23 @@ func (p *report) timeline(r *Run) {
 		legend += "? a step cut short (as far as it is known to have run), "
 	}
 	p.wrapped("", legend+". the agent waits; running: steps at once")
+}
+
+// lifeOf is when agent a, whose steps are steps (at least one), lived:
+// from its spawn or its first step to its end, or, when it has not
+// ended, to its last step's end, or to the run's end while it runs.
+func lifeOf(r *Run, a *Agent, steps []*Step) (from, to time.Time) {
+	from, to = a.Started, a.Ended
+	if from.IsZero() || steps[0].Started.Before(from) {
+		from = steps[0].Started
+	}
+	if to.IsZero() {
+		to = endOf(steps[len(steps)-1])
+		if a.Status == "running" {
+			to = r.Ended
+		}
+	}
+	return from, to
 }
 
 // axis writes the times under the timeline: the start, the middle and the

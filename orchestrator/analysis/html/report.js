@@ -17,15 +17,22 @@
     });
   }
 
+  // openTarget opens the element a link points at, when it is a details
+  // element, and every details element around it (an agent of a group is
+  // a name inside its group's block).
   function openTarget() {
     var id = decodeURIComponent(location.hash.slice(1));
-    var el = id ? document.getElementById(id) : null;
-    if (!el || el.tagName !== "DETAILS") {
+    var target = id ? document.getElementById(id) : null;
+    if (!target) {
       return;
     }
-    el.hidden = false;
-    el.open = true;
-    el.scrollIntoView({block: "start"});
+    for (var el = target; el; el = el.parentElement) {
+      if (el.tagName === "DETAILS") {
+        el.hidden = false;
+        el.open = true;
+      }
+    }
+    target.scrollIntoView({block: "start"});
   }
 
   if (controls) {
