@@ -133,10 +133,9 @@ func (m *machine) protocolError(a *state.Agent, ev stepDone, now time.Time) []ef
 	if !ev.policy.Restricted() {
 		return m.fail(a, fmt.Sprintf("%s: %s", s.State, reason))
 	}
-	if a.Attempts >= maxAttempts {
-		return m.fail(a, fmt.Sprintf("%s: %s (after %d attempts)", s.State, reason, a.Attempts))
-	}
-	a.Attempts++
+	// The reminder answers this refusal. When the attempts are used up it
+	// is still kept as the pending step: a resume sends it, rather than
+	// the prompt or reminder this answer already failed.
 	session := ev.res.SessionID
 	if session == "" {
 		session = sessionOf(s)
@@ -147,6 +146,10 @@ func (m *machine) protocolError(a *state.Agent, ev stepDone, now time.Time) []ef
 		Cwd: s.Cwd, Reminder: prompts.Reminder(ev.decideErr, ev.policy),
 		Attempt: 1, Model: s.Model, Effort: s.Effort,
 	}
+	if a.Attempts >= maxAttempts {
+		return m.fail(a, fmt.Sprintf("%s: %s (after %d attempts)", s.State, reason, a.Attempts))
+	}
+	a.Attempts++
 	a.Status = state.AgentReady
 	a.LastError = reason
 	return []effect{note(a.ID, transcript.Event{Type: transcript.EventReminder, Step: ev.name, State: s.State, Attempt: a.Attempts, Message: reason},

@@ -223,7 +223,14 @@ func TestApplyFailures(t *testing.T) {
 				return ev
 			},
 			check: func(t *testing.T, m *machine, _ []effect) {
-				assert.Contains(t, m.run.Agents[0].LastError, "after 3 attempts")
+				a := m.run.Agents[0]
+				assert.Contains(t, a.LastError, "after 3 attempts")
+				// A resume sends the reminder for this last refusal, in
+				// the same session, not the step that was refused.
+				require.NotNil(t, a.Pending)
+				assert.Equal(t, state.SessionResume, a.Pending.Mode)
+				assert.Equal(t, "s1", a.Pending.ResumeSession)
+				assert.Contains(t, a.Pending.Reminder, "<goto>B.md</goto>")
 			}},
 		{name: "crash is retried after a back-off", wantStatus: state.AgentReady,
 			ev: func(t *testing.T) stepDone {
