@@ -216,7 +216,7 @@ func (b *builder) finish(src Source) {
 			r.Failures++
 		}
 	}
-	r.CostUSD = sum
+	r.CostUSD = usd(sum)
 	if b.haveTotal {
 		r.CostUSD = b.lastTotal
 	}
@@ -276,9 +276,11 @@ func (b *builder) sumAgents(running bool) {
 				v.CostUSD += s.CostUSD
 				v.Duration += s.Duration
 			}
+			v.CostUSD = usd(v.CostUSD)
 			v.DurationMS = millis(v.Duration)
 			a.CostUSD += v.CostUSD
 		}
+		a.CostUSD = usd(a.CostUSD)
 		switch {
 		case a.Status != "":
 		case running:

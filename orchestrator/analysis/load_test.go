@@ -349,3 +349,24 @@ func TestWarningsNameTheirStateOnce(t *testing.T) {
 	ev := transcript.Event{Type: transcript.EventWarning, State: "START.md", Message: `START.md: unknown frontmatter key "modle" ignored`}
 	assert.True(t, strings.HasSuffix(EventLine(&ev), ` warning: START.md: unknown frontmatter key "modle" ignored`), EventLine(&ev))
 }
+
+// TestCostsHaveNoFloatNoise: sums of step costs are shown as a person
+// would add them (0.3, not 0.30000000000000004).
+func TestCostsHaveNoFloatNoise(t *testing.T) {
+	r := runWorkflow(t, map[string]string{"START.md": "Go.", "W.md": "Work."}, `
+replies:
+  START: [{text: "<goto>W.md</goto>", cost: 0.1}]
+  W:
+    - {text: "<goto>W.md</goto>", cost: 0.1}
+    - {text: "<goto>W.md</goto>", cost: 0.1}
+    - {text: "<result>ok</result>", cost: 0.1}
+`, options{})
+	got := r.load(t)
+	assert.Equal(t, 0.4, got.CostUSD)
+	for _, st := range got.States {
+		if st.State == "W.md" {
+			assert.Equal(t, 0.3, st.CostUSD) // 0.1+0.1+0.1 is 0.30000000000000004 in float64
+		}
+	}
+	assert.Equal(t, 0.4, got.Agents[0].CostUSD)
+}

@@ -3,6 +3,7 @@ package analysis
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -49,6 +50,7 @@ func stateStats(r *Run) []*StateStats {
 			st.Mean = st.Duration / time.Duration(ran)
 		}
 		st.DurationMS, st.MeanMS = millis(st.Duration), millis(st.Mean)
+		st.CostUSD = usd(st.CostUSD)
 	}
 	SortStates(out, "cost")
 	return out
@@ -106,3 +108,7 @@ func capList(items []string, n int) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
+
+// usd rounds a sum of costs to 10 decimals, far below any price, so that
+// float noise (0.30000000000000004) does not reach the report or the JSON.
+func usd(x float64) float64 { return math.Round(x*1e10) / 1e10 }
