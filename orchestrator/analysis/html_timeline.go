@@ -264,10 +264,14 @@ var tlSteps = []time.Duration{
 }
 
 // timelineTicks marks the axis at the first round interval that gives at
-// most ten ticks.
+// most ten ticks; a span longer than ten days (a transcript whose times are
+// off) gets ten even ticks. The count is bounded whatever the span.
 func timelineTicks(span tlSpan) []tlTick {
 	total := span.to.Sub(span.from)
-	step := tlSteps[len(tlSteps)-1]
+	if total < 0 {
+		return nil
+	}
+	step := total/10 + 1
 	for _, s := range tlSteps {
 		if total/s <= 10 {
 			step = s
@@ -275,7 +279,11 @@ func timelineTicks(span tlSpan) []tlTick {
 		}
 	}
 	var ticks []tlTick
-	for d := time.Duration(0); d <= total; d += step {
+	for i := time.Duration(0); i <= 10; i++ {
+		d := i * step
+		if d < 0 || d > total { // d < 0: the product overflowed
+			break
+		}
 		ticks = append(ticks, tlTick{X: span.x(span.from.Add(d)), Label: htmlOffset(d)})
 	}
 	return ticks

@@ -141,13 +141,15 @@ func decodeEvents(data []byte) (events []transcript.Event, torn int, bad []int) 
 }
 
 // decodeEvent decodes one line of events.jsonl; ok is false for a blank
-// line or one that does not decode as an event.
+// line or one that does not decode as an event: no type, or no time (a
+// line raymond never writes, whose zero time would stretch every span to
+// the year 1).
 func decodeEvent(line []byte) (e transcript.Event, ok bool) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return e, false
 	}
-	if err := json.Unmarshal(line, &e); err != nil || e.Type == "" {
+	if err := json.Unmarshal(line, &e); err != nil || e.Type == "" || e.Time.IsZero() {
 		return e, false
 	}
 	return e, true
