@@ -144,7 +144,7 @@ func TestRunDescendantLeftTheGroup(t *testing.T) {
 	})
 	res := runHelper(t, ctx, req, Handler{OnLine: func([]byte) { cancel() }})
 	eq(t, "Outcome", res.Outcome, Canceled)
-	eq(t, "Signal", res.Signal, "terminated")
+	eq(t, "Signal", res.Signal, "SIGTERM")
 	if pid := grandchild(t, pidFile); exitsWithin(t, pid, 0) {
 		t.Errorf("grandchild %d is gone: the test proves nothing", pid)
 	}

@@ -31,7 +31,7 @@ func TestClassify(t *testing.T) {
 		{"other execution error", result(Result{IsError: true, Subtype: "error_during_execution", Errors: []string{"boom"}}), ending{}, APIError, false},
 		{"unknown error subtype", result(Result{IsError: true, Subtype: "error_something_new"}), ending{}, APIError, false},
 		{"no result, exit 0 (SIGINT mid-turn)", &Result{Lines: 2}, ending{}, Crash, false},
-		{"no result, killed by a signal", &Result{Lines: 2, ExitCode: -1, Signal: "killed"}, ending{}, Crash, false},
+		{"no result, killed by a signal", &Result{Lines: 2, ExitCode: -1, Signal: "SIGKILL"}, ending{}, Crash, false},
 		{"no output at all, exit 1, silent", &Result{ExitCode: 1}, ending{}, Crash, false},
 		{"no output, exit 0, stderr", &Result{Stderr: "warning"}, ending{}, Crash, false},
 		{"no output, a signal, stderr", &Result{ExitCode: -1, Signal: "segmentation fault", Stderr: "SIGSEGV\n"}, ending{}, Crash, false},
@@ -39,8 +39,8 @@ func TestClassify(t *testing.T) {
 		{"root guard", &Result{ExitCode: 1, Stderr: rootStderr}, ending{}, InvocationError, true},
 		{"root guard text after output is a crash", &Result{Lines: 1, ExitCode: 1, Stderr: rootStderr}, ending{}, Crash, false},
 		{"unknown session, stderr only", &Result{ExitCode: 1, Stderr: "No conversation found with session ID: x\n"}, ending{}, SessionNotFound, false},
-		{"idle timeout", &Result{Lines: 1, ExitCode: -1, Signal: "terminated"}, ending{timedOut: true}, Timeout, false},
-		{"canceled", &Result{Lines: 1, ExitCode: -1, Signal: "terminated"}, ending{canceled: true}, Canceled, false},
+		{"idle timeout", &Result{Lines: 1, ExitCode: -1, Signal: "SIGTERM"}, ending{timedOut: true}, Timeout, false},
+		{"canceled", &Result{Lines: 1, ExitCode: -1, Signal: "SIGTERM"}, ending{canceled: true}, Canceled, false},
 		{"canceled before any output", &Result{ExitCode: -1, Stderr: "bye\n"}, ending{canceled: true}, Canceled, false},
 	}
 	for _, tc := range tests {

@@ -44,8 +44,8 @@ type Result struct {
 
 	// ExitCode is the process's exit status, -1 when a signal ended it.
 	ExitCode int
-	// Signal names the signal that ended the process ("terminated",
-	// "killed"), empty if it exited by itself.
+	// Signal names the signal that ended the process as people write it
+	// ("SIGTERM", "SIGKILL"), empty if it exited by itself.
 	Signal string
 	// Stderr is the last few KiB of the process's stderr.
 	Stderr string

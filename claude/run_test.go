@@ -137,7 +137,7 @@ func TestRunIdleTimeoutKillsTheGroup(t *testing.T) {
 		t.Fatal("the helper printed nothing before the timeout")
 	}
 	eq(t, "Outcome", res.Outcome, Timeout)
-	eq(t, "Signal", res.Signal, "terminated")
+	eq(t, "Signal", res.Signal, "SIGTERM")
 	eq(t, "SessionID", res.SessionID, "hang")
 	if pid := grandchild(t, pidFile); !exitsWithin(t, pid, 10*time.Second) {
 		t.Errorf("grandchild %d survived the timeout", pid)
@@ -150,7 +150,7 @@ func TestRunCancelKillsTheGroup(t *testing.T) {
 	defer cancel()
 	res := runHelper(t, ctx, req, Handler{OnLine: func([]byte) { cancel() }})
 	eq(t, "Outcome", res.Outcome, Canceled)
-	eq(t, "Signal", res.Signal, "terminated")
+	eq(t, "Signal", res.Signal, "SIGTERM")
 	if pid := grandchild(t, pidFile); !exitsWithin(t, pid, 10*time.Second) {
 		t.Errorf("grandchild %d survived the cancellation", pid)
 	}
@@ -163,7 +163,7 @@ func TestRunKillAfterGrace(t *testing.T) {
 	defer cancel()
 	res := runHelper(t, ctx, req, Handler{OnLine: func([]byte) { cancel() }})
 	eq(t, "Outcome", res.Outcome, Canceled)
-	eq(t, "Signal", res.Signal, "killed")
+	eq(t, "Signal", res.Signal, "SIGKILL")
 	eq(t, "ExitCode", res.ExitCode, -1)
 	if pid := grandchild(t, pidFile); !exitsWithin(t, pid, 10*time.Second) {
 		t.Errorf("grandchild %d survived", pid)

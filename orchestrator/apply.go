@@ -170,7 +170,7 @@ func outcomeReason(res *claude.Result) string {
 	switch res.Outcome {
 	case claude.Crash:
 		if res.Signal != "" {
-			fmt.Fprintf(&b, "claude was killed by signal %s without an answer", res.Signal)
+			fmt.Fprintf(&b, "claude was killed by %s without an answer", res.Signal)
 		} else {
 			fmt.Fprintf(&b, "claude exited with status %d without an answer", res.ExitCode)
 		}

@@ -107,7 +107,7 @@ func (p *report) process(s *Step) {
 	}
 	switch {
 	case s.Signal != "":
-		p.field("process", "killed by signal %s", s.Signal)
+		p.field("process", "killed by %s", s.Signal)
 	case s.ExitCode != 0:
 		p.field("process", "exited with status %d", s.ExitCode)
 	}

@@ -171,7 +171,7 @@ func htmlStepMeta(s *Step, critical bool) []htmlFact {
 	if s.Outcome != "success" && s.Outcome != "" || s.CutShort {
 		switch {
 		case s.Signal != "":
-			add("Process", "killed by signal "+s.Signal)
+			add("Process", "killed by "+s.Signal)
 		case s.ExitCode != 0:
 			add("Process", fmt.Sprintf("exited with status %d", s.ExitCode))
 		}

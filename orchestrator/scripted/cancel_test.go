@@ -47,7 +47,7 @@ replies:
 	assert.False(t, res.HasResult)
 	assert.Nil(t, res.CallCostUSD)
 	assert.Equal(t, -1, res.ExitCode)
-	assert.Equal(t, "terminated", res.Signal)
+	assert.Equal(t, "SIGTERM", res.Signal)
 	assert.Equal(t, testSession, res.SessionID, "the session id comes from the init line, as for a real process")
 	assert.Equal(t, 2, res.Lines)
 	assert.Len(t, recA.lines, 2)

@@ -195,7 +195,7 @@ replies:
 			CallCostUSD: ptr(0), NumTurns: 1, Lines: 4,
 			Usage: claude.Usage{InputTokens: 5},
 		}},
-		{claude.Timeout, claude.Result{ExitCode: -1, Signal: "terminated", Lines: 1}},
+		{claude.Timeout, claude.Result{ExitCode: -1, Signal: "SIGTERM", Lines: 1}},
 		{claude.Exhausted, claude.Result{
 			HasResult: true, Subtype: "error_max_turns", IsError: true,
 			Errors: []string{"Reached maximum number of turns (1)"}, ExitCode: 1,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"syscall"
 	"time"
 
 	"raymond/claude"
@@ -190,7 +191,7 @@ func (s *stream) crashed() *claude.Result {
 // result line: on its idle timeout or because the run was canceled.
 func (s *stream) killed(o claude.Outcome) *claude.Result {
 	res := s.res
-	res.Outcome, res.ExitCode, res.Signal, res.Ended = o, -1, "terminated", time.Now()
+	res.Outcome, res.ExitCode, res.Signal, res.Ended = o, -1, claude.SignalName(syscall.SIGTERM), time.Now()
 	return res
 }
 
