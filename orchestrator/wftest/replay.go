@@ -137,7 +137,7 @@ func (h *history) replayAs(run *analysis.Run, s *analysis.Step) (outcome string,
 	}
 	resume := fmt.Sprintf("raymond resume %s", run.ID)
 	if run.Status == "budget_exceeded" {
-		resume += " --budget USD, with a higher budget"
+		resume += fmt.Sprintf(" --budget N, with N above the $%.4f spent", run.CostUSD)
 	}
 	return "", false, fmt.Errorf("step %s ended as %s and did not run again before the run ended; "+
 		"a replay would run it and has no answer to give, so the case could not pass. "+

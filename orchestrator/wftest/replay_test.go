@@ -3,6 +3,7 @@ package wftest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,7 +120,7 @@ replies:
 	require.Error(t, err)
 	assert.Equal(t, "step main_START_001 ended as exhausted and did not run again before the run ended; "+
 		"a replay would run it and has no answer to give, so the case could not pass. "+
-		"Resume the run to its end first (raymond resume "+run.ID+" --budget USD, with a higher budget), then record it", err.Error())
+		"Resume the run to its end first (raymond resume "+run.ID+" --budget N, with N above the $"+fmt.Sprintf("%.4f", run.CostUSD)+" spent), then record it", err.Error())
 }
 
 func TestRecordStandsInForOutcomesRepliesCannotGive(t *testing.T) {
