@@ -51,8 +51,16 @@ func eventText(e *transcript.Event) string {
 		}
 		return s
 	case transcript.EventStepEnded:
-		s := fmt.Sprintf("%s: %s in %s", e.State, e.Outcome, dur(time.Duration(e.DurationMS)*time.Millisecond))
+		took := dur(time.Duration(e.DurationMS) * time.Millisecond)
+		if e.DurationMS == 0 {
+			took = "under 1ms" // the event holds whole milliseconds
+		}
+		s := fmt.Sprintf("%s: %s in %s", e.State, e.Outcome, took)
 		if e.Message != "" {
+			if e.Outcome == "success" {
+				// The step ran well; its answer was not taken.
+				s = fmt.Sprintf("%s: answered in %s, but the answer was refused", e.State, took)
+			}
 			s += ": " + claude.OneLine(e.Message)
 		}
 		return s + cost()
