@@ -147,7 +147,10 @@ func (m *machine) protocolError(a *state.Agent, ev stepDone, now time.Time) []ef
 		Attempt: 1, Model: s.Model, Effort: s.Effort,
 	}
 	if a.Attempts >= maxAttempts {
-		return m.fail(a, fmt.Sprintf("%s: %s (after %d attempts)", s.State, reason, a.Attempts))
+		// Say what the state accepts: the fix is in the answer or in the
+		// policy, and the person reading this must see both.
+		return m.fail(a, fmt.Sprintf("%s: %s (after %d attempts); %s accepts only %s",
+			s.State, reason, a.Attempts, s.State, strings.Join(ev.policy.Accepted(), ", ")))
 	}
 	a.Attempts++
 	a.Status = state.AgentReady

@@ -225,6 +225,7 @@ func TestApplyFailures(t *testing.T) {
 			check: func(t *testing.T, m *machine, _ []effect) {
 				a := m.run.Agents[0]
 				assert.Contains(t, a.LastError, "after 3 attempts")
+				assert.Contains(t, a.LastError, "accepts only <goto>B.md</goto>")
 				// A resume sends the reminder for this last refusal, in
 				// the same session, not the step that was refused.
 				require.NotNil(t, a.Pending)

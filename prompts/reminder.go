@@ -28,13 +28,7 @@ func Reminder(err error, p Policy) string {
 		return b.String()
 	}
 	b.WriteString("The transitions this step accepts are:\n")
-	var seen []string
-	for _, r := range p.Rules {
-		line := r.literal()
-		if slices.Contains(seen, line) {
-			continue
-		}
-		seen = append(seen, line)
+	for _, line := range p.Accepted() {
 		fmt.Fprintf(&b, "  %s\n", line)
 	}
 	if slices.ContainsFunc(p.Rules, func(r Rule) bool { return r.Tag == parsing.Fork }) {
@@ -49,6 +43,19 @@ func Reminder(err error, p Policy) string {
 
 // placeholder stands for a part of a tag the rule leaves free.
 const placeholder = "…"
+
+// Accepted returns the transitions the policy accepts, each written as a
+// tag (<goto>DONE.md</goto>, with a placeholder where the rule leaves a
+// value free), once each, in the order of the rules.
+func (p Policy) Accepted() []string {
+	var out []string
+	for _, r := range p.Rules {
+		if line := r.literal(); !slices.Contains(out, line) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
 
 // literal writes the rule as the tag the model should emit, with … where the
 // rule leaves a part free.
