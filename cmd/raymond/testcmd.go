@@ -21,7 +21,8 @@ var testHelp = help{
 Run workflow tests: the cases of test files (*.test.yaml), each of which
 runs its workflow through the real orchestrator with scripted replies
 instead of a model and checks where it went: final status, result, the path
-of every agent, steps, cost, states never visited. No model, no network.
+of every agent, steps, reminders, retries, cost, states never visited. No
+model, no network.
 
 PATH is a test file (any name) or a folder searched for *.test.yaml, with
 its subfolders but not .git, .raymond or node_modules; default ".". Cases
@@ -29,7 +30,8 @@ run in parallel, each in a temporary project folder of its own.
 
 The report is written like 'go test': a line per case, what failed below
 it (a path as a diff: - expected, + actual), a line per file, a summary.
--v also shows the path of passing cases. --json prints one JSON object
+-v also shows what passing cases did, each path written as expect.path
+writes it. --json prints one JSON object
 instead; --junit FILE also writes JUnit XML for CI. The format of test
 files and of the JSON: docs/testing-workflows.md.
 
@@ -49,7 +51,7 @@ func runTest(ctx context.Context, env *cmdEnv, args []string) error {
 	run := flags.String("run", "", "run only the cases whose id (<file stem>/<case name>) matches `REGEX`")
 	asJSON := flags.Bool("json", false, "print one JSON object on stdout instead of the report")
 	junit := flags.String("junit", "", "also write the report as JUnit XML to `FILE`")
-	verbose := flags.BoolP("verbose", "v", false, "show the path, status, steps and cost of passing cases too")
+	verbose := flags.BoolP("verbose", "v", false, "show the path, status, steps and cost of passing cases too, paths as expect.path writes them")
 	timeout := flags.String("timeout", wftest.DefaultTimeout.String(), "fail a case still running after `DUR` (90s, 2m; a bare number is seconds; 0 for no limit)")
 	parallel := flags.Int("parallel", 0, "run at most `N` cases at the same time (default: the number of CPUs)")
 	if done, err := parseFlags(flags, args, testHelp, env.stdout); done || err != nil {

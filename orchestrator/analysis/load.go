@@ -261,7 +261,8 @@ func (b *builder) status(src Source) {
 	}
 }
 
-// sumAgents adds up each agent's and each visit's steps and settles the
+// sumAgents adds up each agent's and each visit's steps, says why a visit
+// that ran none did not (Visit.NotRun), and settles the
 // status of agents that have not ended.
 func (b *builder) sumAgents(running bool) {
 	for _, a := range b.r.Agents {
@@ -287,6 +288,11 @@ func (b *builder) sumAgents(running bool) {
 			a.Status = "running"
 		default:
 			a.Status = "stopped"
+		}
+		for _, v := range a.Path {
+			if len(v.Steps) == 0 && v.Exit == "" {
+				v.NotRun = notRunReason(b.r, a)
+			}
 		}
 		if a.Started.IsZero() && len(a.StepNames) > 0 {
 			a.Started = b.steps[a.StepNames[0]].Started

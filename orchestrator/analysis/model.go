@@ -170,6 +170,10 @@ type Visit struct {
 	Depth int `json:"depth"`
 	// Steps are the names of the visit's steps (attempts, reminders).
 	Steps []string `json:"steps"`
+	// NotRun says why a visit that the transcript does not leave ran no
+	// step ("budget reached", "paused", "not started yet", …); "" for a
+	// visit that ran one.
+	NotRun string `json:"not_run,omitempty"`
 	// Exit is the tag that left the state ("" when the transcript ends
 	// inside the visit), Target where it went ("" for a result that ended
 	// the agent).

@@ -44,6 +44,13 @@ replies:
 	assert.Equal(t, "budget_exceeded", r.Status)
 	main := r.Agent("main")
 	assert.Equal(t, ":START.md:s>goto goto:LOOP.md:s>goto goto:LOOP.md:s>goto goto:LOOP.md:s>goto goto:LOOP.md:>", visits(main))
+	for i, v := range main.Path {
+		want := ""
+		if i == len(main.Path)-1 {
+			want = "budget reached"
+		}
+		assert.Equal(t, want, v.NotRun, "visit %d", i)
+	}
 	loop := stateNamed(r, "LOOP.md")
 	assert.Equal(t, 4, loop.Visits)
 	assert.Equal(t, 1, loop.NotRun)

@@ -12,10 +12,12 @@ import (
 )
 
 // check compares a case's run with its expectations and returns what did
-// not hold, the cause first: replies that ran out, then status, paths,
-// result, steps, cost, unvisited states, and replies left over.
+// not hold, the causes first: replies that ran out and, when anything
+// failed, the answers the run refused; then status, paths, result, steps,
+// reminders, retries, cost, unvisited states, and replies left over.
 func check(c *Case, run *analysis.Run, runner *scripted.Runner) []string {
-	fails := exhaustedMessages(runner.Exhausted(), run)
+	fails, explained := exhaustedMessages(runner.Exhausted(), run)
+	causes := len(fails)
 	e := c.Expect
 	if run.Status != e.Status {
 		fails = append(fails, fmt.Sprintf("status: got %s, want %s%s", run.Status, e.Status, why(run)))
@@ -39,6 +41,12 @@ func check(c *Case, run *analysis.Run, runner *scripted.Runner) []string {
 	if e.Steps != nil && run.StepCount != *e.Steps {
 		fails = append(fails, fmt.Sprintf("steps: got %d, want %d", run.StepCount, *e.Steps))
 	}
+	if e.Reminders != nil && run.Reminders != *e.Reminders {
+		fails = append(fails, fmt.Sprintf("reminders: got %d, want %d", run.Reminders, *e.Reminders))
+	}
+	if e.Retries != nil && run.Retries != *e.Retries {
+		fails = append(fails, fmt.Sprintf("retries: got %d, want %d", run.Retries, *e.Retries))
+	}
 	if e.CostUSD != nil && math.Abs(run.CostUSD-*e.CostUSD) > CostTolerance {
 		fails = append(fails, fmt.Sprintf("cost: got %s USD, want %s", money(run.CostUSD), money(*e.CostUSD)))
 	}
@@ -50,6 +58,14 @@ func check(c *Case, run *analysis.Run, runner *scripted.Runner) []string {
 	if unused := runner.Unused(); len(unused) > 0 {
 		fails = append(fails, unusedMessage(unused))
 	}
+	if len(fails) == 0 {
+		return nil
+	}
+	// A refused answer is a cause too, often the only one: a reminder
+	// that recovered from it leaves nothing else but a changed path.
+	if msg := refusedMessage(run, explained); msg != "" {
+		fails = slices.Insert(fails, causes, msg)
+	}
 	return fails
 }
 
@@ -57,8 +73,9 @@ func check(c *Case, run *analysis.Run, runner *scripted.Runner) []string {
 // state: the steps of a fan-out that all ran out are named together. When
 // one step ran out because the answers before it were refused (a target
 // the workflow no longer allows, a missing tag), the message says why:
-// that is what the author needs to know. run may be nil.
-func exhaustedMessages(xs []scripted.Exhausted, run *analysis.Run) []string {
+// that is what the author needs to know; explained holds the names of the
+// refused steps the messages name. run may be nil.
+func exhaustedMessages(xs []scripted.Exhausted, run *analysis.Run) (msgs []string, explained map[string]bool) {
 	type key struct {
 		state  string
 		listed bool
@@ -72,7 +89,7 @@ func exhaustedMessages(xs []scripted.Exhausted, run *analysis.Run) []string {
 		}
 		steps[k] = append(steps[k], x.Step)
 	}
-	var msgs []string
+	explained = make(map[string]bool)
 	for _, k := range order {
 		which := "step " + steps[k][0]
 		if n := len(steps[k]); n > 1 {
@@ -81,32 +98,17 @@ func exhaustedMessages(xs []scripted.Exhausted, run *analysis.Run) []string {
 		if k.listed {
 			msg := fmt.Sprintf("replies for %s ran out: %s found none left", k.state, which)
 			if len(steps[k]) == 1 {
-				msg += refusedBefore(run, steps[k][0])
+				if prev := refusedBefore(run, steps[k][0]); prev != nil {
+					msg += fmt.Sprintf("; the answer of %s before it was refused: %s", prev.Name, clip(prev.Refused, maxReason))
+					explained[prev.Name] = true
+				}
 			}
 			msgs = append(msgs, msg)
 		} else {
 			msgs = append(msgs, fmt.Sprintf("no replies for %s: %s found none; add %s to the case's replies", k.state, which, k.state))
 		}
 	}
-	return msgs
-}
-
-// refusedBefore says why the answer of the step before step (in the same
-// agent) was refused, when it was: "; the answer of main_FIX_003 was
-// refused: …". It is "" when there is nothing to say.
-func refusedBefore(run *analysis.Run, step string) string {
-	if run == nil {
-		return ""
-	}
-	s := run.Step(step)
-	if s == nil || s.Seq < 2 {
-		return ""
-	}
-	prev := run.Find(s.Agent, s.Seq-1)
-	if prev == nil || prev.Refused == "" {
-		return ""
-	}
-	return fmt.Sprintf("; the answer of %s before it was refused: %s", prev.Name, clip(prev.Refused, 300))
+	return msgs, explained
 }
 
 // why says why a run that did not complete ended as it did: the errors
@@ -203,7 +205,8 @@ func unexpectedMessages(agents []*analysis.Agent) []string {
 
 // comparePath returns the diff of an agent's expected and actual paths,
 // "" when they are the same: each visit in the state of its entry, and
-// entered by the entry's tag when it names one.
+// entered by the entry's tag when it names one. Lines are written as
+// expect.path entries ("goto FIX"), a visit that ran no step marked so.
 func comparePath(w AgentStates, a *analysis.Agent) string {
 	edits := diffFunc(len(w.States), len(a.Path), func(i, j int) bool { return w.matches(i, a.Path[j]) })
 	if !slices.ContainsFunc(edits, func(e edit) bool { return e.kind != ' ' }) {
@@ -217,11 +220,7 @@ func comparePath(w AgentStates, a *analysis.Agent) string {
 		if e.kind == ' ' {
 			k = e.j
 		}
-		v := a.Path[k]
-		if v.Via == "" {
-			return stateKey(v.State)
-		}
-		return stateKey(v.State) + " (" + v.Via + ")"
+		return pathEntry(a.Path[k], k == 0) + notRunNote(a.Path[k].NotRun)
 	}
 	return fmt.Sprintf("path of %s (- expected, + actual):\n%s", w.Agent, formatDiff(edits, show, "states"))
 }
@@ -229,23 +228,13 @@ func comparePath(w AgentStates, a *analysis.Agent) string {
 // stateKey is how paths compare states: by name, with or without .md.
 func stateKey(s string) string { return strings.TrimSuffix(s, ".md") }
 
-// pathText writes a path on one line: START -goto-> FIX -goto-> SUMMARY.
+// pathText writes a path on one line as expect.path does: [START, goto
+// FIX, goto SUMMARY].
 func pathText(path []*analysis.Visit) string {
-	var b strings.Builder
-	for i, v := range path {
-		if i > 0 {
-			via := v.Via
-			if via == "" {
-				via = "?"
-			}
-			b.WriteString(" -" + via + "-> ")
-		}
-		b.WriteString(stateKey(v.State))
-	}
-	if b.Len() == 0 {
+	if len(path) == 0 {
 		return "nowhere"
 	}
-	return b.String()
+	return pathList(path)
 }
 
 func agentOf(run *analysis.Run, id string) *analysis.Agent {

@@ -65,16 +65,16 @@ func TestCheck(t *testing.T) {
 		{"unvisited", Expect{Status: "completed", Unvisited: []string{"FIX.md", "GIVE_UP"}},
 			[]string{"unvisited: FIX.md was entered by main at step main_FIX.md_002"}},
 		{"path", Expect{Status: "completed", Paths: []AgentStates{{Agent: "main", States: []string{"START", "FIX", "SUMMARY"}}}},
-			[]string{"path of main (- expected, + actual):\n  START\n  FIX (goto)\n+ FIX (goto)\n  SUMMARY (goto)"}},
+			[]string{"path of main (- expected, + actual):\n  START\n  goto FIX\n+ goto FIX\n  goto SUMMARY"}},
 		{"path with tags", Expect{Status: "completed", Paths: []AgentStates{{Agent: "main",
 			States: []string{"START", "FIX", "FIX", "SUMMARY"}, Tags: []string{"", "goto", "reset", ""}}}},
-			[]string{"path of main (- expected, + actual):\n  START\n  FIX (goto)\n- FIX (reset)\n+ FIX (goto)\n  SUMMARY (goto)"}},
+			[]string{"path of main (- expected, + actual):\n  START\n  goto FIX\n- reset FIX\n+ goto FIX\n  goto SUMMARY"}},
 		{"agent missing", Expect{Status: "completed", Paths: []AgentStates{
 			{Agent: "main", States: []string{"START", "FIX", "FIX", "SUMMARY"}}, {Agent: "main_worker1", States: []string{"WORKER"}},
 		}}, []string{"path of main_worker1: the run has no agent main_worker1 (it has main)"}},
 		{"agent not expected", Expect{Status: "completed", Paths: []AgentStates{{Agent: "main_worker1", States: []string{"WORKER"}}}},
 			[]string{"path of main_worker1: the run has no agent main_worker1 (it has main)",
-				"path of main: the agent is not expected; it went START -goto-> FIX -goto-> FIX -goto-> SUMMARY"}},
+				"path of main: the agent is not expected; it went [START, goto FIX, goto FIX, goto SUMMARY]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,6 +34,8 @@
 //	        main: [START, FIX, goto FIX, SUMMARY]  # STATE, or TAG STATE when
 //	                                    # the tag that led there must match
 //	      steps: 4                      # reminders and retries count
+//	      reminders: 0                  # reminders the run sent
+//	      retries: 0                    # retries the run made
 //	      cost: 0.03                    # USD, within 1e-6
 //	      unvisited: [GIVE_UP]          # states no agent entered
 //

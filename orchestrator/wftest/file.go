@@ -65,6 +65,10 @@ type Expect struct {
 	Paths []AgentStates
 	// Steps is the run's number of steps.
 	Steps *int
+	// Reminders and Retries are how many reminders and retries the run
+	// sent (analysis.Run.Reminders and Retries).
+	Reminders *int
+	Retries   *int
 	// CostUSD is the run's total cost, within CostTolerance.
 	CostUSD *float64
 	// Unvisited are states no agent may enter.
@@ -125,7 +129,7 @@ func Parse(path string, data []byte) (*File, error) {
 const (
 	fileKeys   = "workflow, cwd, cases"
 	caseKeys   = "name, input, budget, max_parallel, replies, expect"
-	expectKeys = "status, result, result_matches, path, steps, cost, unvisited"
+	expectKeys = "status, result, result_matches, path, steps, reminders, retries, cost, unvisited"
 )
 
 // file reads the top level of the file into f.

@@ -43,11 +43,13 @@ type jsonCase struct {
 	Failures   []string `json:"failures"`
 	DurationMS int64    `json:"duration_ms"`
 	// What the run did; status is "" when the run could not be analysed.
-	Status  string     `json:"status"`
-	Result  *string    `json:"result"`
-	Steps   int        `json:"steps"`
-	CostUSD float64    `json:"cost_usd"`
-	Paths   []jsonPath `json:"paths"`
+	Status    string     `json:"status"`
+	Result    *string    `json:"result"`
+	Steps     int        `json:"steps"`
+	Reminders int        `json:"reminders"`
+	Retries   int        `json:"retries"`
+	CostUSD   float64    `json:"cost_usd"`
+	Paths     []jsonPath `json:"paths"`
 }
 
 type jsonPath struct {
@@ -56,8 +58,9 @@ type jsonPath struct {
 }
 
 type jsonVisit struct {
-	State string `json:"state"`
-	Via   string `json:"via"`
+	State  string `json:"state"`
+	Via    string `json:"via"`
+	NotRun string `json:"not_run,omitempty"`
 }
 
 // WriteJSON writes the report as one indented JSON object; its schema is
@@ -76,7 +79,8 @@ func WriteJSON(w io.Writer, r *Report) error {
 		for _, c := range f.Cases {
 			jc := jsonCase{
 				ID: c.ID, Name: c.Name, Line: c.Line, Passed: c.Passed(), Failures: append([]string{}, c.Failures...),
-				DurationMS: c.Duration.Milliseconds(), Status: c.Status, Result: c.Result, Steps: c.Steps, CostUSD: c.CostUSD,
+				DurationMS: c.Duration.Milliseconds(), Status: c.Status, Result: c.Result, Steps: c.Steps,
+				Reminders: c.Reminders, Retries: c.Retries, CostUSD: c.CostUSD,
 				Paths: []jsonPath{},
 			}
 			for _, p := range c.Paths {

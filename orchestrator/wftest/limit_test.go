@@ -58,13 +58,15 @@ func TestExhaustedMessagesGroupSteps(t *testing.T) {
 		xs = append(xs, scripted.Exhausted{State: "WORKER.md", Step: fmt.Sprintf("main_worker%d_WORKER_001", i), Listed: true})
 	}
 	xs = append(xs, scripted.Exhausted{State: "JOIN.md", Step: "main_JOIN_003"})
-	got := exhaustedMessages(xs, nil)
+	got, _ := exhaustedMessages(xs, nil)
 	require.Len(t, got, 2)
 	assert.Equal(t, "replies for WORKER.md ran out: 25 steps (main_worker1_WORKER_001, main_worker2_WORKER_001, main_worker3_WORKER_001, "+
 		"main_worker4_WORKER_001, main_worker5_WORKER_001, main_worker6_WORKER_001, main_worker7_WORKER_001, main_worker8_WORKER_001, "+
 		"main_worker9_WORKER_001, main_worker10_WORKER_001, … and 15 more) found none left", got[0])
 	assert.Equal(t, "no replies for JOIN.md: step main_JOIN_003 found none; add JOIN.md to the case's replies", got[1])
-	assert.Nil(t, exhaustedMessages(nil, nil))
+	got, explained := exhaustedMessages(nil, nil)
+	assert.Nil(t, got)
+	assert.Empty(t, explained)
 }
 
 // failedFanOut is a run whose n workers all failed, the first three with
@@ -111,17 +113,17 @@ func TestUnexpectedAgentsOnOneLine(t *testing.T) {
 	agents := failedFanOut(3).Agents[1:]
 	got := unexpectedMessages(agents)
 	assert.Equal(t, []string{
-		"path of main_worker1: the agent is not expected; it went WORKER",
-		"path of main_worker2: the agent is not expected; it went WORKER",
-		"path of main_worker3: the agent is not expected; it went WORKER",
+		"path of main_worker1: the agent is not expected; it went [WORKER]",
+		"path of main_worker2: the agent is not expected; it went [WORKER]",
+		"path of main_worker3: the agent is not expected; it went [WORKER]",
 	}, got, "a few agents get a line each")
 
 	agents = failedFanOut(200).Agents[1:]
 	agents[0].Path = append(agents[0].Path, &analysis.Visit{State: "MORE.md", Via: "goto"})
 	got = unexpectedMessages(agents)
-	assert.Equal(t, []string{"path: 200 agents are not expected: main_worker1 went WORKER -goto-> MORE; " +
+	assert.Equal(t, []string{"path: 200 agents are not expected: main_worker1 went [WORKER, goto MORE]; " +
 		"main_worker2, main_worker3, main_worker4, main_worker5, main_worker6, main_worker7, main_worker8, main_worker9, " +
-		"main_worker10, main_worker11, … and 189 more went WORKER"}, got)
+		"main_worker10, main_worker11, … and 189 more went [WORKER]"}, got)
 }
 
 func TestDiffIsCapped(t *testing.T) {
@@ -170,7 +172,7 @@ cases:
 	require.Len(t, fails, 3, "%q", fails)
 	assert.Regexp(t, `^status: got failed, want completed \(main_worker1, main_worker2, .*, … and 50 more failed: WORKER\.md: .*\)$`, fails[0])
 	assert.Regexp(t, `^path of main_worker99: the run has no agent main_worker99 \(it has main, main_worker1, .*, … and 51 more\)$`, fails[1])
-	assert.Regexp(t, `^path: 60 agents are not expected: main_worker1, .*, … and 50 more went WORKER$`, fails[2])
+	assert.Regexp(t, `^path: 60 agents are not expected: main_worker1, .*, … and 50 more went \[WORKER\]$`, fails[2])
 	for _, f := range fails {
 		assert.Less(t, len(f), 1000, f)
 	}

@@ -201,13 +201,9 @@ func (p *parser) expect(f *File, e *Expect, v any, at []any, label string) {
 	if v, ok := fields["path"]; ok {
 		e.Paths = p.paths(f, v, key("path"), label)
 	}
-	if v, ok := fields["steps"]; ok {
-		if n, ok := v.(int); !ok || n < 0 {
-			p.fail(key("steps"), "%s: expect: steps: %s is not a number of steps; give a whole number", label, describe(v))
-		} else {
-			e.Steps = &n
-		}
-	}
+	e.Steps = p.number(fields, "steps", at, label)
+	e.Reminders = p.number(fields, "reminders", at, label)
+	e.Retries = p.number(fields, "retries", at, label)
 	if v, ok := fields["cost"]; ok {
 		if c, ok := p.amount(v, key("cost"), label+": expect: cost"); ok {
 			e.CostUSD = &c
@@ -224,6 +220,20 @@ func (p *parser) expect(f *File, e *Expect, v any, at []any, label string) {
 			}
 		}
 	}
+}
+
+// number reads the count at expect key k (steps, reminders, retries): a
+// whole number, 0 or more; nil when the key is not given or not valid.
+func (p *parser) number(fields map[string]any, k string, at []any, label string) *int {
+	v, ok := fields[k]
+	if !ok {
+		return nil
+	}
+	if n, ok := v.(int); ok && n >= 0 {
+		return &n
+	}
+	p.fail(sub(at, k), "%s: expect: %s: %s is not a number of %s; give a whole number, 0 or more", label, k, describe(v), k)
+	return nil
 }
 
 // paths reads the expected path of every agent: a mapping of agent ids to

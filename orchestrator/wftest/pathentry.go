@@ -35,10 +35,36 @@ func splitEntry(entry string) (tag, state string, ok bool) {
 // pathEntry writes a visit as an entry of an expected path: with its tag,
 // unless it is its agent's first (first) or its tag is unknown.
 func pathEntry(v *analysis.Visit, first bool) string {
-	if first || v.Via == "" {
-		return stateKey(v.State)
+	return entryText(v.State, v.Via, first)
+}
+
+// entryText writes the visit of state entered by via as an entry of an
+// expected path: "goto FIX", or "FIX" for an agent's first visit (first)
+// or when the tag is unknown.
+func entryText(state, via string, first bool) string {
+	if first || via == "" {
+		return stateKey(state)
 	}
-	return v.Via + " " + stateKey(v.State)
+	return via + " " + stateKey(state)
+}
+
+// pathList writes a path as expect.path writes it, ready to paste: "[START,
+// goto FIX, goto SUMMARY]".
+func pathList(path []*analysis.Visit) string {
+	entries := make([]string, len(path))
+	for i, v := range path {
+		entries[i] = flowScalar(pathEntry(v, i == 0))
+	}
+	return "[" + strings.Join(entries, ", ") + "]"
+}
+
+// notRunNote marks a visit that ran no step, saying why: " (not run:
+// budget reached)"; "" for a visit that ran.
+func notRunNote(why string) string {
+	if why == "" {
+		return ""
+	}
+	return " (not run: " + why + ")"
 }
 
 // matches reports whether the visit v is the path's i-th entry: the same
@@ -50,11 +76,11 @@ func (w AgentStates) matches(i int, v *analysis.Visit) bool {
 	return i >= len(w.Tags) || w.Tags[i] == "" || w.Tags[i] == v.Via
 }
 
-// entry shows the path's i-th entry as a diff shows a visit: "FIX" or
-// "FIX (reset)".
+// entry shows the path's i-th entry as it is written: "FIX" or "reset
+// FIX".
 func (w AgentStates) entry(i int) string {
 	if i < len(w.Tags) && w.Tags[i] != "" {
-		return stateKey(w.States[i]) + " (" + w.Tags[i] + ")"
+		return w.Tags[i] + " " + stateKey(w.States[i])
 	}
 	return w.States[i]
 }

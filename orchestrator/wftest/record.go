@@ -34,6 +34,8 @@ type recording struct {
 	standIns map[string][]string
 	// answers are the texts written, to check that they read back the same.
 	answers []string
+	// reminders and retries count those that follow the replayed steps.
+	reminders, retries int
 }
 
 // Record returns one test case that replays run, as the YAML of an item
@@ -43,8 +45,9 @@ type recording struct {
 // (template: false), with their costs, and the outcome of the steps that
 // failed; its expectations are what happened: status, result, every
 // agent's path (each state but an agent's first with the tag that led
-// there), steps and cost. A step that stopped and ran again later
-// (canceled, cut short, stopped by an authentication error) is left out;
+// there), steps, reminders and retries (when there were any) and cost. A
+// step that stopped and ran again later (canceled, cut short, stopped by
+// an authentication error) is left out;
 // one whose outcome a reply cannot give is replayed with one that leads
 // to the same path (session not found as max_turns: both fail the
 // agent). Both are named in comments above the case.
@@ -98,6 +101,12 @@ func Record(run *analysis.Run, o RecordOptions, indent int) (string, error) {
 		fmt.Fprintf(b, "      %s: [%s]\n", rc.scalar(a.ID, 0, false), strings.Join(states, ", "))
 	}
 	fmt.Fprintf(b, "    steps: %d\n", steps)
+	if rc.reminders > 0 {
+		fmt.Fprintf(b, "    reminders: %d\n", rc.reminders)
+	}
+	if rc.retries > 0 {
+		fmt.Fprintf(b, "    retries: %d\n", rc.retries)
+	}
 	fmt.Fprintf(b, "    cost: %s\n", money(cost))
 	if err := rc.verify(); err != nil {
 		return "", err
@@ -156,6 +165,12 @@ func (rc *recording) replies() (text string, cost float64, steps int, err error)
 		lists[key(s)] = append(lists[key(s)], reply)
 		cost += s.CostUSD
 		steps++
+		if s.Reminded {
+			rc.reminders++
+		}
+		if s.Retried {
+			rc.retries++
+		}
 	}
 	// The keys come in the order their first step started.
 	var b strings.Builder

@@ -82,7 +82,7 @@ func TestRecordReplays(t *testing.T) {
 	assert.Contains(t, text, "workflow: .\ncwd: ..\ncases:\n  - name: recorded "+run.ID+"\n    input: the parser\n")
 	assert.Contains(t, text, "        - outcome: crash\n")
 	assert.Contains(t, text, "template: false")
-	assert.Contains(t, text, "      path:\n        main: [START, goto FIX, goto FIX, goto SUMMARY]\n      steps: 5\n      cost: 0.375\n")
+	assert.Contains(t, text, "      path:\n        main: [START, goto FIX, goto FIX, goto SUMMARY]\n      steps: 5\n      retries: 1\n      cost: 0.375\n")
 
 	rep := Run(context.Background(), []string{path}, Options{})
 	require.NoError(t, rep.Files[0].Err, text)
@@ -106,7 +106,7 @@ func TestRecordReplays(t *testing.T) {
 	require.NoError(t, rep.Files[0].Err)
 	fails := rep.Files[0].Cases[0].Failures
 	require.NotEmpty(t, fails)
-	assert.Contains(t, strings.Join(fails, "\n"), "path of main (- expected, + actual):\n  START\n  FIX (goto)\n- FIX (goto)\n  SUMMARY (goto)")
+	assert.Contains(t, strings.Join(fails, "\n"), "path of main (- expected, + actual):\n  START\n  goto FIX\n- goto FIX\n  goto SUMMARY")
 }
 
 func TestRecordFanOut(t *testing.T) {

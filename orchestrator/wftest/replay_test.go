@@ -205,5 +205,5 @@ replies:
 	require.NoError(t, os.WriteFile(f, bytes.Replace(data, []byte("<reset>WORKER.md</reset>"), []byte("<goto>WORKER.md</goto>"), 1), 0o644))
 	rep := Run(context.Background(), []string{f}, Options{})
 	require.NoError(t, rep.Files[0].Err)
-	assert.Equal(t, []string{"path of main_worker1 (- expected, + actual):\n  WORKER (fork)\n- WORKER (reset)\n+ WORKER (goto)"}, rep.Files[0].Cases[0].Failures)
+	assert.Equal(t, []string{"path of main_worker1 (- expected, + actual):\n  WORKER\n- reset WORKER\n+ goto WORKER"}, rep.Files[0].Cases[0].Failures)
 }

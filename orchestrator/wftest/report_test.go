@@ -18,7 +18,7 @@ import (
 func sampleReport() *Report {
 	pass := &CaseResult{Name: "happy", ID: "loop/happy", Line: 3, Duration: 10 * time.Millisecond,
 		Status: "completed", Result: ptr("ok"), Steps: 2, CostUSD: 0.03,
-		Paths: []Path{{Agent: "main", Visits: []Visit{{"START.md", ""}, {"FIX.md", "goto"}}}}}
+		Paths: []Path{{Agent: "main", Visits: []Visit{{State: "START.md", Via: ""}, {State: "FIX.md", Via: "goto"}}}}}
 	fail := &CaseResult{Name: "sad", ID: "fan/sad", Duration: 20 * time.Millisecond, Status: "failed",
 		Failures: []string{"status: got failed, want completed", "path of main (- expected, + actual):\n  START\n- JOIN"}}
 	return &Report{Duration: 410 * time.Millisecond, Files: []*FileResult{
@@ -48,7 +48,7 @@ FAIL: 1 of 2 cases failed, 1 test file invalid, in 4 files (0.41s)
 
 	b.Reset()
 	require.NoError(t, WriteText(&b, sampleReport(), true))
-	assert.Contains(t, b.String(), "--- PASS: loop/happy (0.01s)\n    path of main: START -goto-> FIX\n    completed, 2 steps, 0.03 USD\nok ")
+	assert.Contains(t, b.String(), "--- PASS: loop/happy (0.01s)\n    path:\n      main: [START, goto FIX]\n    completed, 2 steps, 0.03 USD\nok ")
 }
 
 func TestSummary(t *testing.T) {
@@ -95,7 +95,7 @@ func TestWriteJSON(t *testing.T) {
 	c := first["cases"].([]any)[0].(map[string]any)
 	assert.Equal(t, map[string]any{
 		"id": "loop/happy", "name": "happy", "line": 3.0, "passed": true, "failures": []any{}, "duration_ms": 10.0,
-		"status": "completed", "result": "ok", "steps": 2.0, "cost_usd": 0.03,
+		"status": "completed", "result": "ok", "steps": 2.0, "reminders": 0.0, "retries": 0.0, "cost_usd": 0.03,
 		"paths": []any{map[string]any{"agent": "main", "visits": []any{
 			map[string]any{"state": "START.md", "via": ""}, map[string]any{"state": "FIX.md", "via": "goto"},
 		}}},

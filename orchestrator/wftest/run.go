@@ -69,11 +69,13 @@ type CaseResult struct {
 	Duration time.Duration
 	// What the run did, for verbose and JSON reports; Status is "" when the
 	// run could not be analysed.
-	Status  string
-	Result  *string
-	Steps   int
-	CostUSD float64
-	Paths   []Path
+	Status    string
+	Result    *string
+	Steps     int
+	Reminders int
+	Retries   int
+	CostUSD   float64
+	Paths     []Path
 
 	started time.Time
 }
@@ -85,10 +87,12 @@ type Path struct {
 }
 
 // Visit is one state of a path and the tag that led to it ("" for main's
-// entry state, "fork" for a forked agent's first state).
+// entry state, "fork" for a forked agent's first state); NotRun says why
+// a visit that ran no step did not ("budget reached"), "" when it ran.
 type Visit struct {
-	State string
-	Via   string
+	State  string
+	Via    string
+	NotRun string
 }
 
 // prefix is what the ids of the file's cases start with.
@@ -270,10 +274,11 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 // fill records in res what the run did.
 func fill(res *CaseResult, run *analysis.Run) {
 	res.Status, res.Result, res.Steps, res.CostUSD = run.Status, run.Result, run.StepCount, run.CostUSD
+	res.Reminders, res.Retries = run.Reminders, run.Retries
 	for _, a := range run.Agents {
 		p := Path{Agent: a.ID}
 		for _, v := range a.Path {
-			p.Visits = append(p.Visits, Visit{State: v.State, Via: v.Via})
+			p.Visits = append(p.Visits, Visit{State: v.State, Via: v.Via, NotRun: v.NotRun})
 		}
 		res.Paths = append(res.Paths, p)
 	}

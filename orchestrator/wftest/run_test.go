@@ -95,7 +95,7 @@ func TestRunCases(t *testing.T) {
 	assert.Empty(t, got["loop/fixes twice"])
 	assert.Empty(t, got["loop/a crash is retried"])
 	assert.Equal(t, []string{
-		"path of main (- expected, + actual):\n  START\n  FIX (goto)\n- SUMMARY\n+ GIVE_UP (goto)",
+		"path of main (- expected, + actual):\n  START\n  goto FIX\n- SUMMARY\n+ goto GIVE_UP",
 	}, got["loop/gives up"])
 	assert.Equal(t, []string{
 		"replies for FIX.md ran out: step main_FIX_003 found none left",
@@ -109,7 +109,7 @@ func TestRunCases(t *testing.T) {
 	assert.Equal(t, "completed", c.Status)
 	assert.Equal(t, 4, c.Steps)
 	assert.InDelta(t, 0.03, c.CostUSD, 1e-9)
-	assert.Equal(t, []Path{{Agent: "main", Visits: []Visit{{"START.md", ""}, {"FIX.md", "goto"}, {"FIX.md", "goto"}, {"SUMMARY.md", "goto"}}}}, c.Paths)
+	assert.Equal(t, []Path{{Agent: "main", Visits: []Visit{{State: "START.md", Via: ""}, {State: "FIX.md", Via: "goto"}, {State: "FIX.md", Via: "goto"}, {State: "SUMMARY.md", Via: "goto"}}}}, c.Paths)
 }
 
 func TestRunSelectsAndSurvivesBadFiles(t *testing.T) {
@@ -161,7 +161,7 @@ cases:
 	require.NoError(t, rep.Files[0].Err)
 	c := rep.Files[0].Cases[0]
 	assert.Empty(t, c.Failures)
-	assert.Equal(t, []Visit{{"WORKER.md", "fork"}}, c.Paths[1].Visits)
+	assert.Equal(t, []Visit{{State: "WORKER.md", Via: "fork"}}, c.Paths[1].Visits)
 }
 
 func TestRunTimeout(t *testing.T) {

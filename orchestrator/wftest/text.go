@@ -53,21 +53,36 @@ func writeFile(b *strings.Builder, f *FileResult, verbose bool) {
 	fmt.Fprintf(b, "ok    %s  %s  %s\n", f.Path, count(len(f.Cases), "case", "cases"), seconds(f.Duration))
 }
 
-// what describes what a passing case's run did.
+// what describes what a passing case's run did: each agent's path as
+// expect.path writes it, so that it can be pasted into a case, a comment
+// marking a visit that ran no step; then status, steps, reminders,
+// retries and cost.
 func what(c *CaseResult) string {
-	var lines []string
+	lines := []string{"path:"}
 	for _, p := range c.Paths {
-		var b strings.Builder
+		entries := make([]string, len(p.Visits))
+		var notRun []string
 		for i, v := range p.Visits {
-			if i > 0 {
-				b.WriteString(" -" + v.Via + "-> ")
+			entries[i] = flowScalar(entryText(v.State, v.Via, i == 0))
+			if v.NotRun != "" {
+				notRun = append(notRun, entryText(v.State, v.Via, i == 0)+notRunNote(v.NotRun))
 			}
-			b.WriteString(stateKey(v.State))
 		}
-		lines = append(lines, fmt.Sprintf("path of %s: %s", p.Agent, b.String()))
+		line := fmt.Sprintf("  %s: [%s]", flowScalar(p.Agent), strings.Join(entries, ", "))
+		if len(notRun) > 0 {
+			line += "  # " + strings.Join(notRun, ", ")
+		}
+		lines = append(lines, line)
 	}
-	lines = append(lines, fmt.Sprintf("%s, %s, %s USD", c.Status, count(c.Steps, "step", "steps"), money(c.CostUSD)))
-	return strings.Join(lines, "\n")
+	sums := []string{c.Status, count(c.Steps, "step", "steps")}
+	if c.Reminders > 0 {
+		sums = append(sums, count(c.Reminders, "reminder", "reminders"))
+	}
+	if c.Retries > 0 {
+		sums = append(sums, count(c.Retries, "retry", "retries"))
+	}
+	sums = append(sums, money(c.CostUSD)+" USD")
+	return strings.Join(append(lines, strings.Join(sums, ", ")), "\n")
 }
 
 // Summary is the report's last line: PASS or FAIL, with counts and time;
