@@ -158,7 +158,7 @@ func checkResumable(store *state.Store, id string, f *runFlags) error {
 	}
 	r, err := store.Read(id)
 	if err != nil {
-		return notFound(id, err)
+		return notFound(store, id, err)
 	}
 	switch r.Status {
 	case state.StatusCompleted:

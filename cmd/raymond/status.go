@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -55,7 +56,7 @@ func runStatus(_ context.Context, env *cmdEnv, args []string) error {
 	}
 	r, err := p.store.Read(id)
 	if err != nil {
-		return notFound(id, err)
+		return notFound(p.store, id, err)
 	}
 	row, err := describe(p.store, r)
 	if err != nil {
@@ -133,14 +134,21 @@ func orDash(s string) string {
 	return s
 }
 
-// notFound turns the error of reading run id into a usage error when the run
-// does not exist.
-func notFound(id string, err error) error {
+// notFound turns the error of reading run id from store into a usage error
+// when the run does not exist.
+func notFound(store *state.Store, id string, err error) error {
 	if errors.Is(err, state.ErrNotFound) {
-		return &usageError{
-			msg:  fmt.Sprintf("no run %s in this project", id),
-			hint: "Run 'raymond list --all' to see the runs.",
-		}
+		return noRun(store, id)
 	}
 	return err
+}
+
+// noRun says that the project of store has no run id, naming the project:
+// a run id given in the wrong folder is the usual cause.
+func noRun(store *state.Store, id string) error {
+	project := filepath.Dir(filepath.Dir(store.Dir))
+	return &usageError{
+		msg:  fmt.Sprintf("no run %s in the project at %s", id, project),
+		hint: "Run 'raymond list --all' to see its runs, or give --project DIR for another project.",
+	}
 }

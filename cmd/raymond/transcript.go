@@ -198,10 +198,7 @@ func openTranscript(arg, projectFlag string, follow bool) (src analysis.Source, 
 	st := src.State
 	switch {
 	case st == nil && src.StateProblem == "":
-		return src, nil, &usageError{
-			msg:  fmt.Sprintf("no run %s in this project", arg),
-			hint: "Run 'raymond list --all' to see the runs.",
-		}
+		return src, nil, noRun(p.store, arg)
 	case st == nil:
 		return src, nil, &exitError{code: exitFailed,
 			msg: fmt.Sprintf("run %s has no transcript folder (%s), and its state file cannot be used: %s", arg, src.Dir, src.StateProblem)}
@@ -306,7 +303,7 @@ func findStep(run *analysis.Run, spec string) (*analysis.Step, error) {
 		}
 		a := run.Agent(agent)
 		if a == nil {
-			return nil, stepError(run, fmt.Sprintf("--step %s: the run has no agent %s", spec, agent))
+			return nil, stepError(run, fmt.Sprintf("--step %s: the run has no agent %s; its agents are %s", spec, agent, agentList(run)))
 		}
 		if s := run.Find(agent, seq); s != nil {
 			return s, nil
@@ -338,6 +335,22 @@ func stepError(run *analysis.Run, msg string) error {
 		hint += fmt.Sprintf(", such as %s; the report without --step lists the agents", strings.Join(names, ", "))
 	}
 	return &usageError{msg: msg, hint: hint + "."}
+}
+
+// agentList names the run's agents, the first few and how many more.
+func agentList(run *analysis.Run) string {
+	const most = 8
+	var ids []string
+	for _, a := range run.Agents {
+		if len(ids) == most {
+			return strings.Join(ids, ", ") + fmt.Sprintf(" and %d more", len(run.Agents)-most)
+		}
+		ids = append(ids, a.ID)
+	}
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
 }
 
 func plural(n int, one, many string) string {
