@@ -131,7 +131,9 @@ func (m *machine) protocolError(a *state.Agent, ev stepDone, now time.Time) []ef
 	a.Attempts = max(a.Attempts, 1)
 	reason := ev.decideErr.Error()
 	if !ev.policy.Restricted() {
-		return m.fail(a, fmt.Sprintf("%s: %s", s.State, reason))
+		// Without allowed_transitions there is nothing to remind of; say
+		// so, as the fix is as likely in the prompt as in the answer.
+		return m.fail(a, fmt.Sprintf("%s: %s; %s has no allowed_transitions, so no reminder was sent", s.State, reason, s.State))
 	}
 	// The reminder answers this refusal. When the attempts are used up it
 	// is still kept as the pending step: a resume sends it, rather than

@@ -198,6 +198,7 @@ func TestApplyFailures(t *testing.T) {
 			},
 			check: func(t *testing.T, m *machine, _ []effect) {
 				assert.Contains(t, m.run.Agents[0].LastError, "no transition tag")
+				assert.Contains(t, m.run.Agents[0].LastError, "has no allowed_transitions, so no reminder was sent")
 				assert.NotNil(t, m.run.Agents[0].Pending, "the failed step stays for resume")
 			}},
 		{name: "protocol error with policy sends a reminder in the same session", wantStatus: state.AgentReady,
