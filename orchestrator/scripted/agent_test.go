@@ -158,3 +158,14 @@ func TestCheckAgentKeys(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "main_worker2/WORKR.md", re.State)
 }
+
+// TestRunAgentQueueCrashNamesItsList: a crash from an agent's own list
+// says which list it came from, so the author finds the reply.
+func TestRunAgentQueueCrashNamesItsList(t *testing.T) {
+	r := parse(t, "replies:\n  WORKER.md: [ok]\n  main_worker2/WORKER.md: [{outcome: crash}]\n")
+	req := request("WORKER.md", nil)
+	req.Agent = "main_worker2"
+	res, _ := run(t, r, req)
+	assert.Equal(t, claude.Crash, res.Outcome)
+	assert.Equal(t, "scripted crash: reply 1 of main_worker2/WORKER.md has outcome crash\n", res.Stderr)
+}

@@ -109,6 +109,9 @@ func (r *Runner) Run(ctx context.Context, req step.Request, h claude.Handler) (*
 		return r.exhausted(req, h), nil
 	}
 	s := newStream(req, rep, sid, h)
+	if q.agent != "" {
+		s.list = q.agent + "/" + req.Step.State
+	}
 	s.start()
 	if !sleep(ctx, rep.delay) {
 		r.giveBack(q, rep)

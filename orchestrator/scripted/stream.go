@@ -21,8 +21,11 @@ const version = "scripted"
 // handler with the events the real decoder would make of them, and fills
 // in the Result as the decoder would.
 type stream struct {
-	req    step.Request
-	rep    *reply
+	req step.Request
+	rep *reply
+	// list names the list rep came from in messages: the state, or
+	// AGENT/STATE for an agent's own list.
+	list   string
 	h      claude.Handler
 	res    *claude.Result
 	prints *parsing.PrintScanner
@@ -37,6 +40,7 @@ func newStream(req step.Request, rep *reply, sessionID string, h claude.Handler)
 	return &stream{
 		req:    req,
 		rep:    rep,
+		list:   req.Step.State,
 		h:      h,
 		res:    &claude.Result{SessionID: sessionID, Model: model, Version: version, Started: time.Now()},
 		prints: parsing.NewPrintScanner(),
@@ -178,7 +182,7 @@ func usageLimitText(resetAt, now time.Time) string {
 
 // crashed ends the step as a process that died without a result line.
 func (s *stream) crashed() *claude.Result {
-	msg := fmt.Sprintf("scripted crash: reply %d of %s has outcome crash", s.rep.index, s.req.Step.State)
+	msg := fmt.Sprintf("scripted crash: reply %d of %s has outcome crash", s.rep.index, s.list)
 	if s.h.OnStderr != nil {
 		s.h.OnStderr(msg)
 	}
