@@ -196,8 +196,10 @@ func (s *stream) user(l *wireLine) {
 	}
 }
 
-// contentText flattens a tool_result's content: a string, or a list of
-// blocks whose text parts are joined by newlines.
+// ContentText flattens a tool_result's content (or an entry of a result's
+// errors): a string, a list of blocks whose text parts are joined by
+// newlines, or an object with a message (how some CLI versions write an
+// error); anything else is returned as the JSON it is.
 func ContentText(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
@@ -222,6 +224,13 @@ func ContentText(raw json.RawMessage) string {
 				}
 			}
 			return strings.Join(parts, "\n")
+		}
+	case '{':
+		var e struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(raw, &e) == nil && e.Message != "" {
+			return e.Message
 		}
 	}
 	return string(raw)

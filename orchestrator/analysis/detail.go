@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"raymond/claude"
 )
@@ -52,51 +53,10 @@ func LoadDetail(dir string, s *Step) (*Detail, error) {
 	return d, nil
 }
 
-// wireLine is the part of a stream-json line a Detail shows. Unknown
-// fields and types are ignored, as new ones come with every CLI release.
-type wireLine struct {
-	Type    string `json:"type"`
-	Subtype string `json:"subtype"`
-	Message *struct {
-		Model   string      `json:"model"`
-		Content []wireBlock `json:"content"`
-	} `json:"message"`
-	Error string `json:"error"`
-
-	// system/api_retry.
-	Attempt     int `json:"attempt"`
-	MaxRetries  int `json:"max_retries"`
-	ErrorStatus int `json:"error_status"`
-
-	// rate_limit_event.
-	RateLimit *struct {
-		Status   string  `json:"status"`
-		ResetsAt float64 `json:"resetsAt"`
-		Type     string  `json:"rateLimitType"`
-	} `json:"rate_limit_info"`
-
-	// result.
-	IsError bool              `json:"is_error"`
-	Result  *string           `json:"result"`
-	Errors  []json.RawMessage `json:"errors"`
-}
-
-// wireBlock is one content block: text, tool_use or tool_result.
-type wireBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	IsError   bool            `json:"is_error"`
-	Content   json.RawMessage `json:"content"`
-}
-
 // decodeStream turns the lines of a step's stream into d's items and
-// answer.
+// answer, through claude's own decoder: the step shows what the run saw.
 func decodeStream(d *Detail, data []byte) {
-	tools := make(map[string]string) // tool_use id → name
+	dec := claude.NewDecoder(d.event)
 	bad := 0
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
@@ -109,93 +69,68 @@ func decodeStream(d *Detail, data []byte) {
 		if len(line) == 0 {
 			continue
 		}
-		var l wireLine
-		if err := json.Unmarshal(line, &l); err != nil {
-			var typeErr *json.UnmarshalTypeError
-			if !errors.As(err, &typeErr) {
-				bad++
-				continue
-			}
+		if line[0] != '{' || !json.Valid(line) {
+			bad++
+			continue
 		}
-		d.line(&l, tools)
+		dec.Line(line)
 	}
 	if bad > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%s of the stream do not decode, skipped", count(bad, "line", "lines")))
 	}
+	d.result(dec.Result())
 }
 
-// line adds what one stream line shows.
-func (d *Detail) line(l *wireLine, tools map[string]string) {
-	switch l.Type {
-	case "assistant":
-		if l.Message == nil {
-			return
+// event adds what one decoded event shows.
+func (d *Detail) event(e claude.Event) {
+	switch e.Kind {
+	case claude.EventText:
+		d.add("text", "", e.Text, false, maxTextLines)
+	case claude.EventToolUse:
+		d.add("tool", e.Tool, e.Detail, false, 1)
+	case claude.EventToolResult:
+		d.add("tool_result", e.Tool, e.Text, e.IsError, maxToolLines)
+	case claude.EventAPIError:
+		d.add("error", "", e.Text, true, maxToolLines)
+	case claude.EventRetry:
+		text := fmt.Sprintf("claude retries the API call (attempt %d of %d", e.Attempt, e.MaxRetries)
+		if e.Status != 0 {
+			text += fmt.Sprintf(", HTTP %d", e.Status)
 		}
-		if l.Message.Model == "<synthetic>" || l.Error != "" {
-			var text []string
-			for _, b := range l.Message.Content {
-				if b.Type == "text" {
-					text = append(text, b.Text)
-				}
-			}
-			d.add("error", "", strings.Join(text, "\n"), true, maxToolLines)
-			return
+		if e.ErrorKind != "" {
+			text += ", " + e.ErrorKind
 		}
-		for _, b := range l.Message.Content {
-			switch b.Type {
-			case "text":
-				d.add("text", "", b.Text, false, maxTextLines)
-			case "tool_use":
-				if b.ID != "" {
-					tools[b.ID] = b.Name
-				}
-				d.add("tool", b.Name, claude.ToolDetail(b.Input), false, 1)
-			}
+		d.add("note", "", text+")", false, 1)
+	case claude.EventRateLimit:
+		if e.LimitStatus != "" && !strings.HasPrefix(e.LimitStatus, "allowed") {
+			d.add("note", "", rateLimitNote(e.LimitStatus, e.LimitType, e.ResetAt), false, 1)
 		}
-	case "user":
-		if l.Message == nil {
-			return
-		}
-		for _, b := range l.Message.Content {
-			if b.Type == "tool_result" {
-				d.add("tool_result", tools[b.ToolUseID], contentText(b.Content), b.IsError, maxToolLines)
-			}
-		}
-	case "system":
-		if l.Subtype == "api_retry" {
-			text := fmt.Sprintf("claude retries the API call (attempt %d of %d", l.Attempt, l.MaxRetries)
-			if l.ErrorStatus != 0 {
-				text += fmt.Sprintf(", HTTP %d", l.ErrorStatus)
-			}
-			if l.Error != "" {
-				text += ", " + l.Error
-			}
-			d.add("note", "", text+")", false, 1)
-		}
-	case "rate_limit_event":
-		if rl := l.RateLimit; rl != nil && rl.Status != "" && !strings.HasPrefix(rl.Status, "allowed") {
-			d.add("note", "", rateLimitNote(rl.Status, rl.Type, rl.ResetsAt), false, 1)
-		}
-	case "result":
-		if l.Result != nil && !l.IsError {
-			d.Answer = *l.Result
-			return
-		}
-		text := l.Subtype
-		if l.Result != nil && *l.Result != "" {
-			text = *l.Result
-		}
-		for _, e := range l.Errors {
-			text += "\n" + contentText(e)
-		}
-		// An API error reaches the stream twice: as the synthetic
-		// assistant message and as the result, maybe with a rate-limit
-		// event between them. Show it once.
-		if d.hasError(text) {
-			return
-		}
-		d.add("error", "", text, true, maxToolLines)
 	}
+}
+
+// result takes the answer, or the error, of the stream's result line.
+func (d *Detail) result(res *claude.Result) {
+	if !res.HasResult {
+		return
+	}
+	if !res.IsError {
+		d.Answer = res.Text
+		return
+	}
+	text := res.Subtype
+	if res.Text != "" {
+		text = res.Text
+	}
+	for _, e := range res.Errors {
+		text += "\n" + e
+	}
+	// An API error reaches the stream twice: as the synthetic assistant
+	// message and as the result, maybe with a rate-limit event between
+	// them. Show it once.
+	if d.hasError(text) {
+		return
+	}
+	d.add("error", "", text, true, maxToolLines)
 }
 
 // hasError reports whether d already shows the error text.
@@ -211,13 +146,13 @@ func (d *Detail) hasError(text string) bool {
 
 // rateLimitNote says what a rate_limit_event that is not "allowed" reports:
 // "rate limit: rejected (five_hour), resets at 2026-11-21 20:17:59 UTC".
-func rateLimitNote(status, kind string, resetsAt float64) string {
+func rateLimitNote(status, kind string, resetsAt time.Time) string {
 	text := "rate limit: " + status
 	if kind != "" {
 		text += " (" + kind + ")"
 	}
-	if at, ok := claude.EpochTime(resetsAt); ok {
-		text += ", resets at " + at.UTC().Format("2006-01-02 15:04:05 MST")
+	if !resetsAt.IsZero() {
+		text += ", resets at " + resetsAt.UTC().Format("2006-01-02 15:04:05 MST")
 	}
 	return text
 }
@@ -247,19 +182,4 @@ func abbreviate(s string, n int) (string, bool) {
 	}
 	more := len(lines) - n
 	return strings.Join(lines[:n], "\n") + "\n" + fmt.Sprintf("… (%s)", count(more, "more line", "more lines")), true
-}
-
-// contentText flattens a tool_result's content or an error entry as the
-// decoder does; an object with a message (how some CLI versions write an
-// error) shows that message.
-func contentText(raw json.RawMessage) string {
-	if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] == '{' {
-		var e struct {
-			Message string `json:"message"`
-		}
-		if json.Unmarshal(raw, &e) == nil && e.Message != "" {
-			return e.Message
-		}
-	}
-	return claude.ContentText(raw)
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"raymond/claude"
 )
 
 // A usage limit reaches the stream as a synthetic message, a rate-limit
@@ -44,7 +46,8 @@ func TestRateLimitNote(t *testing.T) {
 		{"rejected", "", 1795292279000, "rate limit: rejected, resets at 2026-11-21 20:17:59 UTC"},
 		{"rejected", "", -5, "rate limit: rejected"},
 	} {
-		assert.Equal(t, tc.want, rateLimitNote(tc.status, tc.kind, tc.at), "%+v", tc)
+		at, _ := claude.EpochTime(tc.at) // as the decoder reads resetsAt
+		assert.Equal(t, tc.want, rateLimitNote(tc.status, tc.kind, at), "%+v", tc)
 	}
 }
 

@@ -1,0 +1,27 @@
+package claude
+
+// Decoder decodes a stream-json stream that was written down, line by
+// line, by the rules Run applies to a live one: the same events, the same
+// raw Result fields. raymond transcript uses it to show a step from its
+// transcript, so what the report shows is what the run saw.
+type Decoder struct {
+	res *Result
+	st  *stream
+}
+
+// NewDecoder returns a Decoder that reports each event to emit (nil
+// discards them).
+func NewDecoder(emit func(Event)) *Decoder {
+	res := &Result{}
+	return &Decoder{res: res, st: newStream(res, emit)}
+}
+
+// Line decodes one line; lines that are not JSON objects are ignored, as
+// Run ignores them.
+func (d *Decoder) Line(line []byte) { d.st.decode(line) }
+
+// Result returns what the lines so far said of the step: the result
+// line's fields (HasResult, Text, IsError, Subtype, Errors, costs and
+// usage), the session, model and version. The outcome is not classified:
+// that needs the process's ending, which a stream does not hold.
+func (d *Decoder) Result() *Result { return d.res }
