@@ -200,7 +200,7 @@ func parseReply(v any) (*reply, error) {
 	case nil:
 		return nil, fmt.Errorf("empty reply; give the final text, or a mapping with keys %s", replyKeys)
 	}
-	return nil, fmt.Errorf("%s is not a reply; a reply is a text (quote it if YAML would read a number or a boolean) or a mapping with keys %s", describe(v), replyKeys)
+	return nil, fmt.Errorf("%s is not a reply; a reply is a text (quote it if YAML would read a number or a boolean) or a mapping with keys %s", Describe(v), replyKeys)
 }
 
 // parseFields parses a reply written as a mapping.
@@ -283,7 +283,7 @@ func parseOutcome(v any) (outcome, error) {
 			return outcome(o), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown outcome %s; use one of %s", describe(v), strings.Join(outcomeNames, ", "))
+	return 0, fmt.Errorf("unknown outcome %s; use one of %s", Describe(v), strings.Join(outcomeNames, ", "))
 }
 
 // parseTools parses the tools of a reply: a list of mappings.

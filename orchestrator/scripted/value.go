@@ -14,9 +14,10 @@ import (
 // interface: string, int, int64, uint64, float64, bool, nil, []any, or
 // yaml.MapSlice for a mapping. Their errors say what the value should be.
 
-// describe shows a value in an error message: a scalar as written, a
-// mapping or a list by its kind.
-func describe(v any) string {
+// Describe shows a decoded YAML value in an error message: a scalar as
+// written, a mapping or a list by its kind. Test files, which embed
+// replies, word their errors the same way.
+func Describe(v any) string {
 	switch v := v.(type) {
 	case yaml.MapSlice:
 		return "a mapping"
@@ -34,7 +35,7 @@ func describe(v any) string {
 func text(v any) (string, error) {
 	s, ok := v.(string)
 	if !ok {
-		return "", fmt.Errorf("%s is not a text; quote it", describe(v))
+		return "", fmt.Errorf("%s is not a text; quote it", Describe(v))
 	}
 	return s, nil
 }
@@ -63,7 +64,7 @@ func texts(v any) ([]string, error) {
 func boolean(v any) (bool, error) {
 	b, ok := v.(bool)
 	if !ok {
-		return false, fmt.Errorf("%s is not true or false", describe(v))
+		return false, fmt.Errorf("%s is not true or false", Describe(v))
 	}
 	return b, nil
 }
@@ -87,7 +88,7 @@ func number(v any) (float64, bool) {
 func count(v any) (int, error) {
 	n, ok := v.(int)
 	if !ok || n < 0 {
-		return 0, fmt.Errorf("%s is not a number of steps; give a whole number, 0 or more", describe(v))
+		return 0, fmt.Errorf("%s is not a number of steps; give a whole number, 0 or more", Describe(v))
 	}
 	return n, nil
 }
@@ -96,7 +97,7 @@ func count(v any) (int, error) {
 func cost(v any) (float64, error) {
 	c, ok := number(v)
 	if !ok || c < 0 || math.IsInf(c, 0) || math.IsNaN(c) {
-		return 0, fmt.Errorf("%s is not a cost; give an amount in USD, 0 or more, such as 0.0123", describe(v))
+		return 0, fmt.Errorf("%s is not a cost; give an amount in USD, 0 or more, such as 0.0123", Describe(v))
 	}
 	return c, nil
 }
@@ -112,17 +113,17 @@ func duration(v any) (time.Duration, error) {
 			if secs, err := strconv.ParseFloat(s, 64); err == nil {
 				return duration(secs)
 			}
-			return 0, fmt.Errorf("%s is not a duration; write a Go duration such as 500ms, 2s or 1m30s", describe(s))
+			return 0, fmt.Errorf("%s is not a duration; write a Go duration such as 500ms, 2s or 1m30s", Describe(s))
 		}
 	default:
 		secs, ok := number(v)
 		if !ok || math.IsNaN(secs) || math.Abs(secs) > math.MaxInt64/float64(time.Second) {
-			return 0, fmt.Errorf("%s is not a duration; write a Go duration such as 500ms, 2s or 1m30s", describe(v))
+			return 0, fmt.Errorf("%s is not a duration; write a Go duration such as 500ms, 2s or 1m30s", Describe(v))
 		}
 		d = time.Duration(secs * float64(time.Second))
 	}
 	if d < 0 {
-		return 0, fmt.Errorf("%s is negative; give a duration of 0 or more", describe(v))
+		return 0, fmt.Errorf("%s is negative; give a duration of 0 or more", Describe(v))
 	}
 	return d, nil
 }
@@ -152,7 +153,7 @@ func jsonValue(v any) (any, error) {
 			key, ok := item.Key.(string)
 			if !ok {
 				// YAML 1.1 reads y, n, on, off… as booleans.
-				return nil, fmt.Errorf("key %s is not a text; quote it", describe(item.Key))
+				return nil, fmt.Errorf("key %s is not a text; quote it", Describe(item.Key))
 			}
 			val, err := jsonValue(item.Value)
 			if err != nil {

@@ -50,7 +50,7 @@ func (p *parser) fail(path []any, format string, args ...any) {
 func (p *parser) mapping(v any, at []any, label, kind, keys string) (map[string]any, bool) {
 	m, ok := v.(yaml.MapSlice)
 	if !ok {
-		p.fail(at, "%s%s is not a mapping; %s takes the keys %s", lead(label), describe(v), kind, keys)
+		p.fail(at, "%s%s is not a mapping; %s takes the keys %s", lead(label), scripted.Describe(v), kind, keys)
 		return nil, false
 	}
 	allowed := strings.Split(keys, ", ")
@@ -61,7 +61,7 @@ func (p *parser) mapping(v any, at []any, label, kind, keys string) (map[string]
 		_, dup := fields[key]
 		switch {
 		case !isText || !slices.Contains(allowed, key):
-			p.fail(sub(at, key), "%sunknown key %s; %s takes %s", lead(label), describe(item.Key), kind, keys)
+			p.fail(sub(at, key), "%sunknown key %s; %s takes %s", lead(label), scripted.Describe(item.Key), kind, keys)
 			ok = false
 		case dup:
 			p.errs = append(p.errs, p.errorAt(p.root.lineOfSecond(at, key), "%s%s is given twice", lead(label), key))
@@ -119,7 +119,7 @@ func (p *parser) caseAt(f *File, i int, v any) (c *Case, ok bool) {
 	}
 	if v, ok := fields["max_parallel"]; ok {
 		if n, ok := v.(int); !ok || n < 1 {
-			p.fail(sub(at, "max_parallel"), "%s: max_parallel: %s is not a number of steps; give a whole number, 1 or more", label, describe(v))
+			p.fail(sub(at, "max_parallel"), "%s: max_parallel: %s is not a number of steps; give a whole number, 1 or more", label, scripted.Describe(v))
 		} else {
 			c.MaxParallel = n
 		}
@@ -181,7 +181,7 @@ func (p *parser) expect(f *File, e *Expect, v any, at []any, label string) {
 		if s, _ := v.(string); slices.Contains(statuses, s) {
 			e.Status = s
 		} else {
-			p.fail(key("status"), "%s: expect: status: %s is not a status; use one of %s", label, describe(v), strings.Join(statuses, ", "))
+			p.fail(key("status"), "%s: expect: status: %s is not a status; use one of %s", label, scripted.Describe(v), strings.Join(statuses, ", "))
 		}
 	}
 	if v, ok := fields["result"]; ok {
@@ -232,7 +232,7 @@ func (p *parser) number(fields map[string]any, k string, at []any, label string)
 	if n, ok := v.(int); ok && n >= 0 {
 		return &n
 	}
-	p.fail(sub(at, k), "%s: expect: %s: %s is not a number of %s; give a whole number, 0 or more", label, k, describe(v), k)
+	p.fail(sub(at, k), "%s: expect: %s: %s is not a number of %s; give a whole number, 0 or more", label, k, scripted.Describe(v), k)
 	return nil
 }
 
@@ -249,7 +249,7 @@ func (p *parser) paths(f *File, v any, at []any, label string) []AgentStates {
 	for _, item := range m {
 		agent, ok := item.Key.(string)
 		if !ok || agent == "" {
-			p.fail(at, "%s: expect: path: %s is not an agent id, such as main or main_worker1", label, describe(item.Key))
+			p.fail(at, "%s: expect: path: %s is not an agent id, such as main or main_worker1", label, scripted.Describe(item.Key))
 			continue
 		}
 		if seen[agent] {
@@ -297,7 +297,7 @@ func (p *parser) pathEntries(f *File, agent string, entries []string, at []any, 
 func (p *parser) text(v any, at []any, label string) (string, bool) {
 	s, ok := v.(string)
 	if !ok {
-		p.fail(at, "%s: %s is not a text; quote it", label, describe(v))
+		p.fail(at, "%s: %s is not a text; quote it", label, scripted.Describe(v))
 	}
 	return s, ok
 }
@@ -313,7 +313,7 @@ func (p *parser) texts(v any, at []any, label string) ([]string, bool) {
 	for i, item := range list {
 		s, ok := item.(string)
 		if !ok || s == "" {
-			p.fail(sub(at, i), "%s: item %d: %s is not a state name", label, i+1, describe(item))
+			p.fail(sub(at, i), "%s: item %d: %s is not a state name", label, i+1, scripted.Describe(item))
 			return nil, false
 		}
 		out = append(out, s)
@@ -333,7 +333,7 @@ func (p *parser) amount(v any, at []any, label string) (float64, bool) {
 		c = -1
 	}
 	if c < 0 || math.IsInf(c, 0) || math.IsNaN(c) {
-		p.fail(at, "%s: %s is not an amount in USD; give a number, 0 or more, such as 0.25", label, describe(v))
+		p.fail(at, "%s: %s is not an amount in USD; give a number, 0 or more, such as 0.25", label, scripted.Describe(v))
 		return 0, false
 	}
 	return c, true
@@ -348,21 +348,6 @@ func lookup(v any, key string) any {
 		}
 	}
 	return nil
-}
-
-// describe shows a decoded value in a message.
-func describe(v any) string {
-	switch v := v.(type) {
-	case yaml.MapSlice:
-		return "a mapping"
-	case []any:
-		return "a list"
-	case nil:
-		return "nothing"
-	case string:
-		return strconv.Quote(v)
-	}
-	return fmt.Sprint(v)
 }
 
 // yamlError turns a YAML syntax error into "FILE:LINE: problem".
