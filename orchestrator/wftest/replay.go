@@ -2,6 +2,7 @@ package wftest
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -59,40 +60,31 @@ type history struct {
 	failed map[string]string
 }
 
-// readHistory reads the run's events: which agents failed after which
-// step. It refuses a run in which an agent failed and then ran again (a
-// resume retries failed agents): a replay never resumes, so it would stop
-// at the failure.
+// readHistory reads, from the analysis of the run's events, which agents
+// failed after which step. It refuses a run in which an agent failed and
+// then ran again (a resume retries failed agents): a replay never resumes,
+// so it would stop at the failure. Without events the failures are not
+// known, and the run is refused.
 func readHistory(run *analysis.Run) (*history, error) {
-	events, err := transcript.ReadEvents(filepath.Join(run.Dir, transcript.EventsFile))
-	if err != nil {
+	if _, err := os.Stat(filepath.Join(run.Dir, transcript.EventsFile)); err != nil {
 		return nil, fmt.Errorf("the events of the run cannot be read, and they say how each step ended: %w", err)
 	}
+	for _, a := range run.Agents {
+		for _, f := range a.Failures {
+			if f.ResumedAs == "" {
+				continue
+			}
+			reason := strings.TrimPrefix(f.Error, f.State+": ")
+			return nil, fmt.Errorf("agent %s failed at %s (%s) and a resume ran it again; "+
+				"a replay never resumes, so it would stop at that failure and the case could not pass. "+
+				"Record a run that reached its end without a resume after a failure",
+				a.ID, f.State, clip(reason, maxReason))
+		}
+	}
 	h := &history{failed: make(map[string]string)}
-	last := make(map[string]string) // agent → its step that ended and was not followed up yet
-	type failure struct{ state, reason string }
-	down := make(map[string]failure) // agent → how it failed, while it has not run again
-	for _, e := range events {
-		switch e.Type {
-		case transcript.EventStepStarted:
-			if f, ok := down[e.Agent]; ok {
-				reason := strings.TrimPrefix(f.reason, f.state+": ")
-				return nil, fmt.Errorf("agent %s failed at %s (%s) and a resume ran it again; "+
-					"a replay never resumes, so it would stop at that failure and the case could not pass. "+
-					"Record a run that reached its end without a resume after a failure",
-					e.Agent, f.state, clip(reason, maxReason))
-			}
-			delete(last, e.Agent)
-		case transcript.EventStepEnded:
-			last[e.Agent] = e.Step
-		case transcript.EventTransition, transcript.EventRetry, transcript.EventReminder, transcript.EventAgentCompleted:
-			delete(last, e.Agent)
-		case transcript.EventAgentFailed:
-			down[e.Agent] = failure{e.State, e.Message}
-			if s, ok := last[e.Agent]; ok {
-				h.failed[s] = e.Message
-				delete(last, e.Agent)
-			}
+	for _, s := range run.Steps {
+		if s.AgentFailed != "" {
+			h.failed[s.Name] = s.AgentFailed
 		}
 	}
 	return h, nil
