@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"raymond/orchestrator/step"
-	"raymond/prompts"
+	"raymond/step"
+	"raymond/workflow"
 	"raymond/state"
 )
 
@@ -49,11 +49,11 @@ func (e *WorkflowError) Unwrap() error { return e.Err }
 // Create checks the workflow of n and writes its run, status created, with
 // main ready at the entry state. It does not drive the run.
 func Create(store *state.Store, n NewRun) (*state.Run, error) {
-	scope, entry, err := prompts.Entry(n.Workflow)
+	scope, entry, err := workflow.Entry(n.Workflow)
 	if err != nil {
 		return nil, &WorkflowError{Err: err}
 	}
-	if _, err := prompts.Load(scope, entry); err != nil {
+	if _, err := workflow.Load(scope, entry); err != nil {
 		return nil, &WorkflowError{Err: err}
 	}
 	id := n.ID

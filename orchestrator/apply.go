@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"raymond/claude"
-	"raymond/orchestrator/transcript"
-	"raymond/prompts"
+	"raymond/transcript"
+	"raymond/workflow"
 	"raymond/state"
 )
 
@@ -145,7 +145,7 @@ func (m *machine) protocolError(a *state.Agent, ev stepDone, now time.Time) []ef
 	a.SessionID = session
 	a.Pending = &state.Step{
 		State: s.State, Mode: state.SessionResume, ResumeSession: session,
-		Cwd: s.Cwd, Reminder: prompts.Reminder(ev.decideErr, ev.policy),
+		Cwd: s.Cwd, Reminder: workflow.Reminder(ev.decideErr, ev.policy),
 		Attempt: 1, Model: s.Model, Effort: s.Effort,
 	}
 	if a.Attempts >= maxAttempts {

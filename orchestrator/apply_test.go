@@ -10,7 +10,7 @@ import (
 
 	"raymond/claude"
 	"raymond/parsing"
-	"raymond/prompts"
+	"raymond/workflow"
 	"raymond/state"
 )
 
@@ -182,7 +182,7 @@ func TestApplyCumulativeCost(t *testing.T) {
 }
 
 func TestApplyFailures(t *testing.T) {
-	restricted := prompts.Policy{Rules: []prompts.Rule{{Tag: "goto", Target: "B.md"}}}
+	restricted := workflow.Policy{Rules: []workflow.Rule{{Tag: "goto", Target: "B.md"}}}
 	tests := []struct {
 		name       string
 		ev         func(t *testing.T) stepDone

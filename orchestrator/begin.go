@@ -9,17 +9,17 @@ import (
 	"slices"
 
 	"raymond/claude"
-	"raymond/orchestrator/step"
-	"raymond/orchestrator/transcript"
+	"raymond/step"
+	"raymond/transcript"
 	"raymond/parsing"
-	"raymond/prompts"
+	"raymond/workflow"
 	"raymond/state"
 )
 
 // launch is a step ready to run: decided, persisted, handed to a goroutine.
 type launch struct {
 	req step.Request
-	st  *prompts.State
+	st  *workflow.State
 	log *transcript.StepLog
 }
 
@@ -29,7 +29,7 @@ type launch struct {
 func (m *machine) begin(a *state.Agent) (*launch, []effect) {
 	r := m.run
 	s := a.Pending
-	st, err := prompts.Load(r.ScopeDir, s.State)
+	st, err := workflow.Load(r.ScopeDir, s.State)
 	if err != nil {
 		return nil, m.fail(a, err.Error())
 	}
@@ -71,7 +71,7 @@ func (m *machine) begin(a *state.Agent) (*launch, []effect) {
 	}
 	prompt := s.Reminder
 	if prompt == "" {
-		prompt = prompts.Render(st.Body, vars)
+		prompt = workflow.Render(st.Body, vars)
 	}
 	return &launch{
 		st: st,
@@ -131,7 +131,7 @@ func runStep(ctx context.Context, runner step.Runner, scope string, l *launch, h
 	if res.Outcome != claude.Success {
 		return done
 	}
-	done.tr, done.decideErr = prompts.Decide(scope, l.st, res.Text)
+	done.tr, done.decideErr = workflow.Decide(scope, l.st, res.Text)
 	if done.decideErr == nil {
 		done.cwds, done.decideErr = resolveCwds(req.Step.Cwd, done.tr)
 	}

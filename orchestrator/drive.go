@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"raymond/orchestrator/step"
-	"raymond/orchestrator/transcript"
+	"raymond/step"
+	"raymond/transcript"
 	"raymond/state"
 )
 

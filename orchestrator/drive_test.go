@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"raymond/claude"
-	"raymond/orchestrator/scripted"
-	"raymond/orchestrator/step"
+	"raymond/scripted"
+	"raymond/step"
 	"raymond/state"
 )
 

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"raymond/claude"
-	"raymond/orchestrator/step"
-	"raymond/orchestrator/transcript"
+	"raymond/step"
+	"raymond/transcript"
 	"raymond/parsing"
-	"raymond/prompts"
+	"raymond/workflow"
 	"raymond/state"
 )
 
@@ -78,7 +78,7 @@ type stepDone struct {
 	tr        parsing.Transition
 	decideErr error
 	// policy is the state's policy, for a reminder.
-	policy prompts.Policy
+	policy workflow.Policy
 	// cwds are the resolved working directories of the transition: for
 	// reset/fork (index 0 the tag, then one per fork), "" when unchanged.
 	cwds []string

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"raymond/claude"
-	"raymond/orchestrator/step"
+	"raymond/step"
 	"raymond/state"
 )
 

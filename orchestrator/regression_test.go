@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"raymond/claude"
-	"raymond/orchestrator/step"
+	"raymond/step"
 	"raymond/state"
 )
 

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"raymond/orchestrator/scripted"
-	"raymond/orchestrator/step"
-	"raymond/orchestrator/transcript"
+	"raymond/scripted"
+	"raymond/step"
+	"raymond/transcript"
 	"raymond/state"
 )
 

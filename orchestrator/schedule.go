@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"raymond/claude"
-	"raymond/orchestrator/transcript"
+	"raymond/transcript"
 	"raymond/state"
 )
 

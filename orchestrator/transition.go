@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"raymond/orchestrator/transcript"
+	"raymond/transcript"
 	"raymond/parsing"
 	"raymond/state"
 )

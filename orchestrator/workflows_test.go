@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"raymond/orchestrator/scripted"
+	"raymond/scripted"
 	"raymond/state"
 )
 

@@ -128,7 +128,7 @@ func isPath(arg string) bool {
 
 func printUsage(w io.Writer) {
 	var b strings.Builder
-	b.WriteString("raymond orchestrates Claude Code agents through workflows of markdown prompts.\n\n")
+	b.WriteString("raymond orchestrates Claude Code agents through workflows of markdown workflow.\n\n")
 	b.WriteString("Usage:\n  raymond COMMAND [flags] [arguments]\n\nCommands:\n")
 	for _, c := range commands() {
 		fmt.Fprintf(&b, "  %-12s %s\n", c.name, c.synopsis)

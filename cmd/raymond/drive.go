@@ -11,8 +11,8 @@ import (
 
 	"raymond/claude"
 	"raymond/orchestrator"
-	"raymond/orchestrator/scripted"
-	"raymond/orchestrator/step"
+	"raymond/scripted"
+	"raymond/step"
 	"raymond/state"
 )
 

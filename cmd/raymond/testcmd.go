@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"raymond/orchestrator/wftest"
+	"raymond/wftest"
 )
 
 var testHelp = help{

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"raymond/orchestrator/analysis"
-	"raymond/orchestrator/wftest"
+	"raymond/analysis"
+	"raymond/wftest"
 	"raymond/state"
 )
 

@@ -1,0 +1,310 @@
+package scripted
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"raymond/claude"
+	"raymond/step"
+	"raymond/workflow"
+	"raymond/state"
+)
+
+// Runner answers steps from a replies file. It is safe for concurrent use.
+// The zero Runner has no replies: every step finds none left.
+type Runner struct {
+	// name is the replies file, as given to Load or Parse.
+	name string
+	// queues are the states' queues in the order of the file.
+	queues []*queue
+	// byName finds a queue by any name a step may give its state, and an
+	// agent's own queue by AGENT/name.
+	byName map[string]*queue
+
+	mu sync.Mutex // guards the queues' positions, the replies' use and noneLeft
+	// noneLeft lists the steps that found no reply, in the order they ran.
+	noneLeft []Exhausted
+}
+
+var _ step.Runner = (*Runner)(nil)
+
+// queue is the queue of one key of the replies file: a state's replies,
+// shared by every agent, or one agent's own replies at a state.
+type queue struct {
+	// key is the state as written in the replies file: STATE or
+	// AGENT/STATE.
+	key string
+	// agent is the agent of an AGENT/STATE key, "" for a shared queue;
+	// state the state part of key.
+	agent   string
+	state   string
+	replies []*reply
+	// next is the index of the first reply that may have steps left.
+	next int
+	// front holds replies given back by canceled steps; they are served
+	// before anything else.
+	front []*reply
+}
+
+// take returns the next reply of q and counts it as used, or nil if none is
+// left.
+func (q *queue) take() *reply {
+	if len(q.front) > 0 {
+		rep := q.front[0]
+		q.front = q.front[1:]
+		rep.used++
+		return rep
+	}
+	for ; q.next < len(q.replies); q.next++ {
+		if rep := q.replies[q.next]; rep.left() {
+			rep.used++
+			return rep
+		}
+	}
+	return nil
+}
+
+// giveBack undoes take: rep becomes the next reply served.
+func (q *queue) giveBack(rep *reply) {
+	rep.used--
+	q.front = append([]*reply{rep}, q.front...)
+}
+
+// offered counts the steps q's replies answer in all; it only matters once
+// they are used up, so no reply repeats.
+func (q *queue) offered() int {
+	n := 0
+	for _, rep := range q.replies {
+		n += rep.times
+	}
+	return n
+}
+
+// Run answers one step with the next reply for its state: it streams an
+// init line and the reply's say blocks and tool calls, waits the reply's
+// delay, then ends the step as the reply's outcome says. Lines and events
+// go to h as claude.Run would pass them, from the calling goroutine.
+//
+// A step of a state with no reply left ends as claude.InvocationError, its
+// Stderr naming the state and how many replies the file gives. A context
+// done before or during the delay ends the step as claude.Canceled and
+// gives the reply back, to be served first to the next step of the state.
+// Run returns an error only for a request no claude process would accept: a
+// resume or branch step without a session to resume, an unknown session mode.
+func (r *Runner) Run(ctx context.Context, req step.Request, h claude.Handler) (*claude.Result, error) {
+	sid, err := sessionOf(req.Step)
+	if err != nil {
+		return nil, fmt.Errorf("scripted step %s: %w", req.Name(), err)
+	}
+	if ctx.Err() != nil {
+		now := time.Now()
+		return &claude.Result{Outcome: claude.Canceled, ExitCode: -1, Started: now, Ended: now}, nil
+	}
+	q, rep := r.take(req)
+	if rep == nil {
+		return r.exhausted(req, h), nil
+	}
+	s := newStream(req, rep, sid, h)
+	if q.agent != "" {
+		s.list = q.agent + "/" + req.Step.State
+	}
+	s.start()
+	if !sleep(ctx, rep.delay) {
+		r.giveBack(q, rep)
+		return s.killed(claude.Canceled), nil
+	}
+	return s.finish(), nil
+}
+
+// take takes the next reply for the step: from its agent's own queue at
+// the state if that has one left, else from the state's shared queue. It
+// returns a nil reply when neither has one.
+func (r *Runner) take(req step.Request) (*queue, *reply) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, q := range r.queuesOf(req.Agent, req.Step.State) {
+		if rep := q.take(); rep != nil {
+			return q, rep
+		}
+	}
+	return nil, nil
+}
+
+// queuesOf returns the queues a step of agent at stateName takes replies
+// from, in order: the agent's own, then the shared one.
+func (r *Runner) queuesOf(agent, stateName string) []*queue {
+	var qs []*queue
+	if q := r.byName[agent+"/"+stateName]; q != nil && agent != "" {
+		qs = append(qs, q)
+	}
+	if q := r.byName[stateName]; q != nil {
+		qs = append(qs, q)
+	}
+	return qs
+}
+
+func (r *Runner) giveBack(q *queue, rep *reply) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	q.giveBack(rep)
+}
+
+// exhausted records a step that finds no reply and returns its result:
+// like a claude that refuses to start, it writes nothing on stdout and says
+// why on stderr.
+func (r *Runner) exhausted(req step.Request, h claude.Handler) *claude.Result {
+	file := r.name
+	if file == "" {
+		file = "the replies file"
+	}
+	stateName := req.Step.State
+	r.mu.Lock()
+	qs := r.queuesOf(req.Agent, stateName)
+	offered, own := 0, 0
+	for _, q := range qs {
+		offered += q.offered()
+		if q.agent != "" {
+			own = q.offered()
+		}
+	}
+	r.noneLeft = append(r.noneLeft, Exhausted{State: stateName, Agent: req.Agent, Step: req.Name(), Listed: offered > 0})
+	r.mu.Unlock()
+
+	msg := fmt.Sprintf("no scripted reply for %s: %s gives none for it", stateName, file)
+	switch {
+	case offered > 0 && own > 0:
+		msg = fmt.Sprintf("no scripted reply left for %s at %s: %s gives %d (%d of them for %s) and all were used",
+			req.Agent, stateName, file, offered, own, req.Agent)
+	case offered > 0:
+		msg = fmt.Sprintf("no scripted reply left for %s: %s gives %d and all were used", stateName, file, offered)
+	}
+	if h.OnStderr != nil {
+		h.OnStderr(msg)
+	}
+	now := time.Now()
+	return &claude.Result{Outcome: claude.InvocationError, ExitCode: 1, Stderr: msg + "\n", Started: now, Ended: now}
+}
+
+// Exhausted is a step that found no reply left for it.
+type Exhausted struct {
+	// State is the state of the step, as the workflow names it (WORKER.md).
+	State string
+	// Agent is the agent whose step it was.
+	Agent string
+	// Step is the step's transcript name, main_worker3_WORKER_001.
+	Step string
+	// Listed is true when the file gives replies for the state (or for the
+	// agent at the state) and they were all used; false when it gives none.
+	Listed bool
+}
+
+// Exhausted lists the steps that found no reply, in the order they asked.
+// Such a step ends as an invocation error and fails its agent; `raymond
+// test` reports them as the cause.
+func (r *Runner) Exhausted() []Exhausted {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.noneLeft)
+}
+
+// sessionOf returns the session a step runs in: the one it resumes, or for
+// a new session or a branch its pre-minted id (minted here if missing).
+// An empty mode counts as new, as it does for the claude runner.
+func sessionOf(s state.Step) (string, error) {
+	switch s.Mode {
+	case state.SessionNew, "":
+	case state.SessionBranch:
+		if s.ResumeSession == "" {
+			return "", errors.New("branch step without a session to branch from")
+		}
+	case state.SessionResume:
+		if s.ResumeSession == "" {
+			return "", errors.New("resume step without a session to resume")
+		}
+		return s.ResumeSession, nil
+	default:
+		return "", fmt.Errorf("unknown session mode %q", s.Mode)
+	}
+	if s.SessionID != "" {
+		return s.SessionID, nil
+	}
+	return claude.NewSessionID(), nil
+}
+
+// sleep waits d and reports whether it did; false means ctx was done first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// Unused is a reply that did not answer all the steps it could.
+type Unused struct {
+	// State is the state as written in the replies file.
+	State string
+	// Index is the reply's position in the state's list, from 1.
+	Index int
+	// Text sums the reply up: the first line of its text, cut short, or its
+	// outcome ("outcome: crash") when it has no text.
+	Text string
+	// Used counts the steps it answered.
+	Used int
+	// Times is how many steps it could answer; 0 for a reply with repeat:
+	// true, which is listed only when it answered none.
+	Times int
+}
+
+// Unused lists the replies that answered fewer steps than they could, in
+// the order of the file: replies never used, replies with times: N that
+// answered fewer than N steps, and repeat: true replies that answered none.
+// `raymond test` reports them: a workflow that leaves replies over did not
+// take the path its test expected.
+func (r *Runner) Unused() []Unused {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Unused
+	for _, q := range r.queues {
+		for _, rep := range q.replies {
+			if rep.repeat && rep.used > 0 || !rep.repeat && rep.used >= rep.times {
+				continue
+			}
+			u := Unused{State: q.key, Index: rep.index, Text: rep.summary(), Used: rep.used, Times: rep.times}
+			if rep.repeat {
+				u.Times = 0
+			}
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// Check reports the states of the replies file that name no state of the
+// workflow in scope (a typo would otherwise show only as a step that finds
+// no reply). It checks every state and joins the errors, each a
+// *ReplyError.
+func (r *Runner) Check(scope string) error {
+	var errs []error
+	for _, q := range r.queues {
+		if _, err := workflow.Resolve(scope, q.state); err != nil {
+			if _, ok := errors.AsType[*workflow.TargetError](err); ok {
+				err = fmt.Errorf("replies for %q name no state of the workflow: %w", q.key, err)
+			} else {
+				err = fmt.Errorf("check replies for %q: %w", q.key, err)
+			}
+			errs = append(errs, r.keyError(q.key, 0, err))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,304 @@
+package wftest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"raymond/orchestrator"
+	"raymond/analysis"
+	"raymond/state"
+)
+
+// DefaultTimeout is how long a case may run before it fails.
+const DefaultTimeout = 30 * time.Second
+
+// NoTimeout, as Options.Timeout, lets a case run as long as it takes.
+const NoTimeout time.Duration = -1
+
+// Options shape a run of test files.
+type Options struct {
+	// Run selects the cases whose ID matches; nil selects every case.
+	Run *regexp.Regexp
+	// Parallel is the most cases that run at once; 0 means GOMAXPROCS.
+	Parallel int
+	// Timeout fails a case still running after this long; 0 means
+	// DefaultTimeout, a negative value (NoTimeout) no limit.
+	Timeout time.Duration
+}
+
+// Report is the outcome of a run of test files.
+type Report struct {
+	Files    []*FileResult
+	Duration time.Duration
+	// Unselected counts the cases of valid files that Options.Run left
+	// out.
+	Unselected int
+}
+
+// FileResult is the outcome of one test file.
+type FileResult struct {
+	// Path is the file as given.
+	Path string
+	// Prefix is what the ids of its cases start with (see IDPrefixes).
+	Prefix string
+	// Err is set when the file could not be read or is not valid; it then
+	// has no cases.
+	Err error
+	// Cases are the selected cases, in the order of the file.
+	Cases    []*CaseResult
+	Duration time.Duration
+}
+
+// CaseResult is the outcome of one case.
+type CaseResult struct {
+	Name string
+	ID   string
+	Line int
+	// Failures say what did not hold, one message each (some span lines);
+	// none means the case passed.
+	Failures []string
+	Duration time.Duration
+	// What the run did, for verbose and JSON reports; Status is "" when the
+	// run could not be analysed.
+	Status    string
+	Result    *string
+	Steps     int
+	Reminders int
+	Retries   int
+	CostUSD   float64
+	Paths     []Path
+
+	started time.Time
+}
+
+// Path is the states one agent went through.
+type Path struct {
+	Agent  string
+	Visits []Visit
+}
+
+// Visit is one state of a path and the tag that led to it ("" for main's
+// entry state, "fork" for a forked agent's first state); NotRun says why
+// a visit that ran no step did not ("budget reached"), "" when it ran.
+type Visit struct {
+	State  string
+	Via    string
+	NotRun string
+}
+
+// prefix is what the ids of the file's cases start with.
+func (f *FileResult) prefix() string {
+	if f.Prefix != "" {
+		return f.Prefix
+	}
+	return stem(f.Path)
+}
+
+// Passed reports whether the case passed.
+func (c *CaseResult) Passed() bool { return len(c.Failures) == 0 }
+
+// Failed counts the files that could not be loaded and the cases that
+// failed.
+func (r *Report) Failed() int {
+	n := 0
+	for _, f := range r.Files {
+		if f.Err != nil {
+			n++
+		}
+		for _, c := range f.Cases {
+			if !c.Passed() {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// CaseCount counts the cases run.
+func (r *Report) CaseCount() int {
+	n := 0
+	for _, f := range r.Files {
+		n += len(f.Cases)
+	}
+	return n
+}
+
+// Passed reports whether cases ran and all of them passed, with every
+// test file valid. A run of no case at all did not pass: it almost always
+// means a --run expression or a path that selects nothing.
+func (r *Report) Passed() bool { return r.Failed() == 0 && r.CaseCount() > 0 }
+
+// Run loads the test files at paths and runs their selected cases, in
+// parallel, each in a project folder of its own that is removed afterwards.
+// A file that cannot be loaded is reported with its error and the others
+// still run. Canceling ctx stops the cases running and fails them.
+func Run(ctx context.Context, paths []string, o Options) *Report {
+	start := time.Now()
+	rep := &Report{Files: make([]*FileResult, len(paths))}
+	type job struct {
+		file *File
+		c    *Case
+		fr   *FileResult
+		i    int // the case's place in fr.Cases
+	}
+	var jobs []job
+	prefixes := IDPrefixes(paths)
+	for i, path := range paths {
+		fr := &FileResult{Path: path, Prefix: prefixes[i]}
+		rep.Files[i] = fr
+		f, err := Load(path)
+		if err != nil {
+			fr.Err = err
+			continue
+		}
+		for _, c := range f.Cases {
+			c.ID = fr.Prefix + "/" + c.Name
+			if o.Run != nil && !o.Run.MatchString(c.ID) {
+				rep.Unselected++
+				continue
+			}
+			jobs = append(jobs, job{f, c, fr, len(fr.Cases)})
+			fr.Cases = append(fr.Cases, nil)
+		}
+	}
+	var g errgroup.Group
+	g.SetLimit(orDefault(o.Parallel, runtime.GOMAXPROCS(0)))
+	for _, j := range jobs {
+		g.Go(func() error {
+			j.fr.Cases[j.i] = j.file.RunCase(ctx, j.c, o.Timeout)
+			return nil
+		})
+	}
+	_ = g.Wait() // the jobs report through their results, never an error
+	for _, fr := range rep.Files {
+		// A file's time is the wall time its cases took, which overlap.
+		var first, last time.Time
+		for _, c := range fr.Cases {
+			if first.IsZero() || c.started.Before(first) {
+				first = c.started
+			}
+			if end := c.started.Add(c.Duration); end.After(last) {
+				last = end
+			}
+		}
+		fr.Duration = last.Sub(first)
+	}
+	rep.Duration = time.Since(start)
+	return rep
+}
+
+// orDefault returns v when it is positive, else def.
+func orDefault(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// RunCase runs one case of f in a project folder of its own and checks
+// its expectations. timeout 0 means DefaultTimeout, a negative one no
+// limit. Every failure message is cut to a readable length.
+func (f *File) RunCase(ctx context.Context, c *Case, timeout time.Duration) *CaseResult {
+	start := time.Now()
+	res := &CaseResult{Name: c.Name, ID: c.ID, Line: c.Line, started: start}
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if err := f.runCase(ctx, c, timeout, res); err != nil {
+		res.Failures = append(res.Failures, err.Error())
+	}
+	for i, msg := range res.Failures {
+		res.Failures[i] = clipMessage(msg)
+	}
+	res.Duration = time.Since(start)
+	return res
+}
+
+// runCase does RunCase's work; an error is a failure that stops the checks.
+// A negative timeout means none.
+func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res *CaseResult) error {
+	dir, err := os.MkdirTemp("", "raymond-test-")
+	if err != nil {
+		return fmt.Errorf("make the case's project folder: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	store, err := state.Open(filepath.Join(dir, ".raymond", "state"))
+	if err != nil {
+		return fmt.Errorf("open the case's state store: %w", err)
+	}
+	runner, err := c.Runner()
+	if err != nil {
+		return err
+	}
+	opts := state.Options{Input: c.Input, MaxParallel: c.MaxParallel, Debug: true, ProjectDir: dir}
+	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: f.Workflow, Options: opts, BudgetUSD: c.BudgetUSD, Cwd: f.Cwd})
+	if err != nil {
+		return fmt.Errorf("start the run: %w", err)
+	}
+	debug := filepath.Join(dir, ".raymond", "debug")
+	d := &orchestrator.Driver{Store: store, Runner: runner, DebugDir: debug, Clock: &orchestrator.InstantClock{}}
+	runCtx, cancel := context.WithCancel(ctx)
+	if timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+	final, err := d.Drive(runCtx, r.WorkflowID, nil)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	run, err := analysis.Load(analysis.Source{Dir: filepath.Join(debug, r.WorkflowID), State: final})
+	if err != nil {
+		return fmt.Errorf("analyse the run's transcript: %w", err)
+	}
+	fill(res, run)
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("interrupted after %s", count(run.StepCount, "step", "steps"))
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("timed out after %s with the run still going (%s so far); %s (--timeout sets the limit)",
+			timeout, count(run.StepCount, "step", "steps"), timeoutHint(run, timeout))
+	}
+	res.Failures = check(c, run, runner)
+	return nil
+}
+
+// fill records in res what the run did.
+func fill(res *CaseResult, run *analysis.Run) {
+	res.Status, res.Result, res.Steps, res.CostUSD = run.Status, run.Result, run.StepCount, run.CostUSD
+	res.Reminders, res.Retries = run.Reminders, run.Retries
+	for _, a := range run.Agents {
+		p := Path{Agent: a.ID}
+		for _, v := range a.Path {
+			p.Visits = append(p.Visits, Visit{State: v.State, Via: v.Via, NotRun: v.NotRun})
+		}
+		res.Paths = append(res.Paths, p)
+	}
+}
+
+// timeoutHint guesses why a case ran out of time: a step that was still
+// running for most of it waited on a reply's delay; else the run went
+// round and round, most likely on a reply with repeat: true.
+func timeoutHint(run *analysis.Run, timeout time.Duration) string {
+	for _, s := range slices.Backward(run.Steps) {
+		if s.Outcome != "" && s.Outcome != "canceled" {
+			continue
+		}
+		end := s.Ended
+		if end.IsZero() {
+			end = run.Ended
+		}
+		if ran := end.Sub(s.Started); ran >= timeout/2 {
+			return fmt.Sprintf("step %s was still running after %s: a reply with a long delay?", s.Name, ran.Round(time.Millisecond))
+		}
+	}
+	return "a reply with repeat: true in a loop?"
+}

@@ -1,0 +1,89 @@
+package workflow
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestEntry(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   map[string]string
+		arg     string // relative to the temp dir
+		scope   string // relative to the temp dir
+		state   string
+		wantErr []string
+	}{
+		{name: "numbered start", files: map[string]string{"wf/1_START.md": "", "wf/NEXT.md": ""}, arg: "wf", scope: "wf", state: "1_START.md"},
+		{name: "plain start", files: map[string]string{"wf/START.md": ""}, arg: "wf/", scope: "wf", state: "START.md"},
+		{name: "markdown file", files: map[string]string{"wf/START.md": "", "wf/BEGIN.md": ""}, arg: "wf/BEGIN.md", scope: "wf", state: "BEGIN.md"},
+		{name: "unclean path", files: map[string]string{"wf/BEGIN.md": ""}, arg: "wf/./../wf//BEGIN.md", scope: "wf", state: "BEGIN.md"},
+		{
+			name: "both starts", files: map[string]string{"wf/1_START.md": "", "wf/START.md": ""}, arg: "wf",
+			wantErr: []string{"wf: both 1_START.md and START.md exist", "raymond run wf/1_START.md"},
+		},
+		{
+			name: "neither start suggests a state", files: map[string]string{"wf/BEGIN.md": "", "wf/A.md": ""}, arg: "wf",
+			wantErr: []string{"wf: no 1_START.md or START.md; give the state file to start from, e.g. raymond run wf/A.md"},
+		},
+		{name: "empty folder", files: map[string]string{"wf/": ""}, arg: "wf", wantErr: []string{"e.g. raymond run wf/BEGIN.md"}},
+		{name: "start is a folder", files: map[string]string{"wf/START.md/": ""}, arg: "wf", wantErr: []string{"no 1_START.md or START.md"}},
+		{name: "missing", files: map[string]string{"wf/": ""}, arg: "wf/NOPE.md", wantErr: []string{"wf/NOPE.md: no such file or folder"}},
+		{name: "script", files: map[string]string{"wf/RUN.sh": ""}, arg: "wf/RUN.sh", wantErr: []string{"script states are not supported yet"}},
+		{name: "not a state", files: map[string]string{"wf/notes.txt": ""}, arg: "wf/notes.txt", wantErr: []string{"not a state file"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeScope(t, tt.files)
+			t.Chdir(dir)
+			scope, state, err := Entry(tt.arg)
+			if tt.wantErr != nil {
+				wantErrContains(t, err, tt.wantErr...)
+				return
+			}
+			must(t, err)
+			if state != tt.state {
+				t.Errorf("state = %q, want %q", state, tt.state)
+			}
+			if !filepath.IsAbs(scope) || filepath.Clean(scope) != scope {
+				t.Errorf("scope %q is not absolute and clean", scope)
+			}
+			want, err := filepath.EvalSymlinks(filepath.Join(dir, tt.scope))
+			must(t, err)
+			got, err := filepath.EvalSymlinks(scope)
+			must(t, err)
+			if got != want {
+				t.Errorf("scope = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestEntryRefusesStartOutsideScope(t *testing.T) {
+	dir := writeScope(t, map[string]string{"wf/": "", "elsewhere.md": ""})
+	symlink(t, dir, "../elsewhere.md", "wf/START.md")
+	_, _, err := Entry(filepath.Join(dir, "wf"))
+	var te *TargetError
+	if !errors.As(err, &te) || te.Kind != OutsideScope {
+		t.Fatalf("Entry: got %v, want an OutsideScope *TargetError", err)
+	}
+}
+
+func TestStates(t *testing.T) {
+	dir := writeScope(t, map[string]string{
+		"START.md": "", "B.md": "", "RUN.sh": "", "notes.txt": "", "sub/": "", "DIR.md/": "", "sub/INNER.md": "", ".md": "",
+	})
+	symlink(t, dir, "B.md", "LINK.md")
+	symlink(t, dir, "MISSING.md", "DANGLING.md")
+	got, err := States(dir)
+	must(t, err)
+	if want := []string{"B.md", "LINK.md", "RUN.sh", "START.md"}; !slices.Equal(got, want) {
+		t.Errorf("States = %q, want %q", got, want)
+	}
+
+	if _, err := States(filepath.Join(dir, "nope")); err == nil {
+		t.Error("States of a missing folder: got no error")
+	}
+}

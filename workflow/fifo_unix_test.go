@@ -1,0 +1,29 @@
+//go:build unix
+
+package workflow
+
+import (
+	"errors"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// A FIFO named like a state would block a read forever: it is not a state,
+// whether Resolve finds it or it appears after Resolve, before the read.
+func TestFIFOIsNotAState(t *testing.T) {
+	scope := writeScope(t, map[string]string{"START.md": ""})
+	must(t, syscall.Mkfifo(filepath.Join(scope, "PIPE.md"), 0o644))
+	for _, target := range []string{"PIPE", "PIPE.md"} {
+		_, err := Load(scope, target)
+		var te *TargetError
+		if !errors.As(err, &te) || te.Kind != NotAState {
+			t.Errorf("Load(%s): got %v, want a NotAState *TargetError", target, err)
+		}
+	}
+	_, err := readInScope(scope, "PIPE.md")
+	var te *TargetError
+	if !errors.As(err, &te) || te.Kind != NotAState {
+		t.Errorf("readInScope: got %v, want a NotAState *TargetError", err)
+	}
+}

@@ -1,0 +1,53 @@
+package workflow
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"raymond/parsing"
+)
+
+// FuzzParseState checks that no content makes ParseState panic, and that
+// what it returns hangs together. Seeds live in testdata/fuzz/FuzzParseState.
+func FuzzParseState(f *testing.F) {
+	f.Add([]byte("---\nallowed_transitions:\n  - { tag: goto, target: NEXT.md }\n---\nBody {{input}}\n"))
+	f.Fuzz(func(t *testing.T, content []byte) {
+		st, err := ParseState("FUZZ.md", content)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "FUZZ.md") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		content = bytes.TrimPrefix(content, []byte("\ufeff"))
+		if !bytes.HasSuffix(content, []byte(st.Body)) {
+			t.Fatalf("body %q is not the end of the content", st.Body)
+		}
+		head := content[:len(content)-len(st.Body)]
+		if want := 1 + bytes.Count(head, []byte("\n")); st.BodyLine != want {
+			t.Fatalf("BodyLine = %d, want %d", st.BodyLine, want)
+		}
+		if st.Policy.ForceImplicit {
+			if _, ok := st.Policy.Implicit(); !ok {
+				t.Fatal("force_implicit accepted without an implicit transition")
+			}
+		}
+		for _, r := range st.Policy.Rules {
+			if !slices.Contains(parsing.Names, r.Tag) {
+				t.Fatalf("rule with unknown tag %q accepted", r.Tag)
+			}
+			for _, name := range []string{r.Target, r.Return, r.Next} {
+				if name != "" && parsing.ValidTarget(name) != nil {
+					t.Fatalf("rule with unsafe name %q accepted", name)
+				}
+			}
+		}
+		for _, w := range st.Warnings {
+			if !strings.HasPrefix(w, "FUZZ.md: ") {
+				t.Fatalf("warning does not name the file: %q", w)
+			}
+		}
+	})
+}
