@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"raymond/state"
 	"raymond/step"
 	"raymond/workflow"
-	"raymond/state"
 )
 
 // Defaults of the options cli.md gives defaults for.

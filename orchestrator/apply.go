@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"raymond/claude"
+	"raymond/state"
 	"raymond/transcript"
 	"raymond/workflow"
-	"raymond/state"
 )
 
 // apply turns a finished step into the agent's next state and returns what

@@ -10,8 +10,8 @@ import (
 
 	"raymond/claude"
 	"raymond/parsing"
-	"raymond/workflow"
 	"raymond/state"
+	"raymond/workflow"
 )
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)

@@ -9,11 +9,11 @@ import (
 	"slices"
 
 	"raymond/claude"
+	"raymond/parsing"
+	"raymond/state"
 	"raymond/step"
 	"raymond/transcript"
-	"raymond/parsing"
 	"raymond/workflow"
-	"raymond/state"
 )
 
 // launch is a step ready to run: decided, persisted, handed to a goroutine.

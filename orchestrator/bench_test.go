@@ -25,8 +25,8 @@ import (
 	"raymond/claude"
 	"raymond/orchestrator"
 	"raymond/scripted"
-	"raymond/step"
 	"raymond/state"
+	"raymond/step"
 )
 
 // chainLen is the number of states in BenchmarkStepOverhead's chain.

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"raymond/state"
 	"raymond/step"
 	"raymond/transcript"
-	"raymond/state"
 )
 
 // nowFunc is the wall clock of step timings; the Clock drives waits.

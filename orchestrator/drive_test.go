@@ -13,8 +13,8 @@ import (
 
 	"raymond/claude"
 	"raymond/scripted"
-	"raymond/step"
 	"raymond/state"
+	"raymond/step"
 )
 
 // world is a project folder with a workflow and a store.

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"raymond/claude"
+	"raymond/parsing"
+	"raymond/state"
 	"raymond/step"
 	"raymond/transcript"
-	"raymond/parsing"
 	"raymond/workflow"
-	"raymond/state"
 )
 
 // Limits of the failure rules (protocol.md §6.2, §8).

@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"raymond/claude"
-	"raymond/step"
 	"raymond/state"
+	"raymond/step"
 )
 
 // printer writes progress lines to stderr. Steps' goroutines call live

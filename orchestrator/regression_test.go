@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"raymond/claude"
-	"raymond/step"
 	"raymond/state"
+	"raymond/step"
 )
 
 // Tests written during the review of the orchestrator: each failed before

@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"raymond/scripted"
+	"raymond/state"
 	"raymond/step"
 	"raymond/transcript"
-	"raymond/state"
 )
 
 // closeStep writes the meta record of a finished step. s is the step as it

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"raymond/claude"
-	"raymond/transcript"
 	"raymond/state"
+	"raymond/transcript"
 )
 
 // schedule starts every step that may start now and returns when the loop

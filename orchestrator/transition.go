@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"raymond/transcript"
 	"raymond/parsing"
 	"raymond/state"
+	"raymond/transcript"
 )
 
 // transition applies the tag a successful step emitted (protocol.md §5).

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"raymond/claude"
-	"raymond/step"
 	"raymond/state"
+	"raymond/step"
 )
 
 // testSession is the pre-minted session id of the requests the tests make.

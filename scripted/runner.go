@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"raymond/claude"
+	"raymond/state"
 	"raymond/step"
 	"raymond/workflow"
-	"raymond/state"
 )
 
 // Runner answers steps from a replies file. It is safe for concurrent use.

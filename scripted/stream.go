@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"raymond/claude"
-	"raymond/step"
 	"raymond/parsing"
+	"raymond/step"
 	"raymond/workflow"
 )
 

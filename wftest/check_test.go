@@ -8,11 +8,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"raymond/claude"
 	"raymond/analysis"
+	"raymond/claude"
 	"raymond/scripted"
-	"raymond/step"
 	"raymond/state"
+	"raymond/step"
 )
 
 // analysed builds an analysed run: main's path as "STATE/via" pairs.

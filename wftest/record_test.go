@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"raymond/orchestrator"
 	"raymond/analysis"
+	"raymond/orchestrator"
 	"raymond/scripted"
 	"raymond/state"
 )

@@ -13,8 +13,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"raymond/orchestrator"
 	"raymond/analysis"
+	"raymond/orchestrator"
 	"raymond/state"
 )
 

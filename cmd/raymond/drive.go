@@ -12,8 +12,8 @@ import (
 	"raymond/claude"
 	"raymond/orchestrator"
 	"raymond/scripted"
-	"raymond/step"
 	"raymond/state"
+	"raymond/step"
 )
 
 // project is the project a command works in: its folder, its config and its

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"raymond/analysis"
-	"raymond/wftest"
 	"raymond/state"
+	"raymond/wftest"
 )
 
 var transcriptHelp = help{
