@@ -1,5 +1,7 @@
 package claude
 
+import "time"
+
 // Decoder decodes a stream-json stream that was written down, line by
 // line, by the rules Run applies to a live one: the same events, the same
 // raw Result fields. raymond transcript uses it to show a step from its
@@ -18,10 +20,38 @@ func NewDecoder(emit func(Event)) *Decoder {
 
 // Line decodes one line; lines that are not JSON objects are ignored, as
 // Run ignores them.
-func (d *Decoder) Line(line []byte) { d.st.decode(line) }
+func (d *Decoder) Line(line []byte) {
+	d.res.Lines++
+	d.st.decode(line)
+}
 
 // Result returns what the lines so far said of the step: the result
 // line's fields (HasResult, Text, IsError, Subtype, Errors, costs and
 // usage), the session, model and version. The outcome is not classified:
 // that needs the process's ending, which a stream does not hold.
 func (d *Decoder) Result() *Result { return d.res }
+
+// End is how the process behind the lines ended, for [Decoder.Finish].
+type End struct {
+	ExitCode int
+	Signal   string
+	// Stderr is the tail of what it wrote on stderr.
+	Stderr string
+	// TimedOut means it was stopped for printing nothing for too long;
+	// Canceled that the caller stopped it.
+	TimedOut, Canceled bool
+}
+
+// Finish classifies the step from the lines decoded so far and how its
+// process ended, exactly as [Run] does for a real claude, and returns the
+// Result. A runner that produces stream-json lines itself (the scripted
+// runner) gets the same outcomes as the real CLI would give it.
+func (d *Decoder) Finish(e End) *Result {
+	r := d.res
+	r.ExitCode, r.Signal, r.Stderr = e.ExitCode, e.Signal, e.Stderr
+	if r.Ended.IsZero() {
+		r.Ended = time.Now()
+	}
+	r.settle(ending{timedOut: e.TimedOut, canceled: e.Canceled}, d.st.resetAt)
+	return r
+}

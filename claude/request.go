@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"raymond/step"
 )
 
 // MaxArgPrompt is the largest prompt, in bytes, that [Args] puts on the
@@ -167,10 +168,4 @@ func (r Request) childEnv() []string {
 }
 
 // NewSessionID returns a random version 4 UUID, suitable for --session-id.
-func NewSessionID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+func NewSessionID() string { return step.NewSessionID() }

@@ -3,6 +3,8 @@ package claude
 import (
 	"strings"
 	"time"
+
+	"raymond/step"
 )
 
 // Result is everything raymond learns from one claude process.
@@ -66,13 +68,8 @@ type Result struct {
 	Ended   time.Time
 }
 
-// Usage counts the tokens of a step.
-type Usage struct {
-	InputTokens              int64 `json:"input_tokens"`
-	OutputTokens             int64 `json:"output_tokens"`
-	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
-}
+// Usage counts a step's tokens, as the result line reports them.
+type Usage = step.Usage
 
 // errorText is the text the CLI gave for an error result: the result field
 // and the errors list, one per line.

@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"raymond/machine"
 	"raymond/state"
 	"raymond/step"
 	"raymond/workflow"
@@ -101,7 +101,7 @@ func Create(store *state.Store, n NewRun) (*state.Run, error) {
 }
 
 // MainAgent is the id of a run's first agent.
-const MainAgent = "main"
+const MainAgent = machine.MainAgent
 
 // withDefaults fills the zero options that have defaults.
 func withDefaults(o state.Options) state.Options {
@@ -119,7 +119,7 @@ func withDefaults(o state.Options) state.Options {
 type Driver struct {
 	// Store holds the runs.
 	Store *state.Store
-	// Runner runs the steps; nil means step.Claude{}.
+	// Runner runs the steps (claude.Runner for real steps); required.
 	Runner step.Runner
 	// DebugDir is the folder of transcripts (.raymond/debug); each run
 	// writes into DebugDir/<id> when its Options.Debug is set.
@@ -146,7 +146,7 @@ type Driver struct {
 // ErrClaudeUnusable wraps the errors that stop a run because no step can run
 // at all: claude is not installed, or it refuses the permission flags. The run
 // is left paused and can be resumed once the cause is fixed.
-var ErrClaudeUnusable = errors.New("claude cannot run steps")
+var ErrClaudeUnusable = machine.ErrUnusable
 
 // Drive drives run id until it completes, fails, exceeds its budget or
 // pauses, and returns the run as it was last persisted. update, when not nil,

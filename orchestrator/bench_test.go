@@ -323,22 +323,22 @@ const workerScript = `  - match: "^Work on"
 // parses its whole script at every call, and 48 KB of YAML would add about
 // a millisecond to each of the workers' calls that no real claude pays.
 type shrinking struct {
-	step.Claude
+	claude.Runner
 	script string // the fake's script file
 	once   sync.Once
 }
 
 // Run implements step.Runner.
-func (s *shrinking) Run(ctx context.Context, req step.Request, h claude.Handler) (*claude.Result, error) {
-	res, err := s.Claude.Run(ctx, req, h)
+func (s *shrinking) Run(ctx context.Context, req step.Request, h step.Handler) step.Result {
+	res := s.Runner.Run(ctx, req, h)
 	var werr error
 	if req.Step.State == "START.md" {
 		s.once.Do(func() { werr = os.WriteFile(s.script, []byte("replies:\n"+workerScript), 0o644) })
 	}
 	if werr != nil {
-		return nil, fmt.Errorf("shrink the fake's script: %w", werr)
+		return step.NotStarted(step.Failed, fmt.Errorf("shrink the fake's script: %w", werr))
 	}
-	return res, err
+	return res
 }
 
 // BenchmarkFanout1000 measures a fan-out of fanoutWidth agents, one fake

@@ -2,41 +2,62 @@ package orchestrator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"sync"
 	"time"
 
+	"raymond/machine"
 	"raymond/state"
 	"raymond/step"
 	"raymond/transcript"
+	"raymond/workflow"
 )
 
-// nowFunc is the wall clock of step timings; the Clock drives waits.
+// nowFunc is the wall clock of step timings and the run's duration; a
+// variable so tests can freeze it.
 var nowFunc = time.Now
 
-// driving is one Drive call: the loop's own variables.
+// driving is one Drive call: the run's machine and everything that carries
+// out its effects — the journal, the transcript, the progress printer, the
+// steps' goroutines.
 type driving struct {
 	d       *Driver
-	m       *machine
+	m       *machine.Machine
 	journal *state.Journal
 	tr      *transcript.Writer
 	out     *printer
 	clock   Clock
 	runner  step.Runner
+	scope   string
+	ctx     context.Context
 	done    chan stepDone
 	steps   sync.WaitGroup
-	// stopping is set once no new step may start: a signal, a persist
-	// error, claude unusable.
-	stopping bool
-	// stopErr is returned by Drive (persist error, claude unusable).
-	stopErr error
-	started time.Time
-	// waitShown is the wait whose start was already announced, and
-	// nextTick when its countdown next shows how long is left.
-	waitShown time.Time
-	nextTick  time.Time
+	// launches are the steps in flight, by agent.
+	launches map[string]*launch
+	// wake is when the machine asked to be ticked; finished that it said
+	// Done; prepared that the last tick's steps were prepared.
+	wake     time.Time
+	finished bool
+	prepared bool
+	started  time.Time
+}
+
+// launch is one step from its preparation to its record.
+type launch struct {
+	st  *workflow.State
+	req step.Request
+	log *transcript.StepLog
+	// ready is closed once the step's transcript files are open.
+	ready chan struct{}
+	// res and decideErr are how the step ended, for its record.
+	res       step.Result
+	decideErr error
+}
+
+// stepDone is what a step's goroutine reports.
+type stepDone struct {
+	ev machine.StepEnded
 }
 
 func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) error) (*state.Run, error) {
@@ -60,16 +81,13 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 			return nil, err
 		}
 	}
-	resumed := r.Status != state.StatusCreated
-	prepare(r)
-	r.PID = os.Getpid()
-
-	g := &driving{d: d, m: newMachine(r), clock: d.Clock, runner: d.Runner, started: nowFunc()}
+	g := &driving{d: d, m: machine.New(r), clock: d.Clock, runner: d.Runner, scope: r.ScopeDir,
+		launches: map[string]*launch{}, started: nowFunc()}
 	if g.clock == nil {
 		g.clock = clockFromEnv()
 	}
 	if g.runner == nil {
-		g.runner = step.Claude{}
+		return nil, fmt.Errorf("drive run %s: no step runner", id)
 	}
 	g.out = newPrinter(d.Progress, d.Prefix, d.Quiet, d.Color)
 	if r.Options.Debug && d.DebugDir != "" {
@@ -84,230 +102,139 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	if g.journal, err = d.Store.Journal(r); err != nil {
 		return nil, err
 	}
-	kind, verb := transcript.EventRunStarted, "started"
-	if resumed {
-		kind, verb = transcript.EventRunResumed, "resumed"
-	}
-	g.event(transcript.Event{Type: kind, State: r.EntryState, Message: r.ScopeDir})
-	g.out.line("", fmt.Sprintf("run %s %s: %s", id, verb, r.ScopeDir), true)
+	g.carry(g.m.Apply(machine.Begin{Now: g.clock.Now(), PID: os.Getpid()}))
 
+	g.ctx = ctx
 	g.loop(ctx)
 	g.steps.Wait()
 
-	g.event(transcript.Event{Type: transcript.EventRunEnded, Status: string(r.Status), TotalCostUSD: ptr(r.TotalCostUSD), Message: r.Error})
+	g.publish(machine.Emit{Event: transcript.Event{Type: transcript.EventRunEnded, Status: string(r.Status), TotalCostUSD: ptr(r.TotalCostUSD), Message: r.Error}})
 	g.summary()
-	if err := g.journal.Close(); err != nil && g.stopErr == nil {
-		g.stopErr = err
+	stopErr := g.m.Err()
+	if err := g.journal.Close(); err != nil && stopErr == nil {
+		stopErr = err
 	}
-	return r, g.stopErr
+	return r, stopErr
 }
 
-// prepare makes a run read from disk ready to drive: steps that were in
-// flight when the last driver died run again, failed agents are retried
-// from the state they failed in (§8), and a wait that is over is dropped.
-func prepare(r *state.Run) {
-	for i := range r.Agents {
-		a := &r.Agents[i]
-		switch a.Status {
-		case state.AgentRunning:
-			a.Status = state.AgentReady
-		case state.AgentFailed:
-			if a.Pending != nil {
-				a.Status = state.AgentReady
-				a.Attempts = 0
-				a.Pending.Attempt = 1
-			}
-		}
-	}
-	r.Status = state.StatusRunning
-	r.Error = ""
-}
-
-// loop runs steps until nothing more can happen.
+// loop feeds the machine until it says the run is done: a tick, the steps
+// it starts, then whatever comes first — steps ending, a stop, the time it
+// asked to be woken at.
 func (g *driving) loop(ctx context.Context) {
-	m := g.m
-	r := m.run
-	g.done = make(chan stepDone, max(r.Options.MaxParallel, 1))
+	g.done = make(chan stepDone, max(g.m.Run().Options.MaxParallel, 1))
 	quiesce := g.d.Quiesce
 	ctxDone := ctx.Done()
 	for {
-		// A signal that arrived with a step's end wins over starting more.
 		select {
 		case <-quiesce:
 			quiesce = nil
-			g.stop(nil, quiesceMsg)
+			g.carry(g.m.Apply(machine.Quiesce{}))
 		default:
 		}
 		if ctx.Err() != nil {
-			g.stop(nil, "")
+			g.carry(g.m.Apply(machine.Cancel{}))
 		}
-		wake := g.schedule(ctx)
-		g.persist()
-		if len(m.running) == 0 && g.settled() {
+		g.wake, g.prepared = time.Time{}, false
+		g.carry(g.m.Apply(machine.Tick{Now: g.clock.Now()}))
+		if g.finished {
 			return
 		}
+		if g.prepared && g.m.Running() == 0 && g.wake.IsZero() {
+			continue // the steps could not be prepared and failed their agents: look again
+		}
 		var timer <-chan time.Time
-		if !wake.IsZero() {
-			timer = g.clock.After(max(wake.Sub(g.clock.Now()), 0))
+		if !g.wake.IsZero() {
+			timer = g.clock.After(max(g.wake.Sub(g.clock.Now()), 0))
 		}
 		select {
-		case ev := <-g.done:
-			g.finish(ev)
-			// Coalesce: apply whatever else has arrived before writing.
+		case d := <-g.done:
+			g.finish(ctx, d)
 			for more := true; more; {
 				select {
-				case ev := <-g.done:
-					g.finish(ev)
+				case d := <-g.done:
+					g.finish(ctx, d)
 				default:
 					more = false
 				}
 			}
 		case <-quiesce:
 			quiesce = nil
-			g.stop(nil, quiesceMsg)
+			g.carry(g.m.Apply(machine.Quiesce{}))
 		case <-ctxDone:
 			ctxDone = nil
-			g.stop(nil, "")
+			g.carry(g.m.Apply(machine.Cancel{}))
 		case <-timer:
 		}
 	}
 }
 
-const quiesceMsg = "stopping: no new steps start; the steps running now finish first (interrupt again to kill them)"
-
-// stop stops new steps from starting.
-func (g *driving) stop(err error, msg string) {
-	if err != nil && g.stopErr == nil {
-		g.stopErr = err
+// finish applies the end of a step.
+func (g *driving) finish(ctx context.Context, d stepDone) {
+	if l := g.launches[d.ev.Agent]; l != nil {
+		l.res, l.decideErr = d.ev.Result, d.ev.DecideErr
 	}
-	if !g.stopping && msg != "" {
-		g.out.line("", msg, true)
-	}
-	g.stopping = true
+	d.ev.Now = g.clock.Now()
+	g.carry(g.m.Apply(d.ev))
 }
 
-// settled decides, when no step runs, whether the run is over for this
-// process, and sets its status. It returns false when the loop should wait
-// (a back-off or a usage-limit reset) and go on.
-func (g *driving) settled() bool {
-	m := g.m
-	r := m.run
-	if m.finished() {
-		return true
-	}
-	switch {
-	case g.stopping:
-		r.Status = state.StatusPaused
-		if g.stopErr != nil {
-			r.Error = g.stopErr.Error()
-		}
-	case overBudget(r):
-		// Before the wait: no step could start after the reset anyway.
-		// The wait stays, for a resume with a higher budget.
-		r.Status = state.StatusBudgetExceeded
-		r.Error = fmt.Sprintf("budget reached: %s spent of %s", money(r.TotalCostUSD), money(r.BudgetUSD))
-	case r.Wait != nil && r.Options.NoWait:
-		r.Status = state.StatusPaused
-		r.Error = "usage limit: " + r.Wait.Reason
-	case r.Wait != nil:
-		return false
-	case len(m.notBefore) > 0:
-		return false
-	default:
-		// Nothing runs, nothing waits, yet agents are active: only agents
-		// that are ready but could not start are left. schedule starts
-		// every ready agent it can, so this means a bug; say so plainly.
-		r.Status = state.StatusPaused
-		r.Error = "internal error: agents are ready but none could start"
-	}
-	g.event(transcript.Event{Type: eventFor(r.Status), Status: string(r.Status), Message: r.Error})
-	g.persistAll()
-	return true
-}
-
-func eventFor(s state.Status) string {
-	if s == state.StatusBudgetExceeded {
-		return transcript.EventBudgetExceeded
-	}
-	return transcript.EventPaused
-}
-
-// overBudget reports whether the run may not start another paid step.
-func overBudget(r *state.Run) bool {
-	return r.BudgetUSD > 0 && r.TotalCostUSD >= r.BudgetUSD
-}
-
-// finish applies a finished step and reports it.
-func (g *driving) finish(ev stepDone) {
-	m := g.m
-	a := m.run.Agent(ev.agent)
-	var step state.Step
-	if a != nil && a.Pending != nil {
-		step = *a.Pending
-	}
-	effects := m.apply(ev, g.clock.Now())
-	g.closeStep(ev, step)
-	g.carry(effects)
-}
-
-// carry reports effects and acts on stops.
-func (g *driving) carry(effects []effect) {
-	for _, e := range effects {
-		switch e.kind {
-		case effectStop:
-			cause := e.err
-			if cause == nil {
-				cause = errors.New(e.line)
+// carry carries out the machine's effects in order. The Prepare effects
+// are answered together once the others are done; a Start waits for the
+// Save before it, and does not happen if that save failed.
+func (g *driving) carry(effects []machine.Effect) {
+	var prepares []machine.Prepare
+	for i, e := range effects {
+		switch e := e.(type) {
+		case machine.Emit:
+			g.publish(e)
+		case machine.Save:
+			if err := g.journal.Save(g.m.Run(), e.Agents...); err != nil {
+				g.carry(g.m.Apply(machine.SaveFailed{Err: err, Held: held(effects[i+1:])}))
+				return
 			}
-			// The summary and the command line show the reason; the
-			// transcript records it here.
-			g.stop(fmt.Errorf("%w: %w", ErrClaudeUnusable, cause), "")
-			g.event(transcript.Event{Type: transcript.EventPaused, Agent: e.agent, Message: e.line})
-			continue
+		case machine.Start:
+			g.start(e.Request)
+		case machine.StepClosed:
+			g.closeStep(e)
+		case machine.Prepare:
+			prepares = append(prepares, e)
+		case machine.Wake:
+			g.wake = e.At
+		case machine.Done:
+			g.finished = true
 		}
-		if e.event.Type != "" {
-			g.event(e.event)
-		}
-		if e.transition != nil {
-			g.tr.Transition(*e.transition)
-		}
-		if e.line != "" {
-			g.out.line(e.agent, e.line, e.quiet)
-		}
+	}
+	if len(prepares) > 0 {
+		g.prepared = true
+		g.carry(g.m.Apply(g.prepare(prepares)))
 	}
 }
 
-// event writes a transcript event stamped with the clock.
-func (g *driving) event(e transcript.Event) {
-	if e.Time.IsZero() {
-		e.Time = g.clock.Now()
+// held lists the agents of the Starts among effects.
+func held(effects []machine.Effect) []string {
+	var ids []string
+	for _, e := range effects {
+		if s, ok := e.(machine.Start); ok {
+			ids = append(ids, s.Request.Agent)
+		}
 	}
-	g.tr.Event(e)
+	return ids
 }
 
-// persist saves the agents changed since the last save, with whatever
-// changed in the run's header; without changed agents it saves nothing.
-// A failed write stops the run: no step may start on state that is not on
-// disk.
-func (g *driving) persist() {
-	if len(g.m.dirty) > 0 {
-		g.save()
+// publish sends an event of the run to its sinks: the transcript and the
+// progress printer.
+func (g *driving) publish(e machine.Emit) {
+	if e.Event.Type != "" {
+		if e.Event.Time.IsZero() {
+			e.Event.Time = g.clock.Now()
+		}
+		g.tr.Event(e.Event)
+	}
+	if e.Transition != nil {
+		g.tr.Transition(*e.Transition)
+	}
+	if e.Line != "" {
+		g.out.line(e.Agent, e.Line, e.Important)
 	}
 }
 
-// persistAll saves the run's header (status, error, wait) even when no agent
-// changed.
-func (g *driving) persistAll() { g.save() }
-
-func (g *driving) save() {
-	m := g.m
-	ids := make([]string, 0, len(m.dirty))
-	for id := range m.dirty {
-		ids = append(ids, id)
-	}
-	if err := g.journal.Save(m.run, ids...); err != nil {
-		g.stop(fmt.Errorf("save run state: %w", err), "cannot save the run's state: "+err.Error()+"; stopping")
-		return
-	}
-	clear(m.dirty)
-}
+func ptr[T any](v T) *T { return &v }

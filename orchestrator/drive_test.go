@@ -213,17 +213,6 @@ replies:
 	assert.Equal(t, state.StatusCompleted, run.Status)
 }
 
-func TestStepCap(t *testing.T) {
-	m := newMachine(&state.Run{BudgetUSD: 1, TotalCostUSD: 0.4, SessionCosts: map[string]float64{"s": 0.3}})
-	assert.InDelta(t, 0.6, m.stepCap(&state.Step{Mode: state.SessionNew}), 1e-9)
-	assert.InDelta(t, 0.9, m.stepCap(&state.Step{Mode: state.SessionResume, ResumeSession: "s"}), 1e-9)
-	assert.InDelta(t, 0.9, m.stepCap(&state.Step{Mode: state.SessionBranch, ResumeSession: "s"}), 1e-9)
-	m.run.TotalCostUSD = 1
-	assert.InDelta(t, 1e-6, m.stepCap(&state.Step{Mode: state.SessionNew}), 1e-12, "never 0, which would lift the cap")
-	m.run.BudgetUSD = 0
-	assert.Zero(t, m.stepCap(&state.Step{Mode: state.SessionNew}))
-}
-
 func TestDriveQuiesceLetsStepsFinish(t *testing.T) {
 	w := newWorld(t, map[string]string{"START.md": "Go.", "END.md": "End."})
 	w.create(t, "r1", state.Options{}, 0)
@@ -295,7 +284,7 @@ func TestDriveRefusesSecondDriver(t *testing.T) {
 func TestDriveMissingClaudePausesTheRun(t *testing.T) {
 	w := newWorld(t, map[string]string{"START.md": "Go."})
 	w.create(t, "r1", state.Options{ClaudePath: filepath.Join(t.TempDir(), "no-claude")}, 0)
-	run, err := w.driver(step.Claude{}).Drive(context.Background(), "r1", nil)
+	run, err := w.driver(claude.Runner{}).Drive(context.Background(), "r1", nil)
 	require.ErrorIs(t, err, ErrClaudeUnusable)
 	require.ErrorIs(t, err, claude.ErrNotFound)
 	assert.Equal(t, state.StatusPaused, run.Status)
@@ -308,7 +297,7 @@ type stepHook struct {
 	before func(step.Request)
 }
 
-func (h stepHook) Run(ctx context.Context, req step.Request, hd claude.Handler) (*claude.Result, error) {
+func (h stepHook) Run(ctx context.Context, req step.Request, hd step.Handler) step.Result {
 	h.before(req)
 	return h.Runner.Run(ctx, req, hd)
 }

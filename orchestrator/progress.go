@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"raymond/claude"
 	"raymond/state"
 	"raymond/step"
 )
@@ -92,21 +91,21 @@ func (p *printer) stepStarted(req step.Request) {
 
 // live shows what the model is doing: the first line of what it says, the
 // tools it uses, its prints, and the CLI's own retries.
-func (p *printer) live(agent, stateName string, e claude.Event) {
+func (p *printer) live(agent, stateName string, e step.Event) {
 	switch e.Kind {
-	case claude.EventText:
+	case step.EventText:
 		if t := firstLine(e.Text); t != "" {
 			p.line(agent, fmt.Sprintf("%s: %s", stateName, cut(t, 100)), false)
 		}
-	case claude.EventToolUse:
+	case step.EventToolUse:
 		p.line(agent, fmt.Sprintf("%s: %s %s", stateName, e.Tool, cut(e.Detail, 80)), false)
-	case claude.EventToolResult:
+	case step.EventToolResult:
 		if e.IsError {
 			p.line(agent, fmt.Sprintf("%s: %s failed: %s", stateName, e.Tool, cut(e.Detail, 80)), false)
 		}
-	case claude.EventPrint:
+	case step.EventPrint:
 		p.line(agent, e.Text, true)
-	case claude.EventRetry:
+	case step.EventRetry:
 		p.line(agent, fmt.Sprintf("%s: API error %d, claude retries (attempt %d)", stateName, e.Status, e.Attempt), false)
 	}
 }
@@ -118,4 +117,17 @@ func cut(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// firstLine is the first non-blank line of s, trimmed and cut at 200 bytes.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" {
+			if len(line) > 200 {
+				line = line[:200] + "…"
+			}
+			return line
+		}
+	}
+	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"raymond/machine"
 	"raymond/state"
 )
 
@@ -34,8 +35,8 @@ replies:
 		assert.Equal(t, state.StatusCompleted, run.Status)
 		// The reset (2 h, rounded up to the second), the 30 s margin, then
 		// the crash's first back-off of 5 s.
-		assert.GreaterOrEqual(t, took, 2*time.Hour+30*time.Second+retryDelays[0])
-		assert.Less(t, took, 2*time.Hour+30*time.Second+retryDelays[0]+2*time.Second)
+		assert.GreaterOrEqual(t, took, 2*time.Hour+30*time.Second+machine.RetryDelay(1))
+		assert.Less(t, took, 2*time.Hour+30*time.Second+machine.RetryDelay(1)+2*time.Second)
 		out := w.out.String()
 		assert.Contains(t, out, "usage limit reached")
 		// A countdown: every 30 minutes while more than 2 hours are left,

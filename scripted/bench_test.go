@@ -29,7 +29,7 @@ replies:
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := r.Run(ctx, req, h); err != nil {
+		if _, err := r.play(ctx, req, h); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -32,7 +32,7 @@ replies:
 	done := make(chan *claude.Result, 1)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		res, err := r.Run(ctx, request("S.md", nil), recA.handler())
+		res, err := r.play(ctx, request("S.md", nil), recA.handler())
 		assert.NoError(t, err)
 		done <- res
 	})
@@ -61,7 +61,7 @@ replies:
 			cancel2()
 		}
 	}}
-	res, err := r.Run(ctx2, request("S.md", nil), rec.handler())
+	res, err := r.play(ctx2, request("S.md", nil), rec.handler())
 	require.NoError(t, err)
 	assert.Equal(t, claude.Canceled, res.Outcome)
 	assert.Equal(t, []string{"one"}, rec.texts(claude.EventText))
@@ -77,7 +77,7 @@ func TestRunCanceledBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rec := &recorder{}
-	res, err := r.Run(ctx, request("S.md", nil), rec.handler())
+	res, err := r.play(ctx, request("S.md", nil), rec.handler())
 	require.NoError(t, err)
 	assert.Equal(t, claude.Canceled, res.Outcome)
 	assert.Equal(t, -1, res.ExitCode)
@@ -115,7 +115,7 @@ replies:
 						cancel()
 					}
 				}}
-				res, err := r.Run(ctx, request("SLOW.md", nil), rec.handler())
+				res, err := r.play(ctx, request("SLOW.md", nil), rec.handler())
 				cancel()
 				assert.NoError(t, err)
 				assert.Equal(t, claude.Canceled, res.Outcome)

@@ -48,7 +48,7 @@ func FuzzParse(f *testing.F) {
 				steps += min(rep.times, 3)
 			}
 			for range steps {
-				res, err := r.Run(context.Background(), request(q.key, map[string]string{"x": "<&>"}), h)
+				res, err := r.play(context.Background(), request(q.key, map[string]string{"x": "<&>"}), h)
 				if err != nil || res == nil || res.Outcome == 0 {
 					t.Fatalf("Run: %v, %+v", err, res)
 				}

@@ -80,7 +80,7 @@ func (rec *recorder) texts(k claude.EventKind) []string {
 func run(t testing.TB, r *Runner, req step.Request) (*claude.Result, *recorder) {
 	t.Helper()
 	rec := &recorder{}
-	res, err := r.Run(context.Background(), req, rec.handler())
+	res, err := r.play(context.Background(), req, rec.handler())
 	require.NoError(t, err)
 	require.NotNil(t, res)
 	return res, rec

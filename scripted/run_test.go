@@ -152,7 +152,7 @@ func TestRunSession(t *testing.T) {
 		req := request("S.md", nil)
 		tt.step.State = "S.md"
 		req.Step = tt.step
-		res, err := r.Run(context.Background(), req, claude.Handler{})
+		res, err := r.play(context.Background(), req, claude.Handler{})
 		assert.Nil(t, res)
 		assert.EqualError(t, err, tt.want)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"raymond/claude"
@@ -31,6 +32,9 @@ type Runner struct {
 }
 
 var _ step.Runner = (*Runner)(nil)
+
+// Name implements step.Named.
+func (r *Runner) Name() string { return "scripted" }
 
 // queue is the queue of one key of the replies file: a state's replies,
 // shared by every agent, or one agent's own replies at a state.
@@ -89,13 +93,26 @@ func (q *queue) offered() int {
 // delay, then ends the step as the reply's outcome says. Lines and events
 // go to h as claude.Run would pass them, from the calling goroutine.
 //
-// A step of a state with no reply left ends as claude.InvocationError, its
-// Stderr naming the state and how many replies the file gives. A context
-// done before or during the delay ends the step as claude.Canceled and
-// gives the reply back, to be served first to the next step of the state.
-// Run returns an error only for a request no claude process would accept: a
-// resume or branch step without a session to resume, an unknown session mode.
-func (r *Runner) Run(ctx context.Context, req step.Request, h claude.Handler) (*claude.Result, error) {
+// The lines go through claude's own decoder and classification, so a
+// scripted step ends exactly as a real claude writing the same lines would.
+// A step of a state with no reply left ends as claude's invocation error
+// (step.Failed), its Stderr naming the state and how many replies the file
+// gives. A context done before or during the delay ends the step as
+// step.Canceled and gives the reply back, to be served first to the next
+// step of the state. A request no claude process would accept (a resume or
+// branch step without a session to resume, an unknown session mode) is a
+// step that did not start.
+func (r *Runner) Run(ctx context.Context, req step.Request, h step.Handler) step.Result {
+	res, err := r.play(ctx, req, claude.Handler{OnEvent: claude.Live(h.OnEvent), OnLine: h.OnLine, OnStderr: h.OnStderr})
+	if err != nil {
+		return step.NotStarted(step.Failed, err)
+	}
+	return claude.Neutral(res, req)
+}
+
+// play runs the step as Run does and returns claude's own reading of its
+// lines, before it is put in the orchestrator's terms.
+func (r *Runner) play(ctx context.Context, req step.Request, h claude.Handler) (*claude.Result, error) {
 	sid, err := sessionOf(req.Step)
 	if err != nil {
 		return nil, fmt.Errorf("scripted step %s: %w", req.Name(), err)
@@ -115,7 +132,7 @@ func (r *Runner) Run(ctx context.Context, req step.Request, h claude.Handler) (*
 	s.start()
 	if !sleep(ctx, rep.delay) {
 		r.giveBack(q, rep)
-		return s.killed(claude.Canceled), nil
+		return s.killed(claude.End{ExitCode: -1, Signal: claude.SignalName(syscall.SIGTERM), Canceled: true}), nil
 	}
 	return s.finish(), nil
 }
@@ -186,7 +203,9 @@ func (r *Runner) exhausted(req step.Request, h claude.Handler) *claude.Result {
 		h.OnStderr(msg)
 	}
 	now := time.Now()
-	return &claude.Result{Outcome: claude.InvocationError, ExitCode: 1, Stderr: msg + "\n", Started: now, Ended: now}
+	res := claude.NewDecoder(nil).Finish(claude.End{ExitCode: 1, Stderr: msg + "\n"})
+	res.Started, res.Ended = now, now
+	return res
 }
 
 // Exhausted is a step that found no reply left for it.

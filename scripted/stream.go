@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"raymond/claude"
-	"raymond/parsing"
 	"raymond/step"
 	"raymond/workflow"
 )
@@ -18,18 +17,20 @@ import (
 const version = "scripted"
 
 // stream plays one reply: it writes the step's stream-json lines to the
-// handler with the events the real decoder would make of them, and fills
-// in the Result as the decoder would.
+// handler and through claude's own decoder, which makes of them the same
+// events and Result it makes of a real claude's lines.
 type stream struct {
 	req step.Request
 	rep *reply
 	// list names the list rep came from in messages: the state, or
 	// AGENT/STATE for an agent's own list.
-	list   string
-	h      claude.Handler
-	res    *claude.Result
-	prints *parsing.PrintScanner
-	output int // bytes of model text written, for the token count
+	list      string
+	h         claude.Handler
+	dec       *claude.Decoder
+	sessionID string
+	model     string
+	started   time.Time
+	output    int // bytes of model text written, for the token count
 }
 
 func newStream(req step.Request, rep *reply, sessionID string, h claude.Handler) *stream {
@@ -38,19 +39,20 @@ func newStream(req step.Request, rep *reply, sessionID string, h claude.Handler)
 		model = "scripted"
 	}
 	return &stream{
-		req:    req,
-		rep:    rep,
-		list:   req.Step.State,
-		h:      h,
-		res:    &claude.Result{SessionID: sessionID, Model: model, Version: version, Started: time.Now()},
-		prints: parsing.NewPrintScanner(),
+		req:       req,
+		rep:       rep,
+		list:      req.Step.State,
+		h:         h,
+		dec:       claude.NewDecoder(h.OnEvent),
+		sessionID: sessionID,
+		model:     model,
+		started:   time.Now(),
 	}
 }
 
-// start writes what a step streams before its answer: the init line, the
-// reply's say blocks and its tool calls.
+// start writes the init line, then the reply's say blocks and tool calls.
 func (s *stream) start() {
-	res, o := s.res, s.req.Options
+	o := s.req.Options
 	mode := o.PermissionMode
 	switch {
 	case o.SkipPermissions:
@@ -59,10 +61,9 @@ func (s *stream) start() {
 		mode = "default"
 	}
 	s.write(initLine{
-		Type: "system", Subtype: "init", Cwd: s.req.Step.Cwd, SessionID: res.SessionID, Tools: initTools,
-		Model: res.Model, PermissionMode: mode, Version: version, UUID: claude.NewSessionID(),
+		Type: "system", Subtype: "init", Cwd: s.req.Step.Cwd, SessionID: s.sessionID, Tools: initTools,
+		Model: s.model, PermissionMode: mode, Version: version, UUID: claude.NewSessionID(),
 	})
-	s.emit(claude.Event{Kind: claude.EventInit, SessionID: res.SessionID, Model: res.Model, Version: version})
 	for _, say := range s.rep.say {
 		s.text(s.render(say))
 	}
@@ -71,73 +72,74 @@ func (s *stream) start() {
 	}
 }
 
-// finish writes the answer and returns the step's result.
+// finish ends the step as the reply's outcome says and returns the Result
+// claude's decoder and classification make of it.
 func (s *stream) finish() *claude.Result {
-	rep, res := s.rep, s.res
+	rep := s.rep
 	switch rep.outcome {
 	case crash:
 		return s.crashed()
 	case timeout:
-		return s.killed(claude.Timeout)
+		return s.killed(claude.End{ExitCode: -1, Signal: claude.SignalName(syscall.SIGTERM), TimedOut: true})
 	}
-	res.Subtype = "success"
-	line := resultLine{Type: "result", Subtype: res.Subtype, StopReason: "end_turn", TerminalReason: "completed"}
+	line := resultLine{Type: "result", Subtype: "success", StopReason: "end_turn", TerminalReason: "completed"}
+	exit := 0
 	switch budget := s.req.MaxBudgetUSD; {
 	case rep.outcome == success && budget > 0 && rep.cost > budget:
-		// The CLI stops a step whose cost passes --max-budget-usd before
-		// it answers.
-		s.exhausted(&line, "error_max_budget_usd", "budget_exhausted",
+		exit = exhausted(&line, "error_max_budget_usd", "budget_exhausted",
 			"Reached maximum budget ($"+strconv.FormatFloat(budget, 'f', -1, 64)+")")
 	case rep.outcome == success:
 		text := s.render(rep.text)
 		s.text(text)
-		res.Outcome, res.Text, line.Result = claude.Success, text, &text
+		line.Result = &text
 	case rep.outcome == apiError:
-		s.apiError(&line, "server_error", 500, apiErrorText)
-		res.Outcome = claude.APIError
+		exit = s.apiError(&line, "server_error", 500, apiErrorText)
 	case rep.outcome == usageLimit:
 		now := time.Now()
-		// Whole seconds, as the rate_limit_event carries them; rounded up so
-		// that the wait is never shorter than the reply says.
 		resetAt := time.Unix(now.Add(rep.reset+time.Second-1).Unix(), 0)
 		s.rateLimit(resetAt)
-		s.apiError(&line, "rate_limit", 429, usageLimitText(resetAt, now))
-		res.Outcome, res.ResetAt = claude.UsageLimit, resetAt
+		exit = s.apiError(&line, "rate_limit", 429, usageLimitText(resetAt, now))
 	case rep.outcome == maxTurns:
-		s.exhausted(&line, "error_max_turns", "max_turns", "Reached maximum number of turns (1)")
+		exit = exhausted(&line, "error_max_turns", "max_turns", "Reached maximum number of turns (1)")
 	}
 
 	cost := rep.cost
-	res.HasResult, res.NumTurns = true, 1
-	res.TotalCostUSD, res.CallCostUSD = cost, &cost
-	res.Usage = claude.Usage{InputTokens: tokens(len(s.req.Prompt)), OutputTokens: tokens(s.output)}
-	res.Ended = time.Now()
-	res.DurationMS = res.Ended.Sub(res.Started).Milliseconds()
-
-	usage := map[string]modelUsage{res.Model: {res.Usage.InputTokens, res.Usage.OutputTokens, cost}}
-	line.SessionID, line.TotalCostUSD, line.Usage = res.SessionID, cost, res.Usage
-	line.NumTurns, line.DurationMS = res.NumTurns, res.DurationMS
+	u := claude.Usage{InputTokens: tokens(len(s.req.Prompt)), OutputTokens: tokens(s.output)}
+	usage := map[string]modelUsage{s.model: {u.InputTokens, u.OutputTokens, cost}}
+	line.SessionID, line.TotalCostUSD, line.Usage = s.sessionID, cost, u
+	line.NumTurns, line.DurationMS = 1, time.Since(s.started).Milliseconds()
 	line.ModelUsage, line.CallUsage, line.UUID = usage, usage, claude.NewSessionID()
 	s.write(line)
+	return s.end(claude.End{ExitCode: exit})
+}
+
+// end closes the step as a process ending as e would, through claude's
+// own classification.
+func (s *stream) end(e claude.End) *claude.Result {
+	res := s.dec.Finish(e)
+	res.Started = s.started
+	if res.SessionID == "" {
+		res.SessionID = s.sessionID
+	}
 	return res
 }
 
-// exhausted records a step that hit its own limit: an error subtype, with
-// errors instead of a result text.
-func (s *stream) exhausted(line *resultLine, subtype, terminal, msg string) {
-	res := s.res
-	res.Outcome, res.IsError, res.Subtype, res.Errors, res.ExitCode = claude.Exhausted, true, subtype, []string{msg}, 1
-	line.Subtype, line.IsError, line.Errors = subtype, true, res.Errors
+// exhausted fills in the result line of a step stopped by one of its own
+// limits and returns claude's exit status for it.
+func exhausted(line *resultLine, subtype, terminal, msg string) int {
+	line.Subtype, line.IsError, line.Errors = subtype, true, []string{msg}
 	line.StopReason, line.TerminalReason = "tool_use", terminal
+	return 1
 }
 
-// apiErrorText is the answer of an api_error reply, worded as the CLI's.
+// apiErrorText is the message of a scripted API error, worded as Claude
+// Code words a 500.
 const apiErrorText = "API Error: 500 Internal server error. This is a server-side issue, usually temporary — try again in a moment."
 
-// apiError writes the synthetic assistant message of a failed API call and
-// records it in the result line and the Result: an error result with
-// subtype success, the message as its text, the HTTP status and error kind.
-func (s *stream) apiError(line *resultLine, kind string, status int, msg string) {
+// apiError writes the synthetic assistant message Claude Code writes for
+// an API error it gave up on, fills in the result line to match and
+// returns claude's exit status for it.
+func (s *stream) apiError(line *resultLine, kind string, status int, msg string) int {
 	stop := "stop_sequence"
 	s.write(messageLine{
 		Type: "assistant",
@@ -145,30 +147,27 @@ func (s *stream) apiError(line *resultLine, kind string, status int, msg string)
 			ID: claude.NewSessionID(), Type: "message", Role: "assistant", Model: "<synthetic>",
 			Content: []block{{Type: "text", Text: msg}}, StopReason: &stop, Usage: &claude.Usage{},
 		},
-		SessionID: s.res.SessionID, UUID: claude.NewSessionID(),
+		SessionID: s.sessionID, UUID: claude.NewSessionID(),
 		Error: kind, IsAPIErrorMessage: true, APIErrorStatus: status,
 	})
-	s.emit(claude.Event{Kind: claude.EventAPIError, Text: msg, ErrorKind: kind, Status: status})
-	res := s.res
-	res.IsError, res.Text, res.APIErrorStatus, res.APIErrorKind, res.ExitCode = true, msg, status, kind, 1
 	line.IsError, line.Result, line.APIErrorStatus = true, &msg, &status
 	line.StopReason, line.TerminalReason = "stop_sequence", "api_error"
+	return 1
 }
 
-// rateLimit writes the rate_limit_event of a subscription whose usage limit
-// is reached until resetAt.
+// rateLimit writes the rate_limit_event Claude Code writes when the usage
+// limit rejects a request.
 func (s *stream) rateLimit(resetAt time.Time) {
 	s.write(rateLimitLine{
 		Type:          "rate_limit_event",
 		RateLimitInfo: rateLimitInfo{Status: "rejected", ResetsAt: resetAt.Unix(), RateLimitType: "five_hour"},
-		SessionID:     s.res.SessionID, UUID: claude.NewSessionID(),
+		SessionID:     s.sessionID, UUID: claude.NewSessionID(),
 	})
-	s.emit(claude.Event{Kind: claude.EventRateLimit, LimitStatus: "rejected", LimitType: "five_hour", ResetAt: resetAt})
 }
 
-// usageLimitText is the CLI's usage-limit message for a reset at resetAt,
-// read at now: "You've hit your session limit · resets 3:30pm", with the
-// date when the reset is more than a day away.
+// usageLimitText is Claude Code's message for a reached usage limit,
+// "You've hit your session limit · resets 3pm", with the reset time in the
+// form the CLI uses (see claude.ParseResetTime for the forms it reads).
 func usageLimitText(resetAt, now time.Time) string {
 	layout := "3:04pm"
 	if resetAt.Minute() == 0 {
@@ -180,36 +179,27 @@ func usageLimitText(resetAt, now time.Time) string {
 	return "You've hit your session limit · resets " + resetAt.Format(layout)
 }
 
-// crashed ends the step as a process that died without a result line.
+// crashed ends the step as a claude that dies without a result line: exit
+// status 1 and a message on stderr naming the reply.
 func (s *stream) crashed() *claude.Result {
 	msg := fmt.Sprintf("scripted crash: reply %d of %s has outcome crash", s.rep.index, s.list)
 	if s.h.OnStderr != nil {
 		s.h.OnStderr(msg)
 	}
-	res := s.res
-	res.Outcome, res.ExitCode, res.Stderr, res.Ended = claude.Crash, 1, msg+"\n", time.Now()
-	return res
+	return s.end(claude.End{ExitCode: 1, Stderr: msg + "\n"})
 }
 
-// killed ends the step as a process that raymond terminated before its
-// result line: on its idle timeout or because the run was canceled.
-func (s *stream) killed(o claude.Outcome) *claude.Result {
-	res := s.res
-	res.Outcome, res.ExitCode, res.Signal, res.Ended = o, -1, claude.SignalName(syscall.SIGTERM), time.Now()
-	return res
+// killed ends the step as a claude stopped by a signal.
+func (s *stream) killed(e claude.End) *claude.Result {
+	return s.end(e)
 }
 
-// text writes one assistant text block; an empty text writes nothing.
 func (s *stream) text(t string) {
 	if t == "" {
 		return
 	}
 	s.output += len(t)
 	s.assistant(block{Type: "text", Text: t})
-	s.emit(claude.Event{Kind: claude.EventText, Text: t})
-	for _, p := range s.prints.Feed(t) {
-		s.emit(claude.Event{Kind: claude.EventPrint, Text: p})
-	}
 }
 
 // tool writes a tool_use block and its tool_result.
@@ -220,15 +210,13 @@ func (s *stream) tool(t tool) {
 		input = map[string]any{}
 	}
 	s.assistant(block{Type: "tool_use", ID: id, Name: t.name, Input: input})
-	s.emit(claude.Event{Kind: claude.EventToolUse, Tool: t.name, Detail: detail(input)})
 
 	content, isError := s.render(t.result), t.isError
 	s.write(messageLine{
 		Type:      "user",
 		Message:   message{Role: "user", Content: []block{{Type: "tool_result", ToolUseID: id, Content: &content, IsError: &isError}}},
-		SessionID: s.res.SessionID, UUID: claude.NewSessionID(),
+		SessionID: s.sessionID, UUID: claude.NewSessionID(),
 	})
-	s.emit(claude.Event{Kind: claude.EventToolResult, Tool: t.name, IsError: isError, Text: content, Detail: claude.OneLine(content)})
 }
 
 // assistant writes an assistant message holding one content block.
@@ -236,10 +224,10 @@ func (s *stream) assistant(b block) {
 	s.write(messageLine{
 		Type: "assistant",
 		Message: message{
-			ID: newID("msg_"), Type: "message", Role: "assistant", Model: s.res.Model,
+			ID: newID("msg_"), Type: "message", Role: "assistant", Model: s.model,
 			Content: []block{b}, Usage: &claude.Usage{InputTokens: tokens(len(s.req.Prompt)), OutputTokens: 1},
 		},
-		SessionID: s.res.SessionID, UUID: claude.NewSessionID(),
+		SessionID: s.sessionID, UUID: claude.NewSessionID(),
 	})
 }
 
@@ -255,16 +243,11 @@ func (s *stream) write(v any) {
 		// parsing made of nothing else: encoding them cannot fail.
 		panic(fmt.Sprintf("scripted: encode a stream-json line: %v", err))
 	}
-	s.res.Lines++
+	raw := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
 	if s.h.OnLine != nil {
-		s.h.OnLine(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
+		s.h.OnLine(raw)
 	}
-}
-
-func (s *stream) emit(e claude.Event) {
-	if s.h.OnEvent != nil {
-		s.h.OnEvent(e)
-	}
+	s.dec.Line(raw)
 }
 
 // render fills in the step's template values, unless the reply is verbatim.
@@ -300,13 +283,3 @@ func (s *stream) renderValue(v any) any {
 // tokens makes up a token count for n bytes of text: about four bytes a
 // token, at least one for any text.
 func tokens(n int) int64 { return int64(n+3) / 4 }
-
-// detail returns what the claude package's decoder makes of a tool input:
-// the most telling argument on one line.
-func detail(input map[string]any) string {
-	raw, err := json.Marshal(input)
-	if err != nil {
-		return ""
-	}
-	return claude.ToolDetail(raw)
-}

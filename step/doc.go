@@ -1,10 +1,12 @@
 // Package step is the seam between the orchestrator and whatever runs one
-// step: the claude subprocess ([Claude]), the scripted runner of
+// step: a `claude -p` process (raymond/claude), the replies-file runner of
 // raymond/scripted, and later script states.
 //
 // A [Runner] gets a fully determined [Request] (the state, the prompt after
 // templates, the session to start, resume or branch, the working directory)
-// and returns a *claude.Result however it produced it, so the orchestrator
-// reads every kind of step the same way: outcome, final text, session id,
-// cost, tokens.
+// and returns a [Result] in neutral terms: an [Outcome] the orchestrator acts
+// on (succeeded, transient, usage limit, budget exhausted, unusable, canceled,
+// failed), the final text, the session and its cost, and the facts a
+// transcript records. Each runner classifies its own failures, so the
+// orchestrator never needs to know which runner ran a step.
 package step

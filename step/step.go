@@ -6,7 +6,6 @@ import (
 	"path"
 	"strings"
 
-	"raymond/claude"
 	"raymond/state"
 )
 
@@ -35,6 +34,13 @@ type Request struct {
 	Options state.Options
 	// MaxBudgetUSD caps what this step may spend; 0 means no cap.
 	MaxBudgetUSD float64
+	// PriorCostUSD is what the session this step resumes or branches from
+	// has cost so far, as its runner last reported it (Result.SessionCostUSD);
+	// PriorCostKnown says whether the run has seen that session before. A
+	// runner whose costs are cumulative over a session (Claude Code's are)
+	// needs it to tell what this step alone cost.
+	PriorCostUSD   float64
+	PriorCostKnown bool
 }
 
 // Name is the transcript base name of the step, <agent>_<state stem>_<NNN>
@@ -50,19 +56,73 @@ func Name(agent, stateName string, seq int) string {
 }
 
 // Runner runs one step to its end and reports how it ended. Every way a step
-// can end (success, API error, crash, timeout, cancellation) is a Result with
-// an Outcome; an error means the step could not be started at all (an
-// executable that is missing, an invalid request) and is not retried.
+// can end, including not starting at all, is a Result with an Outcome.
 //
-// Run calls the handler's funcs as claude.Run does: OnEvent and OnLine in
-// stream order, OnStderr possibly from another goroutine. Runners must be safe
-// for concurrent use: the orchestrator runs many steps at once.
+// Run calls the handler's funcs in stream order (OnEvent and OnLine from the
+// goroutine that called Run; OnStderr possibly from another one). Runners
+// must be safe for concurrent use: the orchestrator runs many steps at once.
 type Runner interface {
-	Run(ctx context.Context, req Request, h claude.Handler) (*claude.Result, error)
+	Run(ctx context.Context, req Request, h Handler) Result
 }
 
 // Describer is implemented by runners that can show the command line of a
 // step, for the transcript's meta record.
 type Describer interface {
 	Argv(req Request) []string
+}
+
+// Named is implemented by runners that have a name for the transcript's meta
+// record ("claude", "scripted"); others are named by their Go type.
+type Named interface {
+	Name() string
+}
+
+// RunnerName is the name a transcript records for r.
+func RunnerName(r Runner) string {
+	if n, ok := r.(Named); ok {
+		return n.Name()
+	}
+	return fmt.Sprintf("%T", r)
+}
+
+// Handler receives what happens while a step runs. Any func may be nil.
+// Callbacks should be quick: the step blocks while they run.
+type Handler struct {
+	// OnEvent receives what the step does as it does it, for progress.
+	OnEvent func(Event)
+	// OnLine receives every raw output line of the step (for claude, each
+	// stream-json line) without its newline, for the transcript. raw is only
+	// valid during the call.
+	OnLine func(raw []byte)
+	// OnStderr receives every line the step writes to its error stream.
+	OnStderr func(line string)
+}
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// The kinds of live events.
+const (
+	// EventText is text the model wrote (Text).
+	EventText EventKind = iota + 1
+	// EventToolUse is a tool call (Tool, with its key argument in Detail).
+	EventToolUse
+	// EventToolResult is a tool's answer (Tool, IsError, Detail).
+	EventToolResult
+	// EventPrint is a <print> payload (Text), shown to the user as is.
+	EventPrint
+	// EventRetry is an API error the model's client retries by itself
+	// (Status, Attempt).
+	EventRetry
+)
+
+// Event is one thing a running step did.
+type Event struct {
+	Kind    EventKind
+	Text    string
+	Tool    string
+	Detail  string
+	IsError bool
+	Status  int
+	Attempt int
 }

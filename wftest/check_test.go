@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"raymond/analysis"
-	"raymond/claude"
 	"raymond/scripted"
 	"raymond/state"
 	"raymond/step"
@@ -113,12 +112,12 @@ replies:
 	require.NoError(t, err)
 	for seq, agent := range []string{"main_worker1", "main_worker2"} {
 		req := step.Request{Agent: agent, Seq: seq + 1, Step: state.Step{State: "WORKER.md", Mode: state.SessionNew}}
-		_, err := r.Run(context.Background(), req, claude.Handler{})
-		require.NoError(t, err)
+		res := r.Run(context.Background(), req, step.Handler{})
+		require.False(t, res.NotStarted, res.Reason)
 	}
 	for range 3 {
-		_, err := r.Run(context.Background(), step.Request{Agent: "main", Seq: 1, Step: state.Step{State: "JOIN.md", Mode: state.SessionNew}}, claude.Handler{})
-		require.NoError(t, err)
+		res := r.Run(context.Background(), step.Request{Agent: "main", Seq: 1, Step: state.Step{State: "JOIN.md", Mode: state.SessionNew}}, step.Handler{})
+		require.False(t, res.NotStarted, res.Reason)
 	}
 	got := check(&Case{Expect: Expect{Status: "completed"}}, analysed("completed", nil, 0, 0, nil), r)
 	assert.Equal(t, []string{

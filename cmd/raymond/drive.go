@@ -78,7 +78,7 @@ type driving struct {
 
 // newDriving prepares to drive runs of p with the flags given.
 func newDriving(env *cmdEnv, p *project, f *runFlags) (*driving, error) {
-	d := &driving{env: env, project: p, flags: f, log: f.logger(env.stderr)}
+	d := &driving{env: env, project: p, flags: f, log: f.logger(env.stderr), runner: claude.Runner{}}
 	if f.replies != "" {
 		r, err := scripted.Load(f.replies)
 		if err != nil {

@@ -1,4 +1,4 @@
-package orchestrator
+package machine
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 // oneAgent is a run whose main agent has just run pending at state "A.md"
 // in session "s1" (resumed) with the given stack.
-func oneAgent(mode state.SessionMode, stack ...state.Frame) *machine {
+func oneAgent(mode state.SessionMode, stack ...state.Frame) *Machine {
 	r := &state.Run{
 		WorkflowID: "r1", ScopeDir: "/wf", Status: state.StatusRunning,
 		Options: state.Options{MaxParallel: 8},
@@ -31,7 +31,7 @@ func oneAgent(mode state.SessionMode, stack ...state.Frame) *machine {
 	if mode == state.SessionResume {
 		r.Agents[0].Pending.ResumeSession, r.Agents[0].Pending.SessionID = "s1", ""
 	}
-	m := newMachine(r)
+	m := New(r)
 	m.running["main"] = true
 	return m
 }
@@ -186,9 +186,9 @@ func TestApplyFailures(t *testing.T) {
 	tests := []struct {
 		name       string
 		ev         func(t *testing.T) stepDone
-		setup      func(m *machine)
+		setup      func(m *Machine)
 		wantStatus state.AgentStatus
-		check      func(t *testing.T, m *machine, effects []effect)
+		check      func(t *testing.T, m *Machine, effects []effect)
 	}{
 		{name: "protocol error without policy fails the agent", wantStatus: state.AgentFailed,
 			ev: func(t *testing.T) stepDone {
@@ -196,7 +196,7 @@ func TestApplyFailures(t *testing.T) {
 				ev.decideErr = errors.New("no transition tag")
 				return ev
 			},
-			check: func(t *testing.T, m *machine, _ []effect) {
+			check: func(t *testing.T, m *Machine, _ []effect) {
 				assert.Contains(t, m.run.Agents[0].LastError, "no transition tag")
 				assert.Contains(t, m.run.Agents[0].LastError, "has no allowed_transitions, so no reminder was sent")
 				assert.NotNil(t, m.run.Agents[0].Pending, "the failed step stays for resume")
@@ -208,7 +208,7 @@ func TestApplyFailures(t *testing.T) {
 				ev.policy = restricted
 				return ev
 			},
-			check: func(t *testing.T, m *machine, _ []effect) {
+			check: func(t *testing.T, m *Machine, _ []effect) {
 				a := m.run.Agents[0]
 				assert.Equal(t, state.SessionResume, a.Pending.Mode)
 				assert.Equal(t, "s1", a.Pending.ResumeSession)
@@ -216,14 +216,14 @@ func TestApplyFailures(t *testing.T) {
 				assert.Equal(t, 2, a.Attempts)
 			}},
 		{name: "third bad output fails the agent", wantStatus: state.AgentFailed,
-			setup: func(m *machine) { m.run.Agents[0].Attempts = 3 },
+			setup: func(m *Machine) { m.run.Agents[0].Attempts = 3 },
 			ev: func(t *testing.T) stepDone {
 				ev := success(t, "<goto>B.md</goto>", 0)
 				ev.decideErr = errors.New("no transition tag")
 				ev.policy = restricted
 				return ev
 			},
-			check: func(t *testing.T, m *machine, _ []effect) {
+			check: func(t *testing.T, m *Machine, _ []effect) {
 				a := m.run.Agents[0]
 				assert.Contains(t, a.LastError, "after 3 attempts")
 				assert.Contains(t, a.LastError, "accepts only <goto>B.md</goto>")
@@ -238,23 +238,23 @@ func TestApplyFailures(t *testing.T) {
 			ev: func(t *testing.T) stepDone {
 				return stepDone{agent: "main", res: &claude.Result{Outcome: claude.Crash, ExitCode: 1}}
 			},
-			check: func(t *testing.T, m *machine, _ []effect) {
+			check: func(t *testing.T, m *Machine, _ []effect) {
 				assert.Equal(t, 2, m.run.Agents[0].Pending.Attempt)
 				assert.Equal(t, t0.Add(5*time.Second), m.notBefore["main"])
 			}},
 		{name: "fourth transient failure fails the agent", wantStatus: state.AgentFailed,
-			setup: func(m *machine) { m.run.Agents[0].Pending.Attempt = 4 },
+			setup: func(m *Machine) { m.run.Agents[0].Pending.Attempt = 4 },
 			ev: func(t *testing.T) stepDone {
 				return stepDone{agent: "main", res: &claude.Result{Outcome: claude.APIError, Text: "overloaded"}}
 			},
-			check: func(t *testing.T, m *machine, _ []effect) {
+			check: func(t *testing.T, m *Machine, _ []effect) {
 				assert.Contains(t, m.run.Agents[0].LastError, "gave up after 3 retries")
 			}},
 		{name: "usage limit makes the run wait for the reset", wantStatus: state.AgentReady,
 			ev: func(t *testing.T) stepDone {
 				return stepDone{agent: "main", res: &claude.Result{Outcome: claude.UsageLimit, Text: "limit", ResetAt: t0.Add(time.Hour)}}
 			},
-			check: func(t *testing.T, m *machine, _ []effect) {
+			check: func(t *testing.T, m *Machine, _ []effect) {
 				require.NotNil(t, m.run.Wait)
 				assert.Equal(t, t0.Add(time.Hour+resetMargin), m.run.Wait.Until)
 				assert.Equal(t, 1, m.run.Agents[0].Pending.Attempt, "a usage limit is not a failed attempt")
@@ -263,7 +263,7 @@ func TestApplyFailures(t *testing.T) {
 			ev: func(t *testing.T) stepDone {
 				return stepDone{agent: "main", res: &claude.Result{Outcome: claude.UsageLimit, Text: "limit"}}
 			},
-			check: func(t *testing.T, m *machine, _ []effect) {
+			check: func(t *testing.T, m *Machine, _ []effect) {
 				assert.Equal(t, t0.Add(5*time.Minute), m.run.Wait.Until)
 			}},
 		{name: "session not found fails the agent at once", wantStatus: state.AgentFailed,
@@ -274,7 +274,7 @@ func TestApplyFailures(t *testing.T) {
 			ev: func(t *testing.T) stepDone {
 				return stepDone{agent: "main", res: &claude.Result{Outcome: claude.InvocationError, RootRefused: true}}
 			},
-			check: func(t *testing.T, m *machine, effects []effect) {
+			check: func(t *testing.T, m *Machine, effects []effect) {
 				require.Len(t, effects, 1)
 				assert.Equal(t, effectStop, effects[0].kind)
 				assert.Contains(t, effects[0].line, "IS_SANDBOX")
@@ -283,14 +283,14 @@ func TestApplyFailures(t *testing.T) {
 			ev: func(t *testing.T) stepDone {
 				return stepDone{agent: "main", startErr: claude.ErrNotFound}
 			},
-			check: func(t *testing.T, m *machine, effects []effect) {
+			check: func(t *testing.T, m *Machine, effects []effect) {
 				assert.Equal(t, effectStop, effects[0].kind)
 			}},
 		{name: "a canceled step runs again", wantStatus: state.AgentReady,
 			ev: func(t *testing.T) stepDone {
 				return stepDone{agent: "main", res: &claude.Result{Outcome: claude.Canceled}}
 			},
-			check: func(t *testing.T, m *machine, _ []effect) {
+			check: func(t *testing.T, m *Machine, _ []effect) {
 				assert.Equal(t, 1, m.run.Agents[0].Pending.Attempt)
 				assert.Empty(t, m.notBefore)
 			}},
@@ -321,4 +321,39 @@ func TestAgentPrefix(t *testing.T) {
 	for in, want := range map[string]string{"WORKER.md": "worker", "1_START.md": "1start", "___.md": "agent", "A-Very_Long_State_Name_Here.md": "averylongstatena"} {
 		assert.Equal(t, want, agentPrefix(in), in)
 	}
+}
+
+// A usage limit whose announced reset has already passed (a clock that
+// drifted, a stale rate_limit_event, "resets 3pm" read a few minutes after
+// 3pm) must still pause the run: re-running at once would hit the limit again
+// and spin, starting claude over and over.
+func TestUsageLimitResetInThePastStillWaits(t *testing.T) {
+	tests := []struct {
+		ago  time.Duration
+		want time.Time
+	}{
+		// Within the margin the announced reset still counts.
+		{ago: time.Second, want: t0.Add(resetMargin - time.Second)},
+		// Past it, the run backs off as for a limit without a reset.
+		{ago: resetMargin, want: t0.Add(limitBackoff)},
+		{ago: 5 * time.Minute, want: t0.Add(limitBackoff)},
+		{ago: 3 * time.Hour, want: t0.Add(limitBackoff)},
+	}
+	for _, tt := range tests {
+		m := oneAgent(state.SessionResume)
+		m.apply(stepDone{agent: "main", res: &claude.Result{Outcome: claude.UsageLimit, Text: "limit", ResetAt: t0.Add(-tt.ago)}}, t0)
+		require.NotNil(t, m.run.Wait)
+		assert.Equal(t, tt.want, m.run.Wait.Until, "reset %s ago", tt.ago)
+	}
+}
+
+func TestStepCap(t *testing.T) {
+	m := New(&state.Run{BudgetUSD: 1, TotalCostUSD: 0.4, SessionCosts: map[string]float64{"s": 0.3}})
+	assert.InDelta(t, 0.6, m.stepCap(&state.Step{Mode: state.SessionNew}), 1e-9)
+	assert.InDelta(t, 0.9, m.stepCap(&state.Step{Mode: state.SessionResume, ResumeSession: "s"}), 1e-9)
+	assert.InDelta(t, 0.9, m.stepCap(&state.Step{Mode: state.SessionBranch, ResumeSession: "s"}), 1e-9)
+	m.run.TotalCostUSD = 1
+	assert.InDelta(t, 1e-6, m.stepCap(&state.Step{Mode: state.SessionNew}), 1e-12, "never 0, which would lift the cap")
+	m.run.BudgetUSD = 0
+	assert.Zero(t, m.stepCap(&state.Step{Mode: state.SessionNew}))
 }

@@ -1,11 +1,10 @@
-package orchestrator
+package machine
 
 import (
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"raymond/parsing"
 	"raymond/state"
@@ -13,10 +12,11 @@ import (
 )
 
 // transition applies the tag a successful step emitted (protocol.md §5).
-func (m *machine) transition(a *state.Agent, ev stepDone, cost float64, now time.Time) []effect {
+func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effect {
+	now := ev.Now
 	s := a.Pending
-	tag := ev.tr.Tag
-	session := ev.res.SessionID
+	tag := ev.Transition.Tag
+	session := ev.Result.SessionID
 	if session == "" {
 		session = sessionOf(s)
 	}
@@ -27,14 +27,14 @@ func (m *machine) transition(a *state.Agent, ev stepDone, cost float64, now time
 	from := s.State
 	input := attrPtr(tag, "input")
 	cwd := a.Cwd
-	if len(ev.cwds) > 0 && ev.cwds[0] != "" {
-		cwd = ev.cwds[0]
+	if len(ev.Cwds) > 0 && ev.Cwds[0] != "" {
+		cwd = ev.Cwds[0]
 	}
 
 	var next *state.Step
 	to := tag.Target
 	var spawned []string
-	var effects []effect
+	var effects []Effect
 	switch tag.Name {
 	case parsing.Goto:
 		next = &state.Step{State: to, Mode: state.SessionResume, ResumeSession: session, Input: input}
@@ -57,11 +57,11 @@ func (m *machine) transition(a *state.Agent, ev stepDone, cost float64, now time
 		next = &state.Step{State: to, Mode: state.SessionResume, ResumeSession: session}
 		spawned, effects = m.spawn(a.ID, ev)
 		// spawn appended to Agents: a may point into the old array.
-		a = m.run.Agent(ev.agent)
+		a = m.agent(ev.Agent)
 	case parsing.Result:
 		payload := tag.Payload
 		if len(a.Stack) == 0 {
-			return m.complete(a, ev, s, session, cost, payload, now)
+			return m.complete(a, ev, s, session, cost, payload)
 		}
 		f := a.Stack[len(a.Stack)-1]
 		a.Stack = a.Stack[:len(a.Stack)-1]
@@ -70,12 +70,12 @@ func (m *machine) transition(a *state.Agent, ev stepDone, cost float64, now time
 		to = f.State
 		next = &state.Step{State: to, Mode: state.SessionResume, ResumeSession: f.Session, Input: &payload}
 	default:
-		return m.fail(a, fmt.Sprintf("%s: unknown tag <%s>", from, tag.Name))
+		return m.fail(a, now, fmt.Sprintf("%s: unknown tag <%s>", from, tag.Name))
 	}
-	if len(ev.tr.Forks) > 1 || (tag.Name != parsing.Fork && len(ev.tr.Forks) > 0) {
+	if len(ev.Transition.Forks) > 1 || (tag.Name != parsing.Fork && len(ev.Transition.Forks) > 0) {
 		// A fan-out: the parent continues at the common next state.
 		spawned, effects = m.spawn(a.ID, ev)
-		a = m.run.Agent(ev.agent)
+		a = m.agent(ev.Agent)
 	}
 	next.Cwd = a.Cwd
 	next.Attempt = 1
@@ -84,7 +84,7 @@ func (m *machine) transition(a *state.Agent, ev stepDone, cost float64, now time
 	a.Status = state.AgentReady
 
 	name := tag.Name
-	if len(ev.tr.Forks) > 0 {
+	if len(ev.Transition.Forks) > 0 {
 		name = parsing.Fork
 	}
 	tr := transcript.Transition{
@@ -97,19 +97,20 @@ func (m *machine) transition(a *state.Agent, ev stepDone, cost float64, now time
 	} else {
 		tr.Payload = input
 	}
-	line := fmt.Sprintf("%s -> %s (%s)  %s, total %s", from, to, name, money(cost), money(m.run.TotalCostUSD))
-	out := []effect{{
-		kind: effectNote, agent: a.ID, transition: &tr, line: line, quiet: true,
-		event: transcript.Event{Type: transcript.EventTransition, Agent: a.ID, Step: ev.name, State: from, Tag: name, Target: to,
+	line := fmt.Sprintf("%s -> %s (%s)  %s, total %s", from, to, name, Money(cost), Money(m.run.TotalCostUSD))
+	out := []Effect{Emit{
+		Agent: a.ID, Transition: &tr, Line: line, Important: true,
+		Event: transcript.Event{Time: now, Type: transcript.EventTransition, Agent: a.ID, Step: ev.Name, State: from, Tag: name, Target: to,
 			Session: session, CostUSD: ptr(cost), TotalCostUSD: ptr(m.run.TotalCostUSD), Depth: len(a.Stack), Payload: tr.Payload},
 	}}
 	return append(out, effects...)
 }
 
 // complete ends an agent whose <result> found an empty stack.
-func (m *machine) complete(a *state.Agent, ev stepDone, s *state.Step, session string, cost float64, payload string, now time.Time) []effect {
+func (m *Machine) complete(a *state.Agent, ev StepEnded, s *state.Step, session string, cost float64, payload string) []Effect {
+	now := ev.Now
 	from := s.State
-	a.Status = state.AgentCompleted
+	m.end(a, state.AgentCompleted)
 	a.Result = &payload
 	a.Pending = nil
 	a.CurrentState = from
@@ -118,45 +119,44 @@ func (m *machine) complete(a *state.Agent, ev stepDone, s *state.Step, session s
 		SessionNote: sessionNote(s), CostUSD: cost,
 		TotalCostUSD: m.run.TotalCostUSD, Payload: &payload,
 	}
-	line := fmt.Sprintf("%s -> done (result)  %s, total %s", from, money(cost), money(m.run.TotalCostUSD))
-	return []effect{
-		{kind: effectNote, agent: a.ID, transition: &tr, line: line, quiet: true,
-			event: transcript.Event{Type: transcript.EventTransition, Agent: a.ID, Step: ev.name, State: from, Tag: parsing.Result,
+	line := fmt.Sprintf("%s -> done (result)  %s, total %s", from, Money(cost), Money(m.run.TotalCostUSD))
+	return []Effect{
+		Emit{Agent: a.ID, Transition: &tr, Line: line, Important: true,
+			Event: transcript.Event{Time: now, Type: transcript.EventTransition, Agent: a.ID, Step: ev.Name, State: from, Tag: parsing.Result,
 				Session: session, CostUSD: ptr(cost), TotalCostUSD: ptr(m.run.TotalCostUSD), Payload: &payload}},
-		note(a.ID, transcript.Event{Type: transcript.EventAgentCompleted, State: from, Payload: &payload}, "", false),
+		note(a.ID, transcript.Event{Time: now, Type: transcript.EventAgentCompleted, State: from, Payload: &payload}, "", false),
 	}
 }
 
 // spawn starts one agent per fork of the step's transition and returns
 // their descriptions for the log.
-func (m *machine) spawn(parent string, ev stepDone) ([]string, []effect) {
+func (m *Machine) spawn(parent string, ev StepEnded) ([]string, []Effect) {
 	var spawned []string
-	var effects []effect
+	var effects []Effect
 	p := m.run.Agent(parent)
 	parentCwd := p.Cwd
-	for i, f := range ev.tr.Forks {
+	for i, f := range ev.Transition.Forks {
 		m.run.NextAgentSeq++
 		id := fmt.Sprintf("%s_%s%d", parent, agentPrefix(f.Target), m.run.NextAgentSeq)
-		for m.run.Agent(id) != nil { // an id never repeats, even after a hand edit
+		for m.agent(id) != nil { // an id never repeats, even after a hand edit
 			m.run.NextAgentSeq++
 			id = fmt.Sprintf("%s_%s%d", parent, agentPrefix(f.Target), m.run.NextAgentSeq)
 		}
 		cwd := parentCwd
-		if i+1 < len(ev.cwds) && ev.cwds[i+1] != "" {
-			cwd = ev.cwds[i+1]
+		if i+1 < len(ev.Cwds) && ev.Cwds[i+1] != "" {
+			cwd = ev.Cwds[i+1]
 		}
 		vars := f.Vars()
-		m.run.Agents = append(m.run.Agents, state.Agent{
+		m.add(state.Agent{
 			ID: id, CurrentState: f.Target, Cwd: cwd, Stack: []state.Frame{}, Status: state.AgentReady, Parent: parent,
 			Pending: &state.Step{State: f.Target, Mode: state.SessionNew, Input: attrPtr(f, "input"), Vars: vars, Cwd: cwd, Attempt: 1},
 		})
-		m.touch(id)
 		desc := id + " at " + f.Target
 		if len(vars) > 0 {
 			desc += " (" + formatVars(vars) + ")"
 		}
 		spawned = append(spawned, desc)
-		effects = append(effects, note(parent, transcript.Event{Type: transcript.EventSpawn, Step: ev.name, Child: id, Parent: parent, State: f.Target},
+		effects = append(effects, note(parent, transcript.Event{Time: ev.Now, Type: transcript.EventSpawn, Step: ev.Name, Child: id, Parent: parent, State: f.Target},
 			"started "+desc, false))
 	}
 	return spawned, effects

@@ -1,0 +1,218 @@
+package claude
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"raymond/state"
+	"raymond/step"
+)
+
+// Runner runs each step as a `claude -p` process. It implements
+// [step.Runner]; Env, when set, is the environment the process starts from
+// (the current one otherwise, always without CLAUDECODE).
+type Runner struct {
+	Env []string
+}
+
+var _ step.Runner = Runner{}
+
+// Name implements [step.Named].
+func (Runner) Name() string { return "claude" }
+
+// Request is the claude invocation for a step.
+func (c Runner) Request(req step.Request) Request {
+	s := req.Step
+	o := req.Options
+	r := Request{
+		Executable:      o.ClaudePath,
+		Prompt:          req.Prompt,
+		Cwd:             s.Cwd,
+		Model:           s.Model,
+		Effort:          s.Effort,
+		PermissionMode:  o.PermissionMode,
+		SkipPermissions: o.SkipPermissions,
+		MaxBudgetUSD:    req.MaxBudgetUSD,
+		Env:             c.Env,
+		IdleTimeout:     o.Timeout.Std(),
+	}
+	switch s.Mode {
+	case state.SessionNew:
+		r.SessionID = s.SessionID
+	case state.SessionResume:
+		r.Resume = s.ResumeSession
+	case state.SessionBranch:
+		r.Resume = s.ResumeSession
+		r.Fork = true
+		r.SessionID = s.SessionID
+	}
+	return r
+}
+
+// Run implements [step.Runner].
+func (c Runner) Run(ctx context.Context, req step.Request, h step.Handler) step.Result {
+	res, err := Run(ctx, c.Request(req), Handler{
+		OnEvent:  Live(h.OnEvent),
+		OnLine:   h.OnLine,
+		OnStderr: h.OnStderr,
+	})
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return step.NotStarted(step.Unusable, err)
+		}
+		return step.NotStarted(step.Failed, err)
+	}
+	return Neutral(res, req)
+}
+
+// Argv implements [step.Describer]: the command line of the step's process.
+func (c Runner) Argv(req step.Request) []string {
+	r := c.Request(req)
+	argv, _ := Args(r)
+	exe := r.Executable
+	if exe == "" {
+		exe = "claude"
+	}
+	return append([]string{exe}, argv...)
+}
+
+// Live turns the decoder's events into the step's live events, dropping
+// those a person does not follow (init, rate-limit notices, the text of an
+// API error, which the result reports). A nil on gives a nil func.
+func Live(on func(step.Event)) func(Event) {
+	if on == nil {
+		return nil
+	}
+	return func(e Event) {
+		switch e.Kind {
+		case EventText:
+			on(step.Event{Kind: step.EventText, Text: e.Text})
+		case EventToolUse:
+			on(step.Event{Kind: step.EventToolUse, Tool: e.Tool, Detail: e.Detail})
+		case EventToolResult:
+			on(step.Event{Kind: step.EventToolResult, Tool: e.Tool, Detail: e.Detail, IsError: e.IsError, Text: e.Text})
+		case EventPrint:
+			on(step.Event{Kind: step.EventPrint, Text: e.Text})
+		case EventRetry:
+			on(step.Event{Kind: step.EventRetry, Status: e.Status, Attempt: e.Attempt})
+		}
+	}
+}
+
+// budgetSubtype is the result subtype of a step stopped by --max-budget-usd.
+const budgetSubtype = "error_max_budget_usd"
+
+// Neutral says how a claude step ended in the orchestrator's terms, with the
+// step's own cost worked out from the session's cumulative total (see
+// [StepCost]) and the prior total the request carries.
+func Neutral(res *Result, req step.Request) step.Result {
+	out := step.Result{
+		Class:     res.Outcome.String(),
+		Text:      res.Text,
+		ResetAt:   res.ResetAt,
+		SessionID: res.SessionID,
+		Usage:     res.Usage,
+		Turns:     res.NumTurns,
+		Model:     res.Model,
+		Version:   res.Version,
+		ExitCode:  res.ExitCode,
+		Signal:    res.Signal,
+		Stderr:    res.Stderr,
+		Started:   res.Started,
+		Ended:     res.Ended,
+	}
+	if res.HasResult {
+		prior, known := 0.0, false
+		if req.Step.Mode != state.SessionNew && req.Step.ResumeSession != "" {
+			prior, known = req.PriorCostUSD, req.PriorCostKnown
+		}
+		out.Billed = true
+		out.CostUSD = StepCost(res, prior, known)
+		out.SessionCostUSD = res.TotalCostUSD
+	}
+	switch {
+	case res.Outcome == Success:
+		out.Outcome = step.Succeeded
+	case res.Outcome == Canceled:
+		out.Outcome = step.Canceled
+	case res.Outcome == UsageLimit:
+		out.Outcome, out.Reason = step.UsageLimit, res.Text
+	case res.RootRefused, res.Outcome == AuthError, res.Outcome == BillingError:
+		out.Outcome, out.Reason = step.Unusable, unusableReason(res)
+	case res.Outcome == Exhausted && res.Subtype == budgetSubtype:
+		out.Outcome, out.Reason = step.BudgetExhausted, outcomeReason(res)
+	case res.Outcome.Transient():
+		out.Outcome, out.Reason = step.Transient, outcomeReason(res)
+	default:
+		out.Outcome, out.Reason = step.Failed, outcomeReason(res)
+	}
+	return out
+}
+
+// outcomeReason says in one line why a step did not succeed.
+func outcomeReason(res *Result) string {
+	var b strings.Builder
+	switch res.Outcome {
+	case Crash:
+		if res.Signal != "" {
+			fmt.Fprintf(&b, "claude was killed by %s without an answer", res.Signal)
+		} else {
+			fmt.Fprintf(&b, "claude exited with status %d without an answer", res.ExitCode)
+		}
+	case Timeout:
+		b.WriteString("claude printed nothing for too long and was stopped (--timeout)")
+	case APIError:
+		fmt.Fprintf(&b, "API error: %s", firstLine(res.Text))
+	case Exhausted:
+		fmt.Fprintf(&b, "the step used up its own limit (%s)", res.Subtype)
+	case SessionNotFound:
+		b.WriteString("claude no longer has the session to resume (was ~/.claude cleaned, or the working directory moved?)")
+	case InvocationError:
+		b.WriteString("the step could not run: ")
+		b.WriteString(firstLine(res.Stderr))
+	default:
+		b.WriteString(res.Outcome.String())
+	}
+	if res.Outcome != InvocationError && res.Outcome != APIError {
+		if t := firstLine(lastLine(res.Stderr)); t != "" {
+			fmt.Fprintf(&b, " (stderr: %s)", t)
+		}
+	}
+	return b.String()
+}
+
+// unusableReason says why claude cannot run any step, and what to do.
+func unusableReason(res *Result) string {
+	switch {
+	case res.RootRefused:
+		return "claude refuses --dangerously-skip-permissions (and bypassPermissions) when run as root. " +
+			"Run raymond as a normal user, or drop --dangerously-skip-permissions and use --permission-mode " +
+			"(the default is acceptEdits). If you run inside a sandbox you set up yourself, you may export " +
+			"IS_SANDBOX=1 for claude; raymond never sets it for you"
+	case res.Outcome == AuthError:
+		return "claude is not logged in (" + firstLine(res.Text+res.Stderr) + "). Run `claude` once to log in, then resume the run"
+	default:
+		return "the account cannot pay for more requests (" + firstLine(res.Text+res.Stderr) + "). Add credit, then resume the run"
+	}
+}
+
+// firstLine is the first non-blank line of s, trimmed and cut at 200 bytes.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" {
+			if len(line) > 200 {
+				line = line[:200] + "…"
+			}
+			return line
+		}
+	}
+	return ""
+}
+
+// lastLine is the last line of s after trimming.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}

@@ -1,0 +1,196 @@
+package machine
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"raymond/state"
+	"raymond/step"
+	"raymond/transcript"
+)
+
+// stepEnded applies the end of a step: it books the step's cost, then
+// decides what the agent does next — a transition, a reminder, a retry
+// after a back-off, a wait for the usage limit, a stop — or fails it.
+func (m *Machine) stepEnded(ev StepEnded) []Effect {
+	a := m.agent(ev.Agent)
+	if a == nil || a.Pending == nil {
+		return nil
+	}
+	delete(m.running, ev.Agent)
+	m.touch(a.ID)
+	s := a.Pending
+	ran := *s
+	res := ev.Result
+	cost := m.book(res)
+	out := []Effect{
+		StepClosed{Agent: a.ID, Seq: ev.Seq, Name: ev.Name, Step: ran, CostUSD: cost, TotalCostUSD: m.run.TotalCostUSD},
+		Emit{Agent: a.ID, Event: m.endedEvent(ev, ran, cost)},
+	}
+	return append(out, m.decide(a, ev, cost)...)
+}
+
+// endedEvent is the step_ended event of a step.
+func (m *Machine) endedEvent(ev StepEnded, s state.Step, cost float64) transcript.Event {
+	res := ev.Result
+	e := transcript.Event{Time: ev.Now, Type: transcript.EventStepEnded, Agent: ev.Agent, Step: ev.Name, State: s.State, Attempt: s.Attempt}
+	if res.NotStarted {
+		return e
+	}
+	e.Session, e.Outcome, e.DurationMS = res.SessionID, res.Class, res.Ended.Sub(res.Started).Milliseconds()
+	e.InputTokens, e.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
+	e.CostUSD = ptr(cost)
+	e.TotalCostUSD = ptr(m.run.TotalCostUSD)
+	if ev.DecideErr != nil {
+		e.Message = ev.DecideErr.Error()
+	}
+	return e
+}
+
+// decide is what follows the end of a step for its agent.
+func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
+	s := a.Pending
+	res := ev.Result
+	switch {
+	case res.NotStarted && res.Outcome == step.Unusable:
+		a.Status = state.AgentReady
+		return m.unusable(a, ev.Now, res)
+	case res.NotStarted:
+		a.Status = state.AgentReady
+		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s", s.State, res.Reason))
+	case res.Outcome == step.Succeeded && ev.DecideErr == nil:
+		m.limitStreak = 0
+		return m.transition(a, ev, cost)
+	case res.Outcome == step.Succeeded:
+		m.limitStreak = 0
+		return m.refused(a, ev)
+	case res.Outcome == step.Canceled:
+		a.Status = state.AgentReady
+		return []Effect{say(a.ID, fmt.Sprintf("%s: step stopped; it runs again on resume", s.State))}
+	case res.Outcome == step.UsageLimit:
+		return m.usageLimit(a, ev.Now, res)
+	case res.Outcome == step.Unusable:
+		a.Status = state.AgentReady
+		return m.unusable(a, ev.Now, res)
+	case res.Outcome == step.BudgetExhausted && overBudget(m.run):
+		a.Status = state.AgentReady
+		return []Effect{say(a.ID, fmt.Sprintf("%s: stopped at the run's budget; it runs again when the run is resumed with a higher --budget", s.State))}
+	case res.Outcome == step.Transient, res.Outcome == step.BudgetExhausted:
+		return m.retry(a, ev)
+	default:
+		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s", s.State, res.Reason))
+	}
+}
+
+// unusable stops the run: the runner cannot run any step until the user
+// acts. The agent's step stays pending for the resume.
+func (m *Machine) unusable(a *state.Agent, now time.Time, res step.Result) []Effect {
+	cause := res.Err
+	if cause == nil {
+		cause = fmt.Errorf("%s", res.Reason)
+	}
+	m.stop(fmt.Errorf("%w: %w", ErrUnusable, cause), "")
+	return []Effect{Emit{Agent: a.ID, Event: transcript.Event{Time: now, Type: transcript.EventPaused, Agent: a.ID, Message: res.Reason}}}
+}
+
+// fail ends an agent as failed with reason; its pending step stays, so a
+// resume can retry it.
+func (m *Machine) fail(a *state.Agent, now time.Time, reason string) []Effect {
+	m.touch(a.ID)
+	m.end(a, state.AgentFailed)
+	a.LastError = reason
+	delete(m.notBefore, a.ID)
+	return []Effect{note(a.ID, transcript.Event{Time: now, Type: transcript.EventAgentFailed, State: a.CurrentState, Message: reason},
+		"failed: "+reason, true)}
+}
+
+// retry runs the step again after a back-off, up to maxRetries times.
+func (m *Machine) retry(a *state.Agent, ev StepEnded) []Effect {
+	s := a.Pending
+	reason := ev.Result.Reason
+	if s.Attempt > maxRetries {
+		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s (gave up after %d retries)", s.State, reason, maxRetries))
+	}
+	delay := RetryDelay(s.Attempt)
+	s.Attempt++
+	a.Status = state.AgentReady
+	a.LastError = reason
+	m.notBefore[a.ID] = ev.Now.Add(delay)
+	return []Effect{note(a.ID, transcript.Event{Time: ev.Now, Type: transcript.EventRetry, Step: ev.Name, State: s.State, Attempt: s.Attempt, Outcome: ev.Result.Class, Message: reason},
+		fmt.Sprintf("%s: %s; retry %d of %d in %s", s.State, reason, s.Attempt-1, maxRetries, delay), true)}
+}
+
+// usageLimit makes the whole run wait: until the reset plus a margin, or,
+// with no reset known (or one already past), 5 minutes doubling up to 2
+// hours. The step runs again after the wait; it is not a failed attempt.
+func (m *Machine) usageLimit(a *state.Agent, now time.Time, res step.Result) []Effect {
+	a.Status = state.AgentReady
+	until := res.ResetAt
+	if !until.IsZero() {
+		until = until.Add(resetMargin)
+	}
+	if until.After(now) {
+		m.limitStreak = 0
+	} else {
+		wait := limitBackoff << min(m.limitStreak, 5)
+		until = now.Add(min(wait, maxLimitBackoff))
+		m.limitStreak++
+	}
+	if w := m.run.Wait; w == nil || until.After(w.Until) {
+		m.run.Wait = &state.Wait{Until: until, Reason: firstLine(res.Reason)}
+	}
+	return []Effect{say(a.ID, fmt.Sprintf("%s: usage limit reached; the step runs again after the reset", a.Pending.State))}
+}
+
+// refused handles an answer that ran but was refused: with a policy, the
+// reminder goes back in the same session, up to maxAttempts answers in
+// all; without one, the agent fails.
+func (m *Machine) refused(a *state.Agent, ev StepEnded) []Effect {
+	s := a.Pending
+	a.Attempts = max(a.Attempts, 1)
+	reason := ev.DecideErr.Error()
+	if !ev.Restricted {
+		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s; %s has no allowed_transitions, so no reminder was sent", s.State, reason, s.State))
+	}
+	session := ev.Result.SessionID
+	if session == "" {
+		session = sessionOf(s)
+	}
+	a.SessionID = session
+	// A failed agent keeps this reminder pending, so a resume answers the
+	// last refusal in the same session rather than re-running the state.
+	a.Pending = &state.Step{
+		State: s.State, Mode: state.SessionResume, ResumeSession: session,
+		Cwd: s.Cwd, Reminder: ev.Reminder,
+		Attempt: 1, Model: s.Model, Effort: s.Effort,
+	}
+	if a.Attempts >= maxAttempts {
+		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s (after %d attempts); %s accepts only %s",
+			s.State, reason, a.Attempts, s.State, strings.Join(ev.Accepted, ", ")))
+	}
+	a.Attempts++
+	a.Status = state.AgentReady
+	a.LastError = reason
+	return []Effect{note(a.ID, transcript.Event{Time: ev.Now, Type: transcript.EventReminder, Step: ev.Name, State: s.State, Attempt: a.Attempts, Message: reason},
+		fmt.Sprintf("%s: %s; reminder %d of %d", s.State, reason, a.Attempts-1, maxAttempts-1), true)}
+}
+
+// sessionOf is the session a step ran in when its result names none.
+func sessionOf(s *state.Step) string {
+	if s.Mode == state.SessionResume {
+		return s.ResumeSession
+	}
+	return s.SessionID
+}
+
+// note publishes ev for agent with a progress line.
+func note(agent string, ev transcript.Event, line string, important bool) Effect {
+	ev.Agent = agent
+	return Emit{Agent: agent, Event: ev, Line: line, Important: important}
+}
+
+// say is a progress line of agent that is not an event.
+func say(agent, line string) Effect {
+	return Emit{Agent: agent, Line: line, Important: true}
+}

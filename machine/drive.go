@@ -1,0 +1,291 @@
+package machine
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"raymond/state"
+	"raymond/step"
+	"raymond/transcript"
+)
+
+// begin makes the run ready to be driven: steps in flight when the last
+// driver stopped run again, failed agents with a step left are retried.
+func (m *Machine) begin(ev Begin) []Effect {
+	r := m.run
+	resumed := r.Status != state.StatusCreated
+	for i := range r.Agents {
+		a := &r.Agents[i]
+		switch a.Status {
+		case state.AgentRunning:
+			a.Status = state.AgentReady
+		case state.AgentFailed:
+			if a.Pending != nil {
+				a.Status = state.AgentReady
+				a.Attempts = 0
+				a.Pending.Attempt = 1
+			}
+		}
+	}
+	m.reindex()
+	r.Status = state.StatusRunning
+	r.Error = ""
+	r.PID = ev.PID
+	kind, verb := transcript.EventRunStarted, "started"
+	if resumed {
+		kind, verb = transcript.EventRunResumed, "resumed"
+	}
+	return []Effect{Emit{
+		Event: transcript.Event{Time: ev.Now, Type: kind, State: r.EntryState, Message: r.ScopeDir},
+		Line:  fmt.Sprintf("run %s %s: %s", r.WorkflowID, verb, r.ScopeDir), Important: true,
+	}}
+}
+
+// tick starts what may start, shows a usage-limit wait, and settles the
+// run when nothing runs and nothing is left to wait for.
+func (m *Machine) tick(now time.Time) []Effect {
+	if m.settled {
+		return []Effect{Done{}}
+	}
+	out, wake := m.schedule(now)
+	if len(m.dirty) > 0 {
+		out = append(out, Save{Agents: m.takeDirty()})
+	}
+	if len(m.running) == 0 {
+		if done := m.settle(now); done != nil {
+			return append(out, done...)
+		}
+	}
+	if !wake.IsZero() {
+		out = append(out, Wake{At: wake})
+	}
+	return out
+}
+
+// schedule picks the agents whose steps start now, round-robin from where
+// the last pick stopped, up to the run's max_parallel steps at a time. It
+// returns their Prepare effects and when to look again for a back-off or
+// a wait that ends.
+func (m *Machine) schedule(now time.Time) (out []Effect, wake time.Time) {
+	r := m.run
+	if m.stopping || !m.active() || overBudget(r) {
+		return nil, time.Time{}
+	}
+	if w := r.Wait; w != nil {
+		if now.Before(w.Until) {
+			if r.Options.NoWait {
+				return nil, time.Time{}
+			}
+			return m.waiting(now, w)
+		}
+		r.Wait = nil
+		r.Status = state.StatusRunning
+		out = append(out, Emit{Event: transcript.Event{Time: now, Type: transcript.EventWaitOver},
+			Line: "usage limit wait over; steps start again", Important: true})
+	}
+	maxPar := max(r.Options.MaxParallel, 1)
+	n, first := len(r.Agents), m.next
+	for k := 0; k < n && len(m.running) < maxPar; k++ {
+		i := (first + k) % n
+		a := &r.Agents[i]
+		if a.Status != state.AgentReady || a.Pending == nil || m.running[a.ID] {
+			continue
+		}
+		if t, ok := m.notBefore[a.ID]; ok {
+			if now.Before(t) {
+				if wake.IsZero() || t.Before(wake) {
+					wake = t
+				}
+				continue
+			}
+			delete(m.notBefore, a.ID)
+		}
+		m.running[a.ID] = true
+		m.next = i + 1
+		out = append(out, Prepare{Agent: a.ID, Step: *a.Pending, Vars: Vars(r, a)})
+	}
+	return out, wake
+}
+
+// prepared turns the prepared steps into Starts, after one Save.
+func (m *Machine) prepared(ev Prepared) []Effect {
+	var out, starts []Effect
+	for _, p := range ev.Steps {
+		effects, start := m.prepare(ev.Now, p)
+		out = append(out, effects...)
+		if start != nil {
+			starts = append(starts, *start)
+		}
+	}
+	if len(starts) > 0 || len(m.dirty) > 0 {
+		out = append(out, Save{Agents: m.takeDirty()})
+	}
+	return append(out, starts...)
+}
+
+// prepare settles the model and effort of one prepared step, takes the
+// fresh session id for a new session or a branch, and counts the step.
+func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
+	r := m.run
+	a := m.agent(p.Agent)
+	if a == nil || a.Pending == nil || !m.running[a.ID] {
+		return nil, nil
+	}
+	s := a.Pending
+	if p.Err != nil {
+		delete(m.running, a.ID)
+		return m.fail(a, now, p.Err.Error()), nil
+	}
+	var out []Effect
+	for _, w := range p.Warnings {
+		if !slices.Contains(r.Warned, w) {
+			r.Warned = append(r.Warned, w)
+			out = append(out, note(a.ID, transcript.Event{Time: now, Type: transcript.EventWarning, State: s.State, Message: w}, "warning: "+w, true))
+		}
+	}
+	s.Model = firstOf(p.Model, r.Options.Model)
+	s.Effort = firstOf(p.Effort, r.Options.Effort)
+	if s.Mode != state.SessionResume {
+		s.SessionID = p.SessionID
+	}
+	if s.Attempt == 0 {
+		s.Attempt = 1
+	}
+	a.Steps++
+	a.Status = state.AgentRunning
+	a.CurrentState = s.State
+	if a.Attempts == 0 {
+		a.Attempts = 1
+	}
+	m.touch(a.ID)
+	prompt := s.Reminder
+	if prompt == "" {
+		prompt = p.Prompt
+	}
+	req := step.Request{
+		RunID: r.WorkflowID, Agent: a.ID, Seq: a.Steps, Step: *s, Prompt: prompt,
+		Vars: Vars(r, a), Options: r.Options, MaxBudgetUSD: m.stepCap(s),
+	}
+	if s.Mode != state.SessionNew && s.ResumeSession != "" {
+		req.PriorCostUSD, req.PriorCostKnown = r.SessionCosts[s.ResumeSession]
+	}
+	return out, &Start{Request: req}
+}
+
+// stepCap is the --max-budget-usd of a step: what is left of the run's
+// budget, plus, for a resumed or branched step, what its session lineage
+// has cost so far (Claude Code does not say whether it compares the cap with
+// the call's cost or the lineage's cumulative one; this cap is right for the
+// second and a bound for the first). Rounded down to the micro-dollar, and
+// never 0, which would mean no cap.
+func (m *Machine) stepCap(s *state.Step) float64 {
+	r := m.run
+	if r.BudgetUSD <= 0 {
+		return 0
+	}
+	left := r.BudgetUSD - r.TotalCostUSD
+	if s.Mode != state.SessionNew && s.ResumeSession != "" {
+		left += r.SessionCosts[s.ResumeSession]
+	}
+	return max(math.Floor(math.Round(left*1e9)/1e3)/1e6, 1e-6)
+}
+
+// saveFailed stops the run: its state cannot be written. The steps held for
+// that save do not start.
+func (m *Machine) saveFailed(ev SaveFailed) []Effect {
+	for _, id := range ev.Held {
+		if a := m.agent(id); a != nil && m.running[id] {
+			a.Status = state.AgentReady
+			a.Steps--
+			delete(m.running, id)
+		}
+		m.touch(id)
+	}
+	return m.stop(fmt.Errorf("save run state: %w", ev.Err), "cannot save the run's state: "+ev.Err.Error()+"; stopping")
+}
+
+// settle decides the run's status when nothing runs: completed or failed
+// when every agent has ended, paused when stopping, budget_exceeded, paused
+// at a usage limit with --no-wait. It returns nil while the run still
+// waits (a usage-limit reset, a back-off).
+func (m *Machine) settle(now time.Time) []Effect {
+	r := m.run
+	if m.finished() {
+		m.settled = true
+		return []Effect{Save{Agents: m.takeDirty()}, Done{}}
+	}
+	switch {
+	case m.stopping:
+		r.Status = state.StatusPaused
+		if m.err != nil {
+			r.Error = m.err.Error()
+		}
+	case overBudget(r):
+		r.Status = state.StatusBudgetExceeded
+		r.Error = fmt.Sprintf("budget reached: %s spent of %s", Money(r.TotalCostUSD), Money(r.BudgetUSD))
+	case r.Wait != nil && r.Options.NoWait:
+		r.Status = state.StatusPaused
+		r.Error = "usage limit: " + r.Wait.Reason
+	case r.Wait != nil:
+		return nil
+	case len(m.notBefore) > 0:
+		return nil
+	default:
+		r.Status = state.StatusPaused
+		r.Error = "internal error: agents are ready but none could start"
+	}
+	m.settled = true
+	kind := transcript.EventPaused
+	if r.Status == state.StatusBudgetExceeded {
+		kind = transcript.EventBudgetExceeded
+	}
+	return []Effect{
+		Emit{Event: transcript.Event{Time: now, Type: kind, Status: string(r.Status), Message: r.Error}},
+		Save{Agents: m.takeDirty()},
+		Done{},
+	}
+}
+
+// waiting shows a usage-limit wait: a message when it starts, then a
+// countdown every 30 minutes while more than 2 hours are left, every 10
+// minutes, then every minute. It returns when to look again.
+func (m *Machine) waiting(now time.Time, w *state.Wait) ([]Effect, time.Time) {
+	r := m.run
+	left := w.Until.Sub(now)
+	var out []Effect
+	if r.Status != state.StatusWaiting || !m.waitShown.Equal(w.Until) {
+		r.Status = state.StatusWaiting
+		m.waitShown = w.Until
+		out = append(out, Save{Agents: m.takeDirty()},
+			Emit{Event: transcript.Event{Time: now, Type: transcript.EventWait, Until: ptr(w.Until), Message: w.Reason},
+				Line: fmt.Sprintf("usage limit reached (%s); no new step starts until %s (in %s). Ctrl-C pauses the run; resume it later.",
+					w.Reason, w.Until.Local().Format("Jan 2 15:04:05"), roundLeft(left)), Important: true})
+	} else if !now.Before(m.nextTick) {
+		out = append(out, Emit{Line: fmt.Sprintf("waiting for the usage limit to reset: %s left (until %s)",
+			roundLeft(left), w.Until.Local().Format("15:04:05")), Important: true})
+	} else {
+		return nil, m.nextTick
+	}
+	tick := 10 * time.Minute
+	switch {
+	case left <= 10*time.Minute:
+		tick = time.Minute
+	case left > 2*time.Hour:
+		tick = 30 * time.Minute
+	}
+	m.nextTick = now.Add(tick)
+	if left <= tick {
+		m.nextTick = w.Until
+	}
+	return out, m.nextTick
+}
+
+// roundLeft rounds a time left to the minute, or to the second under one.
+func roundLeft(d time.Duration) time.Duration {
+	if d > time.Minute {
+		return d.Round(time.Minute)
+	}
+	return d.Round(time.Second)
+}

@@ -1,0 +1,103 @@
+package machine
+
+import (
+	"time"
+
+	"raymond/parsing"
+	"raymond/step"
+)
+
+// Event is something that happened to the run, for [Machine.Apply].
+type Event interface{ event() }
+
+// Begin starts driving the run: steps that were in flight when the last
+// driver stopped become ready again, failed agents with a step left are
+// retried, and the run is running.
+type Begin struct {
+	Now time.Time
+	// PID is the process that drives the run from now on.
+	PID int
+}
+
+// Tick asks what happens now: it is sent after every batch of events, and
+// when a [Wake] time comes. The machine starts what may start (as
+// [Prepare] effects), shows waits, and settles the run when nothing is
+// left to do.
+type Tick struct {
+	Now time.Time
+}
+
+// Prepared answers the [Prepare] effects of one [Tick] together: for each
+// agent, its pending step's state was loaded (or could not be) and its
+// prompt rendered. Answering them together lets the machine save once for
+// all the steps that start.
+type Prepared struct {
+	Now   time.Time
+	Steps []PreparedStep
+}
+
+// PreparedStep is one answer of [Prepared].
+type PreparedStep struct {
+	Agent string
+	// Err is why the state could not be loaded; the agent fails with it.
+	Err error
+	// SessionID is a fresh session id, used when the step starts a new
+	// session or branches one.
+	SessionID string
+	// Model and Effort are the state's own (frontmatter); empty for none.
+	Model, Effort string
+	// Warnings are the state's warnings (unknown frontmatter keys…); each
+	// is published once per run.
+	Warnings []string
+	// Prompt is the state's prompt after templates (with [Vars]); a
+	// reminder step sends its reminder instead.
+	Prompt string
+}
+
+// StepEnded reports a step's end: how its runner says it ended and, for a
+// step that succeeded, what its final answer decided.
+type StepEnded struct {
+	Agent string
+	Seq   int
+	Name  string
+	Now   time.Time
+	// Result is how the step ended.
+	Result step.Result
+	// Transition is the answer's transition, when DecideErr is nil.
+	Transition parsing.Transition
+	// DecideErr is why the answer was refused (no tag, a tag the policy
+	// does not allow, a missing target, a bad cd).
+	DecideErr error
+	// Restricted says the state has allowed_transitions, so a refused
+	// answer gets Reminder back in the same session; Accepted lists what
+	// the state accepts, for the failure message.
+	Restricted bool
+	Reminder   string
+	Accepted   []string
+	// Cwds are the resolved working directories of the tag ([0]) and of
+	// each fork ([1:]); "" keeps the agent's.
+	Cwds []string
+}
+
+// Quiesce asks the run to stop at its next step boundary: no new step
+// starts, the steps in flight end and are applied, then the run pauses.
+type Quiesce struct{}
+
+// Cancel says the steps in flight are being killed; the run pauses as
+// soon as they have ended.
+type Cancel struct{}
+
+// SaveFailed says the last [Save] could not be written. The run stops; the
+// steps held until that save (Held) do not start.
+type SaveFailed struct {
+	Err  error
+	Held []string
+}
+
+func (Begin) event()      {}
+func (Tick) event()       {}
+func (Prepared) event()   {}
+func (StepEnded) event()  {}
+func (Quiesce) event()    {}
+func (Cancel) event()     {}
+func (SaveFailed) event() {}

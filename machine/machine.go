@@ -1,0 +1,283 @@
+package machine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"raymond/state"
+	"raymond/step"
+)
+
+// MainAgent is the id of the agent a run starts with.
+const MainAgent = "main"
+
+const (
+	// maxAttempts is how many answers a state may give in a row before a
+	// refused one fails the agent: the first and two reminders.
+	maxAttempts = 3
+	// maxRetries is how often a transient failure is retried.
+	maxRetries = 3
+	// resetMargin is added to a usage limit's reset time.
+	resetMargin = 30 * time.Second
+	// limitBackoff is the first wait after a usage limit with no known
+	// reset (or one already past); it doubles up to maxLimitBackoff.
+	limitBackoff    = 5 * time.Minute
+	maxLimitBackoff = 2 * time.Hour
+)
+
+// retryDelays are the back-offs before the 1st, 2nd and 3rd retry.
+var retryDelays = [maxRetries]time.Duration{5 * time.Second, 15 * time.Second, 45 * time.Second}
+
+// RetryDelay is the back-off before the n-th retry of a transient failure
+// (n from 1).
+func RetryDelay(n int) time.Duration { return retryDelays[min(max(n, 1), maxRetries)-1] }
+
+// ErrUnusable means the step runner cannot run steps at all until the user
+// acts (claude missing, not logged in, no credit, root refused).
+var ErrUnusable = errors.New("claude cannot run steps")
+
+// Machine is one run's state machine. It owns the run it was made with:
+// nothing else may change the run while the machine is in use. Its methods
+// do no I/O.
+type Machine struct {
+	run *state.Run
+	// index maps an agent id to its position in run.Agents.
+	index map[string]int
+	// live counts the agents that have not ended.
+	live int
+	// dirty are the agents changed since the last Save.
+	dirty map[string]bool
+	// notBefore holds agents waiting for a retry back-off.
+	notBefore map[string]time.Time
+	// running are the agents whose step is being prepared or runs.
+	running map[string]bool
+	// next is where the round-robin scan for ready agents starts.
+	next int
+	// limitStreak counts usage limits in a row without a known reset.
+	limitStreak int
+	// stopping: no new step starts (quiesce, cancel, a fatal error).
+	stopping bool
+	// err is why the run stopped on its own (claude unusable, a save
+	// that failed); Drive returns it.
+	err error
+	// waitShown and nextTick pace the messages of a usage-limit wait.
+	waitShown time.Time
+	nextTick  time.Time
+	// settled: Done was returned.
+	settled bool
+}
+
+// New returns the machine of r.
+func New(r *state.Run) *Machine {
+	if r.SessionCosts == nil {
+		r.SessionCosts = map[string]float64{}
+	}
+	m := &Machine{run: r, dirty: map[string]bool{}, notBefore: map[string]time.Time{}, running: map[string]bool{}}
+	m.reindex()
+	return m
+}
+
+// Run is the run the machine drives.
+func (m *Machine) Run() *state.Run { return m.run }
+
+// Err is why the run stopped on its own, or nil.
+func (m *Machine) Err() error { return m.err }
+
+// Running is how many steps are being prepared or run.
+func (m *Machine) Running() int { return len(m.running) }
+
+// Apply applies ev to the run and returns what to do about it.
+func (m *Machine) Apply(ev Event) []Effect {
+	switch ev := ev.(type) {
+	case Begin:
+		return m.begin(ev)
+	case Tick:
+		return m.tick(ev.Now)
+	case Prepared:
+		return m.prepared(ev)
+	case StepEnded:
+		return m.stepEnded(ev)
+	case Quiesce:
+		return m.stop(nil, quiesceMsg)
+	case Cancel:
+		return m.stop(nil, "")
+	case SaveFailed:
+		return m.saveFailed(ev)
+	}
+	panic(fmt.Sprintf("machine: unknown event %T", ev))
+}
+
+// quiesceMsg is said when the run is asked to stop.
+const quiesceMsg = "stopping: no new steps start; the steps running now finish first (interrupt again to kill them)"
+
+// stop makes the run stop starting steps; err, when set, is why.
+func (m *Machine) stop(err error, msg string) []Effect {
+	if err != nil && m.err == nil {
+		m.err = err
+	}
+	var out []Effect
+	if !m.stopping && msg != "" {
+		out = append(out, Emit{Line: msg, Important: true})
+	}
+	m.stopping = true
+	return out
+}
+
+// agent returns the agent with id, or nil.
+func (m *Machine) agent(id string) *state.Agent {
+	i, ok := m.index[id]
+	if !ok || i >= len(m.run.Agents) || m.run.Agents[i].ID != id {
+		m.reindex() // the run's agents were replaced or reordered
+		if i, ok = m.index[id]; !ok {
+			return nil
+		}
+	}
+	return &m.run.Agents[i]
+}
+
+// reindex rebuilds the index and the count of live agents.
+func (m *Machine) reindex() {
+	m.index = make(map[string]int, len(m.run.Agents))
+	m.live = 0
+	for i := range m.run.Agents {
+		m.index[m.run.Agents[i].ID] = i
+		if !m.run.Agents[i].Status.Ended() {
+			m.live++
+		}
+	}
+}
+
+// add appends an agent to the run.
+func (m *Machine) add(a state.Agent) {
+	m.run.Agents = append(m.run.Agents, a)
+	m.index[a.ID] = len(m.run.Agents) - 1
+	if !a.Status.Ended() {
+		m.live++
+	}
+	m.touch(a.ID)
+}
+
+// end marks an agent as ended with status s.
+func (m *Machine) end(a *state.Agent, s state.AgentStatus) {
+	if !a.Status.Ended() {
+		m.live--
+	}
+	a.Status = s
+}
+
+func (m *Machine) touch(id string) { m.dirty[id] = true }
+
+// active reports whether any agent has not ended.
+func (m *Machine) active() bool { return m.live > 0 }
+
+// takeDirty returns the agents changed since the last save and forgets them.
+func (m *Machine) takeDirty() []string {
+	ids := make([]string, 0, len(m.dirty))
+	for id := range m.dirty {
+		ids = append(ids, id)
+	}
+	clear(m.dirty)
+	return ids
+}
+
+// finished sets the run's final status when every agent has ended: failed
+// if one failed, else completed with main's result.
+func (m *Machine) finished() bool {
+	if m.active() {
+		return false
+	}
+	r := m.run
+	r.Status = state.StatusCompleted
+	for i := range r.Agents {
+		if r.Agents[i].Status == state.AgentFailed {
+			r.Status = state.StatusFailed
+		}
+	}
+	if main := m.agent(MainAgent); main != nil && r.Status == state.StatusCompleted {
+		r.Result = main.Result
+	}
+	r.Wait = nil
+	return true
+}
+
+// book adds a step's cost to the run and remembers its session's total.
+func (m *Machine) book(res step.Result) float64 {
+	if !res.Billed {
+		return 0
+	}
+	c := res.CostUSD
+	m.run.TotalCostUSD = math.Round((m.run.TotalCostUSD+c)*1e9) / 1e9
+	if res.SessionID != "" {
+		m.run.SessionCosts[res.SessionID] = res.SessionCostUSD
+	}
+	return c
+}
+
+// overBudget reports whether the run has spent its budget.
+func overBudget(r *state.Run) bool {
+	return r.BudgetUSD > 0 && r.TotalCostUSD >= r.BudgetUSD
+}
+
+// Vars are the template values of an agent's pending step: run_id (and its
+// seed-plan name workflow_id), agent_id, state, the fork variables, input.
+func Vars(r *state.Run, a *state.Agent) map[string]string {
+	s := a.Pending
+	vars := map[string]string{
+		"run_id": r.WorkflowID, "workflow_id": r.WorkflowID,
+		"agent_id": a.ID, "state": s.State,
+	}
+	for k, v := range s.Vars {
+		vars[k] = v
+	}
+	if s.Input != nil {
+		vars["input"] = *s.Input
+	}
+	return vars
+}
+
+// agentPrefix is the short lowercase form of a state name used in the ids
+// of forked agents (protocol §5.6): WORKER.md → worker.
+func agentPrefix(stateName string) string {
+	stem := strings.TrimSuffix(stateName, ".md")
+	var b strings.Builder
+	for _, c := range strings.ToLower(stem) {
+		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') {
+			b.WriteRune(c)
+			if b.Len() == 16 {
+				break
+			}
+		}
+	}
+	if b.Len() == 0 {
+		return "agent"
+	}
+	return b.String()
+}
+
+// Money formats a cost the way progress lines show it.
+func Money(usd float64) string { return fmt.Sprintf("$%.4f", usd) }
+
+func ptr[T any](v T) *T { return &v }
+
+// firstLine is the first non-blank line of s, trimmed and cut at 200 bytes.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" {
+			if len(line) > 200 {
+				line = line[:200] + "…"
+			}
+			return line
+		}
+	}
+	return ""
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

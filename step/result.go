@@ -1,0 +1,106 @@
+package step
+
+import (
+	"fmt"
+	"time"
+)
+
+// Outcome is how a step ended, in the terms the orchestrator acts on. Which
+// of its own endings a runner reports as which outcome is the runner's
+// business: claude's crashes, timeouts and API errors are Transient, a
+// script's non-zero exit is Failed.
+type Outcome int
+
+// The outcomes.
+const (
+	// Succeeded: the step ended normally with a final answer in Text.
+	Succeeded Outcome = iota + 1
+	// Transient: worth running again after a back-off (a crash, a timeout,
+	// a server error). Reason says what happened.
+	Transient
+	// UsageLimit: the account's usage limit is reached; no step should start
+	// before ResetAt (zero when unknown). Reason is the limit's own message.
+	UsageLimit
+	// BudgetExhausted: the step reached its cost cap (Request.MaxBudgetUSD).
+	BudgetExhausted
+	// Unusable: no step can run until the user acts (the program is not
+	// installed, not logged in, has no credit, refuses to run as root).
+	// Reason says what to do; Err, when set, is the cause for errors.Is.
+	Unusable
+	// Canceled: the caller's context stopped the step; it runs again when
+	// the run is resumed.
+	Canceled
+	// Failed: the step cannot succeed by running it again as it is; the
+	// agent fails with Reason.
+	Failed
+)
+
+var outcomeNames = map[Outcome]string{
+	Succeeded:       "succeeded",
+	Transient:       "transient",
+	UsageLimit:      "usage limit",
+	BudgetExhausted: "budget exhausted",
+	Unusable:        "unusable",
+	Canceled:        "canceled",
+	Failed:          "failed",
+}
+
+func (o Outcome) String() string {
+	if s, ok := outcomeNames[o]; ok {
+		return s
+	}
+	return fmt.Sprintf("Outcome(%d)", int(o))
+}
+
+// Result is how one step ended.
+type Result struct {
+	// Outcome is what the orchestrator does next.
+	Outcome Outcome
+	// Class is the runner's own name for how the step ended ("success",
+	// "crash", "api error", …), recorded in transcripts and events.
+	Class string
+	// NotStarted means the step could not be started at all.
+	NotStarted bool
+	// Text is the final answer, for Succeeded.
+	Text string
+	// Reason says, for people, why the step did not succeed.
+	Reason string
+	// Err is the underlying error of an Unusable or a not-started step.
+	Err error
+	// ResetAt is when a usage limit resets; zero when unknown.
+	ResetAt time.Time
+
+	// SessionID is the session the step ran in or produced.
+	SessionID string
+	// Billed says the runner reported what the step cost: CostUSD is this
+	// step's cost and SessionCostUSD the session's cost after it, which the
+	// next step of that session gets back as Request.PriorCostUSD.
+	Billed         bool
+	CostUSD        float64
+	SessionCostUSD float64
+
+	// What a transcript records of the step.
+	Usage    Usage
+	Turns    int
+	Model    string
+	Version  string
+	ExitCode int
+	Signal   string
+	Stderr   string
+	Started  time.Time
+	Ended    time.Time
+}
+
+// Usage counts a step's tokens.
+type Usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+}
+
+// NotStarted is the Result of a step that could not start because of err.
+func NotStarted(outcome Outcome, err error) Result {
+	now := time.Now()
+	return Result{Outcome: outcome, Class: "not started", NotStarted: true, Reason: err.Error(), Err: err, Started: now, Ended: now}
+}
