@@ -129,11 +129,15 @@ func (m *Machine) stop(err error, msg string) []Effect {
 // agent returns the agent with id, or nil.
 func (m *Machine) agent(id string) *state.Agent {
 	i, ok := m.index[id]
-	if !ok || i >= len(m.run.Agents) || m.run.Agents[i].ID != id {
-		m.reindex() // the run's agents were replaced or reordered
-		if i, ok = m.index[id]; !ok {
-			return nil
-		}
+	if ok && i < len(m.run.Agents) && m.run.Agents[i].ID == id {
+		return &m.run.Agents[i]
+	}
+	if !ok && len(m.index) == len(m.run.Agents) {
+		return nil
+	}
+	m.reindex() // the run's agents were replaced or changed behind the machine's back
+	if i, ok = m.index[id]; !ok {
+		return nil
 	}
 	return &m.run.Agents[i]
 }
