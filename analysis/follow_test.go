@@ -246,3 +246,40 @@ func TestFollowPolls(t *testing.T) {
 	_, err := end()
 	require.NoError(t, err)
 }
+
+// BenchmarkFollowLatency is the time from an event's write to its line
+// from Follow: one op is one event appended and printed.
+func BenchmarkFollowLatency(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		watch bool
+	}{{"watch", true}, {"poll", false}} {
+		b.Run(tc.name, func(b *testing.B) {
+			if !tc.watch {
+				defer func(f func() (*fsnotify.Watcher, error)) { newWatcher = f }(newWatcher)
+				newWatcher = func() (*fsnotify.Watcher, error) { return nil, errors.New("no watching") }
+			}
+			dir := b.TempDir()
+			path := filepath.Join(dir, "events.jsonl")
+			require.NoError(b, os.WriteFile(path, nil, 0o644))
+			w := &lineWriter{lines: make(chan string, 100)}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, _ = Follow(ctx, dir, w, FollowOptions{Interval: time.Hour, Driven: func() bool { return true }})
+			}()
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+			require.NoError(b, err)
+			defer f.Close()
+			line := []byte(`{"time":"2026-11-21T10:00:00Z","type":"wait_over"}` + "\n")
+			for b.Loop() {
+				_, err := f.Write(line)
+				require.NoError(b, err)
+				<-w.lines
+			}
+			cancel()
+			<-done
+		})
+	}
+}
