@@ -101,7 +101,7 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 
 // process writes how a step's process ended, when it did not succeed:
 // its exit status or signal, and the tail of its stderr.
-func (p *report) process(s *Step) {
+func (p *textReport) process(s *Step) {
 	if s.Outcome == "success" || s.Outcome == "" && !s.CutShort {
 		return
 	}
@@ -126,7 +126,7 @@ func (p *report) process(s *Step) {
 
 // block writes text indented by two spaces, in full; empty, it writes
 // none instead.
-func (p *report) block(text, none string) {
+func (p *textReport) block(text, none string) {
 	text = strings.TrimRight(text, "\n")
 	if strings.TrimSpace(text) == "" {
 		p.line("  %s", none)
@@ -177,7 +177,7 @@ func itemColumn(items []Item) int {
 
 // item writes one thing the model said or did: a label in a column col
 // wide, then the text, its following lines indented under the first.
-func (p *report) item(it Item, col int) {
+func (p *textReport) item(it Item, col int) {
 	label, bad := itemLabel(it)
 	indent := pad("", col+1)
 	lead := pad(label, col) + " "

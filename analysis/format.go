@@ -2,38 +2,16 @@ package analysis
 
 import (
 	"fmt"
+	"raymond/report"
 	"strings"
 	"time"
 )
 
 // money writes a cost in USD as the progress lines do.
-func money(usd float64) string { return fmt.Sprintf("$%.4f", usd) }
+func money(usd float64) string { return report.Money(usd) }
 
-// dur writes a duration briefly: 0s, 420µs, 1.9ms, 850ms, 2.41s, 12.4s,
-// 1m05s, 2h10m, 3d4h. Sums are made on full durations, and only the
-// result is rounded, here.
-func dur(d time.Duration) string {
-	const ms = time.Millisecond
-	switch {
-	case d < time.Microsecond/2:
-		return "0s"
-	case d < ms-time.Microsecond/2:
-		return fmt.Sprintf("%dµs", d.Round(time.Microsecond)/time.Microsecond)
-	case d < 10*ms-50*time.Microsecond:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(d)/float64(ms)), ".0") + "ms"
-	case d < time.Second-ms/2:
-		return fmt.Sprintf("%dms", d.Round(ms)/ms)
-	case d < 10*time.Second-5*ms:
-		return fmt.Sprintf("%.2fs", d.Seconds())
-	case d < time.Minute-50*ms:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
-}
+// dur writes a duration briefly (report.Duration).
+func dur(d time.Duration) string { return report.Duration(d) }
 
 // millis rounds a duration to whole milliseconds, for the JSON.
 func millis(d time.Duration) int64 {

@@ -41,7 +41,7 @@ type pathLine struct {
 }
 
 // path writes, per agent, the states it went through.
-func (p *report) path(r *Run) {
+func (p *textReport) path(r *Run) {
 	p.title(false, "Path")
 	steps := make(map[string]*Step, len(r.Steps))
 	for _, s := range r.Steps {
@@ -114,7 +114,7 @@ func signature(a *Agent) string {
 
 // agentPath writes one agent's path, or that of a group of agents that
 // went the same way, with their visits added up.
-func (p *report) agentPath(r *Run, group []*Agent, steps map[string]*Step) {
+func (p *textReport) agentPath(r *Run, group []*Agent, steps map[string]*Step) {
 	a := group[0]
 	var cost float64
 	n := 0
@@ -303,7 +303,7 @@ func foldVisits(group []*Agent, steps map[string]*Step) []*pathLine {
 // visitLine writes one line of a path: how the state was entered, the
 // state, the number of visits when it looped, and its steps, time and cost.
 // why says why a last visit that ran no step did not.
-func (p *report) visitLine(l *pathLine, agents int, why string) {
+func (p *textReport) visitLine(l *pathLine, agents int, why string) {
 	v := l.v
 	label := v.State
 	switch {

@@ -39,7 +39,7 @@ var stateColumns = []stateColumn{
 var dropOrder = []string{"TOKENS", "MEAN", "VISITS", "REM", "FAIL", "STEPS"}
 
 // states writes the per-state table, sorted by cost or by time.
-func (p *report) states(r *Run, sortBy string) {
+func (p *textReport) states(r *Run, sortBy string) {
 	if sortBy != "time" {
 		sortBy = "cost"
 	}

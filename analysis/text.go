@@ -12,25 +12,25 @@ import (
 // out; a smaller TextOptions.Width is taken as MinWidth.
 const MinWidth = 40
 
-// report writes a text report: one section after another, each a title and
+// textReport writes a text report: one section after another, each a title and
 // indented lines, never wider than width columns.
-type report struct {
+type textReport struct {
 	w     *bufio.Writer
 	width int
 	color bool
 }
 
-func newReport(w io.Writer, o TextOptions) *report {
+func newReport(w io.Writer, o TextOptions) *textReport {
 	width := o.Width
 	if width == 0 {
 		width = 80
 	}
-	return &report{w: bufio.NewWriter(w), width: max(width, MinWidth), color: o.Color}
+	return &textReport{w: bufio.NewWriter(w), width: max(width, MinWidth), color: o.Color}
 }
 
 // title starts a section; sections after the first are set apart by a
 // blank line. A long title is folded, the following lines indented.
-func (p *report) title(first bool, format string, args ...any) {
+func (p *textReport) title(first bool, format string, args ...any) {
 	if !first {
 		p.w.WriteByte('\n')
 	}
@@ -43,13 +43,13 @@ func (p *report) title(first bool, format string, args ...any) {
 }
 
 // line writes one line, cut to the width.
-func (p *report) line(format string, args ...any) {
+func (p *textReport) line(format string, args ...any) {
 	p.w.WriteString(cut(fmt.Sprintf(format, args...), p.width) + "\n")
 }
 
 // field writes an indented "name  value" line of the summary; a long value
 // is folded, the following lines indented under the value.
-func (p *report) field(name, format string, args ...any) {
+func (p *textReport) field(name, format string, args ...any) {
 	lead := "  " + pad(name, 9) + " "
 	for _, l := range wrapText(lead, strings.Repeat(" ", width(lead)), fmt.Sprintf(format, args...), p.width) {
 		p.w.WriteString(l + "\n")
@@ -57,7 +57,7 @@ func (p *report) field(name, format string, args ...any) {
 }
 
 // red marks s as bad when colour is on.
-func (p *report) red(s string) string {
+func (p *textReport) red(s string) string {
 	if p.color {
 		return "\x1b[31m" + s + "\x1b[0m"
 	}
@@ -93,7 +93,7 @@ func WriteText(w io.Writer, r *Run, o TextOptions) error {
 
 // wrapped writes text after a prefix, folded at word boundaries to the
 // width, the following lines indented under the first.
-func (p *report) wrapped(prefix, text string) {
+func (p *textReport) wrapped(prefix, text string) {
 	for _, l := range wrapText("  "+prefix, "  "+strings.Repeat(" ", width(prefix)), text, p.width) {
 		p.w.WriteString(l + "\n")
 	}
@@ -134,7 +134,7 @@ func wrapText(lead, indent, text string, n int) []string {
 }
 
 // summary writes how the run went, in a few lines.
-func (p *report) summary(r *Run) {
+func (p *textReport) summary(r *Run) {
 	status := r.Status
 	switch {
 	case r.Running && r.Status == "waiting":
@@ -188,7 +188,7 @@ func (p *report) summary(r *Run) {
 
 // failedAgents names, under the run's error, the agents that failed and
 // why, one each (at most maxFailedNamed), when more than one did.
-func (p *report) failedAgents(r *Run) {
+func (p *textReport) failedAgents(r *Run) {
 	var failed []*Agent
 	for _, a := range r.Agents {
 		if a.Status == "failed" {

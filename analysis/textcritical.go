@@ -23,7 +23,7 @@ type criticalRow struct {
 
 // critical writes the critical path, runs of one agent's steps in one
 // state folded into a line.
-func (p *report) critical(r *Run) {
+func (p *textReport) critical(r *Run) {
 	links := CriticalPath(r)
 	if len(links) == 0 {
 		return

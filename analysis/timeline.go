@@ -24,7 +24,7 @@ const (
 
 // timeline draws agents as rows and their steps as bars over wall-clock
 // columns.
-func (p *report) timeline(r *Run) {
+func (p *textReport) timeline(r *Run) {
 	labelW := 7 // "running"
 	for _, a := range r.Agents {
 		labelW = max(labelW, width(a.ID))
@@ -132,7 +132,7 @@ func lifeOf(r *Run, a *Agent, steps []*Step) (from, to time.Time) {
 
 // axis writes the times under the timeline: the start, the middle and the
 // end.
-func (p *report) axis(r *Run, labelW, cols int) {
+func (p *textReport) axis(r *Run, labelW, cols int) {
 	cells := []rune(strings.Repeat(" ", cols))
 	put := func(at int, s string) {
 		text := []rune(s)

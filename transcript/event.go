@@ -59,8 +59,53 @@ type Event struct {
 	Payload *string `json:"payload,omitempty"`
 	// Status is the run's status (run_ended, paused).
 	Status string `json:"status,omitempty"`
-	// Message is a reason, a warning or an error text.
+	// Message is a reason, a warning or an error text; for the live events
+	// text and print what the model said, for tool_use and tool_failed the
+	// tool's detail.
 	Message string `json:"message,omitempty"`
+
+	// The fields below were added with the live event stream; transcripts
+	// written before them simply lack them.
+
+	// Run is the run's id. It is set on events published while the run is
+	// driven and never written: the transcript folder is named for it.
+	Run string `json:"-"`
+	// Seq is the agent's step number, as in the step's name (step_started).
+	Seq int `json:"seq,omitempty"`
+	// Mode is the step's session mode: new, resume or branch
+	// (step_started).
+	Mode string `json:"mode,omitempty"`
+	// Model is the model the step asks for, "" for the default
+	// (step_started).
+	Model string `json:"model,omitempty"`
+	// Reminder marks a step that sends a reminder rather than the state's
+	// prompt (step_started).
+	Reminder bool `json:"reminder,omitempty"`
+	// Max is how many retries (retry) or reminders (reminder) a step may
+	// have.
+	Max int `json:"max,omitempty"`
+	// DelayMS is the back-off before a retry.
+	DelayMS int64 `json:"delay_ms,omitempty"`
+	// Vars are the variables a fork gave the agent it spawned (spawn).
+	Vars map[string]string `json:"vars,omitempty"`
+	// Tool is the tool the model used (tool_use, tool_failed).
+	Tool string `json:"tool,omitempty"`
+	// Code is the HTTP status of an API error claude retries (api_retry).
+	Code int `json:"code,omitempty"`
+	// Steps and Agents count the run's steps and agents (summary).
+	Steps  int `json:"steps,omitempty"`
+	Agents int `json:"agents,omitempty"`
+	// BudgetUSD is the run's budget, 0 for none (summary).
+	BudgetUSD float64 `json:"budget_usd,omitempty"`
+	// Failures are the agents that failed (summary).
+	Failures []Failure `json:"failures,omitempty"`
+}
+
+// Failure is an agent that failed, as the run's summary names it.
+type Failure struct {
+	Agent string `json:"agent"`
+	State string `json:"state"`
+	Error string `json:"error"`
 }
 
 // The types of an Event.
@@ -81,7 +126,50 @@ const (
 	EventBudgetExceeded = "budget_exceeded"
 	EventRunEnded       = "run_ended"
 	EventWarning        = "warning"
+	// EventStepDeferred: a step stopped and runs again later; Outcome says
+	// why (canceled, usage limit, exhausted: the run's budget).
+	EventStepDeferred = "step_deferred"
+	// EventStopping: no new step starts. Message is empty for a signal,
+	// and the error for a state file that could not be saved.
+	EventStopping = "stopping"
 )
+
+// The types of live events: published while a run is driven, for the
+// progress lines and other live sinks, and never written to events.jsonl
+// (see Event.Live). What the model said and did is in the step's own
+// .jsonl already.
+const (
+	// EventText: the model said something (Message).
+	EventText = "text"
+	// EventToolUse: the model used Tool (Message: the detail).
+	EventToolUse = "tool_use"
+	// EventToolFailed: a tool use failed (Tool; Message: the detail).
+	EventToolFailed = "tool_failed"
+	// EventPrint: a print of the workflow (Message).
+	EventPrint = "print"
+	// EventAPIRetry: claude retries an API error itself (Code, Attempt).
+	EventAPIRetry = "api_retry"
+	// EventWaitTick: a usage-limit wait goes on (Until).
+	EventWaitTick = "wait_tick"
+	// EventTranscriptFailed: the transcript cannot be written (Message).
+	EventTranscriptFailed = "transcript_failed"
+	// EventSummary: the run's last word, after run_ended (Run, Status,
+	// DurationMS, Steps, Agents, TotalCostUSD, BudgetUSD, Failures;
+	// Message: the run's error when the caller does not show it itself).
+	EventSummary = "summary"
+)
+
+// Live reports whether e is a live event, one that is never written to
+// events.jsonl. Every event after run_ended must be live: readers take a
+// run_ended that is the last event as the end of the run.
+func (e *Event) Live() bool {
+	switch e.Type {
+	case EventText, EventToolUse, EventToolFailed, EventPrint, EventAPIRetry,
+		EventWaitTick, EventTranscriptFailed, EventSummary:
+		return true
+	}
+	return false
+}
 
 // marshalLine encodes v as one JSON line ending in a newline, leaving <, >
 // and & as they are: payloads and prompts are full of tags.

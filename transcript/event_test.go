@@ -145,3 +145,33 @@ func TestEventEncodeError(t *testing.T) {
 		t.Fatalf("warnings %v, want one about the step_ended event", warnings)
 	}
 }
+
+// TestLiveEventsDropped: the writer keeps the events a reader of
+// events.jsonl needs, drops the live ones, and never writes the run id (the
+// folder is named for it); the fields added with the live stream round-trip.
+func TestLiveEventsDropped(t *testing.T) {
+	dir := t.TempDir()
+	w := Open(dir, noWarn(t))
+	at := time.Date(2026, 1, 15, 14, 30, 0, 0, time.UTC)
+	started := Event{Time: at, Type: EventStepStarted, Run: "r1", Agent: "main", State: "START.md",
+		Seq: 2, Mode: "resume", Model: "opus", Reminder: true, Attempt: 1}
+	retry := Event{Time: at, Type: EventRetry, Agent: "main", State: "START.md", Attempt: 2, Max: 3, DelayMS: 5000}
+	spawn := Event{Time: at, Type: EventSpawn, Agent: "main", Child: "main_w2", State: "W.md", Vars: map[string]string{"k": "v"}}
+	ended := Event{Time: at, Type: EventRunEnded, Status: "completed"}
+	for _, e := range []Event{
+		started,
+		{Time: at, Type: EventText, Agent: "main", Message: "thinking"},
+		retry, spawn, ended,
+		{Time: at, Type: EventSummary, Run: "r1", Steps: 2, Agents: 1, Failures: []Failure{{Agent: "main"}}},
+	} {
+		w.Event(e)
+	}
+	must(t, w.Close())
+	if got := readFile(t, dir, EventsFile); strings.Contains(got, "r1") || strings.Contains(got, "thinking") {
+		t.Errorf("events.jsonl holds the run id or a live event:\n%s", got)
+	}
+	got, err := ReadEvents(filepath.Join(dir, EventsFile))
+	must(t, err)
+	started.Run = ""
+	equal(t, got, []Event{started, retry, spawn, ended}, "events")
+}

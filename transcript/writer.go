@@ -53,9 +53,12 @@ func (w *Writer) Dir() string {
 }
 
 // Event appends e to events.jsonl in one write, setting e.Time to now if it
-// is zero. Events after Close are dropped.
+// is zero. Live events (Event.Live) and events after Close are dropped, so a
+// Writer can subscribe to the whole stream; dropping live events before the
+// lock also keeps the transcript_failed event its own warn func publishes
+// from waiting on the lock that warn is called under.
 func (w *Writer) Event(e Event) {
-	if w == nil {
+	if w == nil || e.Live() {
 		return
 	}
 	if e.Time.IsZero() {

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"raymond/transcript"
+)
+
+func TestPrinter(t *testing.T) {
+	var b bytes.Buffer
+	p := NewPrinter(&b, "case: ", false, false)
+	p.Event(transcript.Event{Type: transcript.EventRunStarted, Run: "r1", State: "START.md", Message: "/wf"})
+	p.Event(transcript.Event{Type: transcript.EventStepStarted, Agent: "main", State: "START.md", Seq: 1, Mode: "new"})
+	p.Event(transcript.Event{Type: transcript.EventStepEnded, Agent: "main", State: "START.md", Outcome: "success"})
+	p.Event(transcript.Event{Type: transcript.EventPrint, Agent: "main", Message: "one\ntwo\n"})
+	p.Event(transcript.Event{Type: transcript.EventSummary, Run: "r1", Status: "failed", DurationMS: 5, Steps: 1, Agents: 1,
+		TotalCostUSD: ptr(0.0), Failures: []transcript.Failure{{Agent: "main", State: "START.md", Error: "boom"}}})
+	assert.Equal(t, `case: raymond: run r1 started at START.md: /wf
+case: [main] START.md: step 1 (new session)
+case: [main] one
+case: [main] two
+case: raymond: run r1 failed in 5ms: 1 step, 1 agent, $0.0000
+case:   main failed at START.md: boom
+`, b.String())
+}
+
+func TestPrinterQuiet(t *testing.T) {
+	var b bytes.Buffer
+	p := NewPrinter(&b, "", true, false)
+	p.Event(transcript.Event{Type: transcript.EventStepStarted, Agent: "main", State: "START.md", Seq: 1, Mode: "new"})
+	p.Event(transcript.Event{Type: transcript.EventToolUse, Agent: "main", State: "START.md", Tool: "Bash", Message: "ls"})
+	p.Event(transcript.Event{Type: transcript.EventWaitOver})
+	assert.Equal(t, "raymond: usage limit wait over; steps start again\n", b.String())
+}
+
+func TestPrinterColor(t *testing.T) {
+	var b bytes.Buffer
+	p := NewPrinter(&b, "", false, true)
+	p.Line("main", "hello", false)
+	p.Line("main", "again", false)
+	lines := bytes.Split(bytes.TrimSpace(b.Bytes()), []byte("\n"))
+	assert.Equal(t, "\x1b[35m[main]\x1b[0m hello", string(lines[0]))
+	// An agent keeps its colour.
+	assert.Equal(t, "\x1b[35m[main]\x1b[0m again", string(lines[1]))
+	NewPrinter(nil, "", false, true).Line("x", "to nowhere", true) // no panic
+}

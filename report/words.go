@@ -1,0 +1,312 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"raymond/claude"
+	"raymond/transcript"
+)
+
+// show says whether an event has a progress line, and how important it is.
+type show int
+
+const (
+	// showNone: no progress line; other lines already say it.
+	showNone show = iota
+	// showNormal: a progress line that --quiet drops.
+	showNormal
+	// showImportant: a progress line shown even with --quiet.
+	showImportant
+)
+
+// waitAdvice ends the progress line of a usage-limit wait: it speaks to the
+// person at the terminal of the run, not to one following it from another.
+const waitAdvice = ". Ctrl-C pauses the run; resume it later."
+
+// Progress words e as a progress line, without the agent's tag or the
+// "raymond: " of run lines (Printer adds them). It returns "" for an event
+// that has no progress line. important marks the lines --quiet keeps. A line
+// may hold several lines: a print, the run's summary.
+func Progress(e *transcript.Event) (line string, important bool) {
+	text, s := words(e, keep)
+	if s == showNone || text == "" {
+		return "", false
+	}
+	if e.Type == transcript.EventWait {
+		text += waitAdvice
+	}
+	return text, s == showImportant
+}
+
+// FollowLine words e in one line, as `raymond transcript --follow` prints
+// it: the local time, the agent in brackets, and what happened, in the
+// words of the progress lines.
+func FollowLine(e *transcript.Event) string {
+	var b strings.Builder
+	b.WriteString(e.Time.Local().Format("15:04:05"))
+	b.WriteByte(' ')
+	if e.Agent != "" {
+		b.WriteString("[" + e.Agent + "] ")
+	}
+	text, _ := words(e, claude.OneLine)
+	text, _, _ = strings.Cut(text, "\n") // the run's summary, were it followed
+	b.WriteString(text)
+	return b.String()
+}
+
+// keep leaves free text as it is.
+func keep(s string) string { return s }
+
+// words is what e says, without time and agent, and whether it has a
+// progress line. free shapes free text (reasons, payloads, what the model
+// said): kept whole in progress lines, one line in follow lines.
+func words(e *transcript.Event, free func(string) string) (string, show) {
+	because := func(what, message string) string {
+		if message = free(message); message != "" {
+			return what + ": " + message
+		}
+		return what
+	}
+	switch e.Type {
+	case transcript.EventRunStarted, transcript.EventRunResumed:
+		s := "run"
+		if e.Run != "" {
+			s += " " + e.Run
+		}
+		if e.Type == transcript.EventRunStarted {
+			s += " started"
+			if e.State != "" {
+				s += " at " + e.State
+			}
+		} else {
+			s += " resumed"
+		}
+		return because(s, e.Message), showImportant
+	case transcript.EventStepStarted:
+		return stepStarted(e), showNormal
+	case transcript.EventStepEnded:
+		return stepEnded(e, free), showNone
+	case transcript.EventTransition:
+		to := e.Target
+		if to == "" {
+			to = "done"
+		}
+		return fmt.Sprintf("%s -> %s (%s)%s", e.State, to, e.Tag, costs(e)), showImportant
+	case transcript.EventSpawn:
+		s := fmt.Sprintf("started %s at %s", e.Child, e.State)
+		if len(e.Vars) > 0 {
+			s += " (" + vars(e.Vars) + ")"
+		}
+		return s, showNormal
+	case transcript.EventRetry:
+		s := fmt.Sprintf("%s: %s; retry %d", e.State, free(e.Message), max(e.Attempt-1, 1))
+		if e.Max > 0 {
+			s += fmt.Sprintf(" of %d", e.Max)
+		}
+		if e.DelayMS > 0 {
+			s += fmt.Sprintf(" in %s", time.Duration(e.DelayMS)*time.Millisecond)
+		}
+		return s, showImportant
+	case transcript.EventReminder:
+		s := fmt.Sprintf("%s: %s; reminder %d", e.State, free(e.Message), max(e.Attempt-1, 1))
+		if e.Max > 0 {
+			s += fmt.Sprintf(" of %d", e.Max)
+		}
+		return s, showImportant
+	case transcript.EventStepDeferred:
+		return stepDeferred(e), showImportant
+	case transcript.EventAgentCompleted:
+		s := "completed at " + e.State
+		if e.Payload != nil {
+			s = because(s, *e.Payload)
+		}
+		return s, showNone
+	case transcript.EventAgentFailed:
+		return because("failed", e.Message), showImportant
+	case transcript.EventWait:
+		return wait(e, free), showImportant
+	case transcript.EventWaitTick:
+		var until time.Time
+		if e.Until != nil {
+			until = *e.Until
+		}
+		return fmt.Sprintf("waiting for the usage limit to reset: %s left (until %s)",
+			left(until.Sub(e.Time)), until.Local().Format("15:04:05")), showImportant
+	case transcript.EventWaitOver:
+		return "usage limit wait over; steps start again", showImportant
+	case transcript.EventStopping:
+		if e.Message != "" {
+			return "cannot save the run's state: " + free(e.Message) + "; stopping", showImportant
+		}
+		return "stopping: no new steps start; the steps running now finish first (interrupt again to kill them)", showImportant
+	case transcript.EventPaused:
+		return because("paused", e.Message), showNone
+	case transcript.EventBudgetExceeded:
+		return because("stopped at the budget", e.Message), showNone
+	case transcript.EventWarning:
+		return "warning: " + free(warningMessage(e)), showImportant
+	case transcript.EventTranscriptFailed:
+		return fmt.Sprintf("warning: cannot write the transcript (%s); the run goes on without it", free(e.Message)), showImportant
+	case transcript.EventRunEnded:
+		s := "run ended: " + e.Status
+		if e.TotalCostUSD != nil {
+			s += ", " + Money(*e.TotalCostUSD)
+		}
+		return because(s, e.Message), showNone
+	case transcript.EventSummary:
+		return summary(e, free), showImportant
+	case transcript.EventText:
+		t := firstLine(e.Message)
+		if t == "" {
+			return "", showNone
+		}
+		return fmt.Sprintf("%s: %s", e.State, cut(t, 100)), showNormal
+	case transcript.EventToolUse:
+		return fmt.Sprintf("%s: %s %s", e.State, e.Tool, cut(e.Message, 80)), showNormal
+	case transcript.EventToolFailed:
+		return fmt.Sprintf("%s: %s failed: %s", e.State, e.Tool, cut(e.Message, 80)), showNormal
+	case transcript.EventPrint:
+		return free(e.Message), showImportant
+	case transcript.EventAPIRetry:
+		return fmt.Sprintf("%s: API error %d, claude retries (attempt %d)", e.State, e.Code, e.Attempt), showNormal
+	}
+	return e.Type, showNone
+}
+
+// costs writes a step's cost and the run's total after it, when the event
+// has them: "  $0.0500, total $0.1500".
+func costs(e *transcript.Event) string {
+	if e.CostUSD == nil {
+		return ""
+	}
+	s := "  " + Money(*e.CostUSD)
+	if e.TotalCostUSD != nil {
+		s += ", total " + Money(*e.TotalCostUSD)
+	}
+	return s
+}
+
+// stepStarted words a step_started event: which step, in which session,
+// with which model, which retry. Events written before Seq was recorded
+// name the step by its file name.
+func stepStarted(e *transcript.Event) string {
+	if e.Seq == 0 {
+		s := fmt.Sprintf("%s: step %s started", e.State, e.Step)
+		if e.Attempt > 1 {
+			s += fmt.Sprintf(" (attempt %d)", e.Attempt)
+		}
+		return s
+	}
+	if e.Reminder {
+		return fmt.Sprintf("%s: step %d (reminder)", e.State, e.Seq)
+	}
+	what := "new session"
+	switch e.Mode {
+	case "resume":
+		what = "resumed session"
+	case "branch":
+		what = "branch of the caller's session"
+	}
+	s := fmt.Sprintf("%s: step %d (%s", e.State, e.Seq, what)
+	if e.Model != "" {
+		s += ", " + e.Model
+	}
+	if e.Attempt > 1 {
+		s += fmt.Sprintf(", retry %d", e.Attempt-1)
+	}
+	return s + ")"
+}
+
+// stepEnded words a step_ended event: how the step ended, how long it
+// took and what it cost. A successful step whose answer was refused does
+// not read as a success, and one under a millisecond not as "0s".
+func stepEnded(e *transcript.Event, free func(string) string) string {
+	took := Duration(time.Duration(e.DurationMS) * time.Millisecond)
+	if e.DurationMS == 0 {
+		took = "under 1ms" // the event holds whole milliseconds
+	}
+	s := fmt.Sprintf("%s: %s in %s", e.State, e.Outcome, took)
+	if msg := free(e.Message); msg != "" {
+		if e.Outcome == "success" {
+			// The step ran well; its answer was not taken.
+			s = fmt.Sprintf("%s: answered in %s, but the answer was refused", e.State, took)
+		}
+		s += ": " + msg
+	}
+	return s + costs(e)
+}
+
+// stepDeferred words a step that stopped and runs again later.
+func stepDeferred(e *transcript.Event) string {
+	switch e.Outcome {
+	case "canceled":
+		return e.State + ": step stopped; it runs again on resume"
+	case "usage limit":
+		return e.State + ": usage limit reached; the step runs again after the reset"
+	case "exhausted":
+		return e.State + ": stopped at the run's budget; it runs again when the run is resumed with a higher --budget"
+	}
+	return fmt.Sprintf("%s: step stopped (%s); it runs again later", e.State, e.Outcome)
+}
+
+// wait words the start of a usage-limit wait: why, until when, and how
+// long that is from the event.
+func wait(e *transcript.Event, free func(string) string) string {
+	s := "usage limit reached"
+	if msg := free(e.Message); msg != "" {
+		s += " (" + msg + ")"
+	}
+	if e.Until == nil {
+		return s + "; no new step starts until the reset"
+	}
+	return fmt.Sprintf("%s; no new step starts until %s (in %s)", s,
+		e.Until.Local().Format("Jan 2 15:04:05"), left(e.Until.Sub(e.Time)))
+}
+
+// summary words the run's last line: how it ended, how long it took, what
+// it did and cost, and why agents failed.
+func summary(e *transcript.Event, free func(string) string) string {
+	took := time.Duration(e.DurationMS) * time.Millisecond
+	total := 0.0
+	if e.TotalCostUSD != nil {
+		total = *e.TotalCostUSD
+	}
+	s := fmt.Sprintf("run %s %s in %s: %s, %s, %s", e.Run, e.Status, took,
+		count(e.Steps, "step"), count(e.Agents, "agent"), Money(total))
+	if e.BudgetUSD > 0 {
+		s += " of " + Money(e.BudgetUSD)
+	}
+	if msg := free(e.Message); msg != "" {
+		s += "\n" + msg
+	}
+	for _, f := range e.Failures {
+		s += fmt.Sprintf("\n  %s failed at %s: %s", f.Agent, f.State, free(f.Error))
+	}
+	return s
+}
+
+// warningMessage is a warning event's message led by its state, once:
+// the warnings of package workflow already name their state.
+func warningMessage(e *transcript.Event) string {
+	if e.State == "" || strings.HasPrefix(e.Message, e.State+": ") {
+		return e.Message
+	}
+	if e.Message == "" {
+		return e.State
+	}
+	return e.State + ": " + e.Message
+}
+
+// vars writes fork variables as k="v", sorted by key.
+func vars(v map[string]string) string {
+	keys := slices.Sorted(maps.Keys(v))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%q", k, v[k])
+	}
+	return strings.Join(parts, " ")
+}
