@@ -26,7 +26,7 @@ func (m *Machine) stepEnded(ev StepEnded) []Effect {
 	cost := m.book(res)
 	out := []Effect{
 		StepClosed{Agent: a.ID, Seq: ev.Seq, Name: ev.Name, Step: ran, CostUSD: cost, TotalCostUSD: m.run.TotalCostUSD},
-		Emit{Agent: a.ID, Event: m.endedEvent(ev, ran, cost)},
+		Emit{Event: m.endedEvent(ev, ran, cost)},
 	}
 	return append(out, m.decide(a, ev, cost)...)
 }
@@ -67,7 +67,7 @@ func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
 		return m.refused(a, ev)
 	case res.Outcome == step.Canceled:
 		a.Status = state.AgentReady
-		return []Effect{say(a.ID, fmt.Sprintf("%s: step stopped; it runs again on resume", s.State))}
+		return []Effect{deferred(a, ev.Now, "canceled")}
 	case res.Outcome == step.UsageLimit:
 		return m.usageLimit(a, ev.Now, res)
 	case res.Outcome == step.Unusable:
@@ -75,7 +75,7 @@ func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
 		return m.unusable(a, ev.Now, res)
 	case res.Outcome == step.BudgetExhausted && overBudget(m.run):
 		a.Status = state.AgentReady
-		return []Effect{say(a.ID, fmt.Sprintf("%s: stopped at the run's budget; it runs again when the run is resumed with a higher --budget", s.State))}
+		return []Effect{deferred(a, ev.Now, "exhausted")}
 	case res.Outcome == step.Transient, res.Outcome == step.BudgetExhausted:
 		return m.retry(a, ev)
 	default:
@@ -90,8 +90,8 @@ func (m *Machine) unusable(a *state.Agent, now time.Time, res step.Result) []Eff
 	if cause == nil {
 		cause = fmt.Errorf("%s", res.Reason)
 	}
-	m.stop(fmt.Errorf("%w: %w", ErrUnusable, cause), "")
-	return []Effect{Emit{Agent: a.ID, Event: transcript.Event{Time: now, Type: transcript.EventPaused, Agent: a.ID, Message: res.Reason}}}
+	m.stop(fmt.Errorf("%w: %w", ErrUnusable, cause), transcript.Event{})
+	return []Effect{Emit{Event: transcript.Event{Time: now, Type: transcript.EventPaused, Agent: a.ID, Message: res.Reason}}}
 }
 
 // fail ends an agent as failed with reason; its pending step stays, so a
@@ -101,8 +101,7 @@ func (m *Machine) fail(a *state.Agent, now time.Time, reason string) []Effect {
 	m.end(a, state.AgentFailed)
 	a.LastError = reason
 	delete(m.notBefore, a.ID)
-	return []Effect{note(a.ID, transcript.Event{Time: now, Type: transcript.EventAgentFailed, State: a.CurrentState, Message: reason},
-		"failed: "+reason, true)}
+	return []Effect{note(a.ID, transcript.Event{Time: now, Type: transcript.EventAgentFailed, State: a.CurrentState, Message: reason})}
 }
 
 // retry runs the step again after a back-off, up to maxRetries times.
@@ -117,8 +116,8 @@ func (m *Machine) retry(a *state.Agent, ev StepEnded) []Effect {
 	a.Status = state.AgentReady
 	a.LastError = reason
 	m.notBefore[a.ID] = ev.Now.Add(delay)
-	return []Effect{note(a.ID, transcript.Event{Time: ev.Now, Type: transcript.EventRetry, Step: ev.Name, State: s.State, Attempt: s.Attempt, Outcome: ev.Result.Class, Message: reason},
-		fmt.Sprintf("%s: %s; retry %d of %d in %s", s.State, reason, s.Attempt-1, maxRetries, delay), true)}
+	return []Effect{note(a.ID, transcript.Event{Time: ev.Now, Type: transcript.EventRetry, Step: ev.Name, State: s.State, Attempt: s.Attempt,
+		Outcome: ev.Result.Class, Message: reason, Max: maxRetries, DelayMS: delay.Milliseconds()})}
 }
 
 // usageLimit makes the whole run wait: until the reset plus a margin, or,
@@ -140,7 +139,7 @@ func (m *Machine) usageLimit(a *state.Agent, now time.Time, res step.Result) []E
 	if w := m.run.Wait; w == nil || until.After(w.Until) {
 		m.run.Wait = &state.Wait{Until: until, Reason: firstLine(res.Reason)}
 	}
-	return []Effect{say(a.ID, fmt.Sprintf("%s: usage limit reached; the step runs again after the reset", a.Pending.State))}
+	return []Effect{deferred(a, now, "usage limit")}
 }
 
 // refused handles an answer that ran but was refused: with a policy, the
@@ -172,8 +171,8 @@ func (m *Machine) refused(a *state.Agent, ev StepEnded) []Effect {
 	a.Attempts++
 	a.Status = state.AgentReady
 	a.LastError = reason
-	return []Effect{note(a.ID, transcript.Event{Time: ev.Now, Type: transcript.EventReminder, Step: ev.Name, State: s.State, Attempt: a.Attempts, Message: reason},
-		fmt.Sprintf("%s: %s; reminder %d of %d", s.State, reason, a.Attempts-1, maxAttempts-1), true)}
+	return []Effect{note(a.ID, transcript.Event{Time: ev.Now, Type: transcript.EventReminder, Step: ev.Name, State: s.State, Attempt: a.Attempts,
+		Message: reason, Max: maxAttempts - 1})}
 }
 
 // sessionOf is the session a step ran in when its result names none.
@@ -184,13 +183,14 @@ func sessionOf(s *state.Step) string {
 	return s.SessionID
 }
 
-// note publishes ev for agent with a progress line.
-func note(agent string, ev transcript.Event, line string, important bool) Effect {
+// note publishes ev as agent's.
+func note(agent string, ev transcript.Event) Effect {
 	ev.Agent = agent
-	return Emit{Agent: agent, Event: ev, Line: line, Important: important}
+	return Emit{Event: ev}
 }
 
-// say is a progress line of agent that is not an event.
-func say(agent, line string) Effect {
-	return Emit{Agent: agent, Line: line, Important: true}
+// deferred publishes that an agent's step stopped and runs again later:
+// outcome is "canceled", "usage limit" or "exhausted" (its budget).
+func deferred(a *state.Agent, now time.Time, outcome string) Effect {
+	return note(a.ID, transcript.Event{Time: now, Type: transcript.EventStepDeferred, State: a.Pending.State, Outcome: outcome})
 }

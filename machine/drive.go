@@ -33,14 +33,11 @@ func (m *Machine) begin(ev Begin) []Effect {
 	r.Status = state.StatusRunning
 	r.Error = ""
 	r.PID = ev.PID
-	kind, verb := transcript.EventRunStarted, "started"
+	kind := transcript.EventRunStarted
 	if resumed {
-		kind, verb = transcript.EventRunResumed, "resumed"
+		kind = transcript.EventRunResumed
 	}
-	return []Effect{Emit{
-		Event: transcript.Event{Time: ev.Now, Type: kind, State: r.EntryState, Message: r.ScopeDir},
-		Line:  fmt.Sprintf("run %s %s: %s", r.WorkflowID, verb, r.ScopeDir), Important: true,
-	}}
+	return []Effect{Emit{Event: transcript.Event{Time: ev.Now, Type: kind, Run: r.WorkflowID, State: r.EntryState, Message: r.ScopeDir}}}
 }
 
 // tick starts what may start, shows a usage-limit wait, and settles the
@@ -82,8 +79,7 @@ func (m *Machine) schedule(now time.Time) (out []Effect, wake time.Time) {
 		}
 		r.Wait = nil
 		r.Status = state.StatusRunning
-		out = append(out, Emit{Event: transcript.Event{Time: now, Type: transcript.EventWaitOver},
-			Line: "usage limit wait over; steps start again", Important: true})
+		out = append(out, Emit{Event: transcript.Event{Time: now, Type: transcript.EventWaitOver}})
 	}
 	maxPar := max(r.Options.MaxParallel, 1)
 	n, first := len(r.Agents), m.next
@@ -142,7 +138,7 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 	for _, w := range p.Warnings {
 		if !slices.Contains(r.Warned, w) {
 			r.Warned = append(r.Warned, w)
-			out = append(out, note(a.ID, transcript.Event{Time: now, Type: transcript.EventWarning, State: s.State, Message: w}, "warning: "+w, true))
+			out = append(out, note(a.ID, transcript.Event{Time: now, Type: transcript.EventWarning, State: s.State, Message: w}))
 		}
 	}
 	s.Model = firstOf(p.Model, r.Options.Model)
@@ -203,7 +199,7 @@ func (m *Machine) saveFailed(ev SaveFailed) []Effect {
 		}
 		m.touch(id)
 	}
-	return m.stop(fmt.Errorf("save run state: %w", ev.Err), "cannot save the run's state: "+ev.Err.Error()+"; stopping")
+	return m.stop(fmt.Errorf("save run state: %w", ev.Err), transcript.Event{Type: transcript.EventStopping, Message: ev.Err.Error()})
 }
 
 // settle decides the run's status when nothing runs: completed or failed
@@ -224,7 +220,7 @@ func (m *Machine) settle(now time.Time) []Effect {
 		}
 	case overBudget(r):
 		r.Status = state.StatusBudgetExceeded
-		r.Error = fmt.Sprintf("budget reached: %s spent of %s", Money(r.TotalCostUSD), Money(r.BudgetUSD))
+		r.Error = fmt.Sprintf("budget reached: $%.4f spent of $%.4f", r.TotalCostUSD, r.BudgetUSD)
 	case r.Wait != nil && r.Options.NoWait:
 		r.Status = state.StatusPaused
 		r.Error = "usage limit: " + r.Wait.Reason
@@ -259,12 +255,9 @@ func (m *Machine) waiting(now time.Time, w *state.Wait) ([]Effect, time.Time) {
 		r.Status = state.StatusWaiting
 		m.waitShown = w.Until
 		out = append(out, Save{Agents: m.takeDirty()},
-			Emit{Event: transcript.Event{Time: now, Type: transcript.EventWait, Until: ptr(w.Until), Message: w.Reason},
-				Line: fmt.Sprintf("usage limit reached (%s); no new step starts until %s (in %s). Ctrl-C pauses the run; resume it later.",
-					w.Reason, w.Until.Local().Format("Jan 2 15:04:05"), roundLeft(left)), Important: true})
+			Emit{Event: transcript.Event{Time: now, Type: transcript.EventWait, Until: ptr(w.Until), Message: w.Reason}})
 	} else if !now.Before(m.nextTick) {
-		out = append(out, Emit{Line: fmt.Sprintf("waiting for the usage limit to reset: %s left (until %s)",
-			roundLeft(left), w.Until.Local().Format("15:04:05")), Important: true})
+		out = append(out, Emit{Event: transcript.Event{Time: now, Type: transcript.EventWaitTick, Until: ptr(w.Until)}})
 	} else {
 		return nil, m.nextTick
 	}
@@ -280,12 +273,4 @@ func (m *Machine) waiting(now time.Time, w *state.Wait) ([]Effect, time.Time) {
 		m.nextTick = w.Until
 	}
 	return out, m.nextTick
-}
-
-// roundLeft rounds a time left to the minute, or to the second under one.
-func roundLeft(d time.Duration) time.Duration {
-	if d > time.Minute {
-		return d.Round(time.Minute)
-	}
-	return d.Round(time.Second)
 }

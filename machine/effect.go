@@ -34,15 +34,12 @@ type Save struct {
 	Agents []string
 }
 
-// Emit publishes an event of the run: for the transcript, the progress
-// lines and anyone following the run. Line is the progress line (empty
-// for none) and Important whether --quiet keeps it.
+// Emit publishes an event of the run to its sinks: the transcript, the
+// progress lines (worded by raymond/report), anyone following the run.
+// Transition, when set, is the transitions.log entry of a transition.
 type Emit struct {
-	Agent      string
 	Event      transcript.Event
 	Transition *transcript.Transition
-	Line       string
-	Important  bool
 }
 
 // StepClosed says a step's end has been applied: its record can be

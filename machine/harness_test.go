@@ -6,6 +6,7 @@ import (
 
 	"raymond/claude"
 	"raymond/parsing"
+	"raymond/report"
 	"raymond/state"
 	"raymond/step"
 	"raymond/workflow"
@@ -77,7 +78,8 @@ func (m *Machine) apply(d stepDone, now time.Time) []effect {
 				continue
 			}
 			var fx effect
-			fx.kind, fx.event.Type, fx.line = effectNote, e.Event.Type, e.Line
+			fx.kind, fx.event.Type = effectNote, e.Event.Type
+			fx.line, _ = report.Progress(&e.Event)
 			if e.Event.Type == "step_ended" {
 				continue // written by the orchestrator's closeStep before
 			}

@@ -9,6 +9,7 @@ import (
 
 	"raymond/state"
 	"raymond/step"
+	"raymond/transcript"
 )
 
 // MainAgent is the id of the agent a run starts with.
@@ -101,26 +102,24 @@ func (m *Machine) Apply(ev Event) []Effect {
 	case StepEnded:
 		return m.stepEnded(ev)
 	case Quiesce:
-		return m.stop(nil, quiesceMsg)
+		return m.stop(nil, transcript.Event{Type: transcript.EventStopping})
 	case Cancel:
-		return m.stop(nil, "")
+		return m.stop(nil, transcript.Event{})
 	case SaveFailed:
 		return m.saveFailed(ev)
 	}
 	panic(fmt.Sprintf("machine: unknown event %T", ev))
 }
 
-// quiesceMsg is said when the run is asked to stop.
-const quiesceMsg = "stopping: no new steps start; the steps running now finish first (interrupt again to kill them)"
-
-// stop makes the run stop starting steps; err, when set, is why.
-func (m *Machine) stop(err error, msg string) []Effect {
+// stop makes the run stop starting steps; err, when set, is why. The
+// first stop publishes ev, when it has a type.
+func (m *Machine) stop(err error, ev transcript.Event) []Effect {
 	if err != nil && m.err == nil {
 		m.err = err
 	}
 	var out []Effect
-	if !m.stopping && msg != "" {
-		out = append(out, Emit{Line: msg, Important: true})
+	if !m.stopping && ev.Type != "" {
+		out = append(out, Emit{Event: ev})
 	}
 	m.stopping = true
 	return out
@@ -260,9 +259,6 @@ func agentPrefix(stateName string) string {
 	}
 	return b.String()
 }
-
-// Money formats a cost the way progress lines show it.
-func Money(usd float64) string { return fmt.Sprintf("$%.4f", usd) }
 
 func ptr[T any](v T) *T { return &v }
 

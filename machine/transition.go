@@ -97,9 +97,8 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 	} else {
 		tr.Payload = input
 	}
-	line := fmt.Sprintf("%s -> %s (%s)  %s, total %s", from, to, name, Money(cost), Money(m.run.TotalCostUSD))
 	out := []Effect{Emit{
-		Agent: a.ID, Transition: &tr, Line: line, Important: true,
+		Transition: &tr,
 		Event: transcript.Event{Time: now, Type: transcript.EventTransition, Agent: a.ID, Step: ev.Name, State: from, Tag: name, Target: to,
 			Session: session, CostUSD: ptr(cost), TotalCostUSD: ptr(m.run.TotalCostUSD), Depth: len(a.Stack), Payload: tr.Payload},
 	}}
@@ -119,12 +118,11 @@ func (m *Machine) complete(a *state.Agent, ev StepEnded, s *state.Step, session 
 		SessionNote: sessionNote(s), CostUSD: cost,
 		TotalCostUSD: m.run.TotalCostUSD, Payload: &payload,
 	}
-	line := fmt.Sprintf("%s -> done (result)  %s, total %s", from, Money(cost), Money(m.run.TotalCostUSD))
 	return []Effect{
-		Emit{Agent: a.ID, Transition: &tr, Line: line, Important: true,
+		Emit{Transition: &tr,
 			Event: transcript.Event{Time: now, Type: transcript.EventTransition, Agent: a.ID, Step: ev.Name, State: from, Tag: parsing.Result,
 				Session: session, CostUSD: ptr(cost), TotalCostUSD: ptr(m.run.TotalCostUSD), Payload: &payload}},
-		note(a.ID, transcript.Event{Time: now, Type: transcript.EventAgentCompleted, State: from, Payload: &payload}, "", false),
+		note(a.ID, transcript.Event{Time: now, Type: transcript.EventAgentCompleted, State: from, Payload: &payload}),
 	}
 }
 
@@ -156,8 +154,7 @@ func (m *Machine) spawn(parent string, ev StepEnded) ([]string, []Effect) {
 			desc += " (" + formatVars(vars) + ")"
 		}
 		spawned = append(spawned, desc)
-		effects = append(effects, note(parent, transcript.Event{Time: ev.Now, Type: transcript.EventSpawn, Step: ev.Name, Child: id, Parent: parent, State: f.Target},
-			"started "+desc, false))
+		effects = append(effects, note(parent, transcript.Event{Time: ev.Now, Type: transcript.EventSpawn, Step: ev.Name, Child: id, Parent: parent, State: f.Target, Vars: vars}))
 	}
 	return spawned, effects
 }

@@ -141,6 +141,9 @@ type Driver struct {
 	Quiesce <-chan struct{}
 	// Log receives developer logs; nil discards them.
 	Log *slog.Logger
+	// Sinks also receive every event of the runs this driver drives, after
+	// the transcript and the progress printer (see Sink).
+	Sinks []Sink
 }
 
 // ErrClaudeUnusable wraps the errors that stop a run because no step can run

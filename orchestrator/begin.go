@@ -8,6 +8,7 @@ import (
 
 	"raymond/machine"
 	"raymond/parsing"
+	"raymond/report"
 	"raymond/step"
 	"raymond/transcript"
 	"raymond/workflow"
@@ -55,11 +56,16 @@ func (g *driving) start(req step.Request) {
 		l.log = tr.Step(name)
 		l.log.Prompt(req.Prompt)
 	})
-	g.publish(machine.Emit{Event: transcript.Event{Type: transcript.EventStepStarted, Agent: req.Agent, Step: name, State: req.Step.State,
-		Session: firstOf(req.Step.SessionID, req.Step.ResumeSession), Attempt: req.Step.Attempt}})
-	g.out.stepStarted(req)
+	s := req.Step
+	g.publish(transcript.Event{Type: transcript.EventStepStarted, Agent: req.Agent, Step: name, State: s.State,
+		Session: firstOf(s.SessionID, s.ResumeSession), Attempt: s.Attempt,
+		Seq: req.Seq, Mode: string(s.Mode), Model: s.Model, Reminder: s.Reminder != ""}, nil)
 	h := step.Handler{
-		OnEvent: func(e step.Event) { g.out.live(req.Agent, req.Step.State, e) },
+		OnEvent: func(e step.Event) {
+			if ev, ok := report.Activity(req.Agent, s.State, e); ok {
+				g.publish(ev, nil)
+			}
+		},
 		OnLine: func(raw []byte) {
 			<-l.ready
 			l.log.Line(raw)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"raymond/machine"
+	"raymond/report"
 	"raymond/state"
 	"raymond/step"
 	"raymond/transcript"
@@ -26,7 +27,8 @@ type driving struct {
 	m       *machine.Machine
 	journal *state.Journal
 	tr      *transcript.Writer
-	out     *printer
+	out     *report.Printer
+	sinks   []Sink
 	clock   Clock
 	runner  step.Runner
 	scope   string
@@ -89,16 +91,18 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	if g.runner == nil {
 		return nil, fmt.Errorf("drive run %s: no step runner", id)
 	}
-	g.out = newPrinter(d.Progress, d.Prefix, d.Quiet, d.Color)
+	g.out = report.NewPrinter(d.Progress, d.Prefix, d.Quiet, d.Color)
 	if r.Options.Debug && d.DebugDir != "" {
 		var once sync.Once
 		g.tr = transcript.Open(d.debugDir(id), func(err error) {
 			once.Do(func() {
-				g.out.line("", fmt.Sprintf("warning: cannot write the transcript (%v); the run goes on without it", err), true)
+				// Live: the writer holds its lock while it calls this.
+				g.publish(transcript.Event{Type: transcript.EventTranscriptFailed, Message: err.Error()}, nil)
 			})
 		})
 		defer g.tr.Close()
 	}
+	g.sinks = append([]Sink{g.tr, g.out}, d.Sinks...)
 	if g.journal, err = d.Store.Journal(r); err != nil {
 		return nil, err
 	}
@@ -108,8 +112,8 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	g.loop(ctx)
 	g.steps.Wait()
 
-	g.publish(machine.Emit{Event: transcript.Event{Type: transcript.EventRunEnded, Status: string(r.Status), TotalCostUSD: ptr(r.TotalCostUSD), Message: r.Error}})
-	g.summary()
+	g.publish(transcript.Event{Type: transcript.EventRunEnded, Status: string(r.Status), TotalCostUSD: ptr(r.TotalCostUSD), Message: r.Error}, nil)
+	g.publish(g.summary(), nil)
 	stopErr := g.m.Err()
 	if err := g.journal.Close(); err != nil && stopErr == nil {
 		stopErr = err
@@ -185,7 +189,7 @@ func (g *driving) carry(effects []machine.Effect) {
 	for i, e := range effects {
 		switch e := e.(type) {
 		case machine.Emit:
-			g.publish(e)
+			g.publish(e.Event, e.Transition)
 		case machine.Save:
 			if err := g.journal.Save(g.m.Run(), e.Agents...); err != nil {
 				g.carry(g.m.Apply(machine.SaveFailed{Err: err, Held: held(effects[i+1:])}))
@@ -220,20 +224,29 @@ func held(effects []machine.Effect) []string {
 	return ids
 }
 
-// publish sends an event of the run to its sinks: the transcript and the
-// progress printer.
-func (g *driving) publish(e machine.Emit) {
-	if e.Event.Type != "" {
-		if e.Event.Time.IsZero() {
-			e.Event.Time = g.clock.Now()
-		}
-		g.tr.Event(e.Event)
+// Sink receives the events of a run as the driver publishes them: the
+// transcript writer, the progress printer, and whatever a Driver's caller
+// adds (a daemon's live stream). Events of the run come in order from the
+// loop's goroutine; a step's live activity (transcript.Event.Live) comes
+// from the step's goroutine, concurrently with them.
+type Sink interface {
+	Event(transcript.Event)
+}
+
+// publish stamps an event with the clock's time and sends it to every
+// sink; a transition also goes to transitions.log.
+func (g *driving) publish(e transcript.Event, tr *transcript.Transition) {
+	if e.Time.IsZero() {
+		e.Time = g.clock.Now()
 	}
-	if e.Transition != nil {
-		g.tr.Transition(*e.Transition)
+	if e.Run == "" {
+		e.Run = g.m.Run().WorkflowID
 	}
-	if e.Line != "" {
-		g.out.line(e.Agent, e.Line, e.Important)
+	for _, s := range g.sinks {
+		s.Event(e)
+	}
+	if tr != nil {
+		g.tr.Transition(*tr)
 	}
 }
 

@@ -1,7 +1,6 @@
 package orchestrator
 
 import (
-	"fmt"
 	"time"
 
 	"raymond/machine"
@@ -52,34 +51,23 @@ func (g *driving) closeStep(c machine.StepClosed) {
 	})
 }
 
-// summary writes the closing lines of a Drive: status, time, steps, agents,
-// cost, and why each failed agent failed.
-func (g *driving) summary() {
+// summary is the closing event of a Drive: status, time, steps, agents,
+// cost, and why each failed agent failed. It is live: it comes after
+// run_ended, which readers of events.jsonl take as the end of the run.
+func (g *driving) summary() transcript.Event {
 	r := g.m.Run()
-	steps := 0
+	e := transcript.Event{Type: transcript.EventSummary, Run: r.WorkflowID, Status: string(r.Status),
+		DurationMS: nowFunc().Sub(g.started).Round(time.Millisecond).Milliseconds(),
+		Agents:     len(r.Agents), TotalCostUSD: ptr(r.TotalCostUSD), BudgetUSD: r.BudgetUSD}
 	for i := range r.Agents {
-		steps += r.Agents[i].Steps
-	}
-	took := nowFunc().Sub(g.started).Round(time.Millisecond)
-	msg := fmt.Sprintf("run %s %s in %s: %s, %s, %s", r.WorkflowID, r.Status, took,
-		count(steps, "step"), count(len(r.Agents), "agent"), machine.Money(r.TotalCostUSD))
-	if r.BudgetUSD > 0 {
-		msg += " of " + machine.Money(r.BudgetUSD)
-	}
-	if r.Error != "" && g.m.Err() == nil { // Drive's caller shows the error
-		msg += "\n" + r.Error
-	}
-	for i := range r.Agents {
-		if a := &r.Agents[i]; a.Status == state.AgentFailed {
-			msg += fmt.Sprintf("\n  %s failed at %s: %s", a.ID, a.CurrentState, a.LastError)
+		a := &r.Agents[i]
+		e.Steps += a.Steps
+		if a.Status == state.AgentFailed {
+			e.Failures = append(e.Failures, transcript.Failure{Agent: a.ID, State: a.CurrentState, Error: a.LastError})
 		}
 	}
-	g.out.line("", msg, true)
-}
-
-func count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
+	if g.m.Err() == nil { // otherwise Drive's caller shows the error
+		e.Message = r.Error
 	}
-	return fmt.Sprintf("%d %ss", n, thing)
+	return e
 }

@@ -1,7 +1,7 @@
 package report
 
 import (
-	"raymond/claude"
+	"raymond/step"
 	"raymond/transcript"
 )
 
@@ -9,21 +9,21 @@ import (
 // live event the stream publishes, for agent running stateName. ok is false
 // for what no sink shows: the session's start, a tool that succeeded, the
 // rate-limit state, API errors (the step's outcome says those).
-func Activity(agent, stateName string, e claude.Event) (ev transcript.Event, ok bool) {
+func Activity(agent, stateName string, e step.Event) (ev transcript.Event, ok bool) {
 	ev = transcript.Event{Agent: agent, State: stateName}
 	switch e.Kind {
-	case claude.EventText:
+	case step.EventText:
 		ev.Type, ev.Message = transcript.EventText, e.Text
-	case claude.EventToolUse:
+	case step.EventToolUse:
 		ev.Type, ev.Tool, ev.Message = transcript.EventToolUse, e.Tool, e.Detail
-	case claude.EventToolResult:
+	case step.EventToolResult:
 		if !e.IsError {
 			return ev, false
 		}
 		ev.Type, ev.Tool, ev.Message = transcript.EventToolFailed, e.Tool, e.Detail
-	case claude.EventPrint:
+	case step.EventPrint:
 		ev.Type, ev.Message = transcript.EventPrint, e.Text
-	case claude.EventRetry:
+	case step.EventRetry:
 		ev.Type, ev.Code, ev.Attempt = transcript.EventAPIRetry, e.Status, e.Attempt
 	default:
 		return ev, false

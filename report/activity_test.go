@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"raymond/claude"
+	"raymond/step"
 )
 
 // TestActivity: a step's activity reads as the orchestrator's live lines
@@ -14,6 +15,13 @@ import (
 func TestActivity(t *testing.T) {
 	var b bytes.Buffer
 	p := NewPrinter(&b, "", false, false)
+	// What claude decodes reaches Activity as the claude runner passes it
+	// on, through claude.Live.
+	live := claude.Live(func(e step.Event) {
+		if ev, ok := Activity("main", "START.md", e); ok {
+			p.Event(ev)
+		}
+	})
 	for _, e := range []claude.Event{
 		{Kind: claude.EventInit, SessionID: "s1"},
 		{Kind: claude.EventText, Text: "Reading the code.\nThen more."},
@@ -26,9 +34,7 @@ func TestActivity(t *testing.T) {
 		{Kind: claude.EventRateLimit, LimitStatus: "allowed"},
 		{Kind: claude.EventAPIError, Text: "overloaded"},
 	} {
-		if ev, ok := Activity("main", "START.md", e); ok {
-			p.Event(ev)
-		}
+		live(e)
 	}
 	assert.Equal(t, `[main] START.md: Reading the code.
 [main] START.md: Bash go test ./...

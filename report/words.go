@@ -52,7 +52,9 @@ func FollowLine(e *transcript.Event) string {
 	if e.Agent != "" {
 		b.WriteString("[" + e.Agent + "] ")
 	}
-	text, _ := words(e, claude.OneLine)
+	short := *e
+	short.Vars = nil // a fork's variables stay in the progress line and the transcript
+	text, _ := words(&short, claude.OneLine)
 	text, _, _ = strings.Cut(text, "\n") // the run's summary, were it followed
 	b.WriteString(text)
 	return b.String()

@@ -105,7 +105,7 @@ func TestProgress(t *testing.T) {
 		{"spawn", transcript.Event{Type: transcript.EventSpawn, Agent: "main", Child: "main_worker1", Parent: "main", State: "WORKER.md"},
 			"started main_worker1 at WORKER.md", false, "[main] started main_worker1 at WORKER.md"},
 		{"spawn with vars", transcript.Event{Type: transcript.EventSpawn, Agent: "main", Child: "main_worker2", State: "WORKER.md", Vars: map[string]string{"topic": "b", "item": "x y"}},
-			`started main_worker2 at WORKER.md (item="x y" topic="b")`, false, `[main] started main_worker2 at WORKER.md (item="x y" topic="b")`},
+			`started main_worker2 at WORKER.md (item="x y" topic="b")`, false, `[main] started main_worker2 at WORKER.md`},
 
 		// begin.go
 		{"warning", transcript.Event{Type: transcript.EventWarning, Agent: "main", State: "START.md", Message: `START.md: unknown frontmatter key "modle" ignored`},
@@ -174,10 +174,11 @@ func TestFollowStepEnded(t *testing.T) {
 // run_ended must be live, or readers would not see the run as ended.
 func TestLiveEventsAreNotPersisted(t *testing.T) {
 	for _, typ := range []string{transcript.EventText, transcript.EventToolUse, transcript.EventToolFailed,
-		transcript.EventPrint, transcript.EventAPIRetry, transcript.EventWaitTick, transcript.EventTranscriptFailed, transcript.EventSummary} {
+		transcript.EventPrint, transcript.EventAPIRetry, transcript.EventWaitTick, transcript.EventTranscriptFailed, transcript.EventSummary,
+		transcript.EventStepDeferred} {
 		assert.True(t, (&transcript.Event{Type: typ}).Live(), typ)
 	}
-	for _, typ := range []string{transcript.EventRunStarted, transcript.EventStepStarted, transcript.EventStepDeferred,
+	for _, typ := range []string{transcript.EventRunStarted, transcript.EventStepStarted,
 		transcript.EventStopping, transcript.EventRunEnded, transcript.EventWait} {
 		assert.False(t, (&transcript.Event{Type: typ}).Live(), typ)
 	}

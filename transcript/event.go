@@ -126,8 +126,9 @@ const (
 	EventBudgetExceeded = "budget_exceeded"
 	EventRunEnded       = "run_ended"
 	EventWarning        = "warning"
-	// EventStepDeferred: a step stopped and runs again later; Outcome says
-	// why (canceled, usage limit, exhausted: the run's budget).
+	// EventStepDeferred (live): a step stopped and runs again later;
+	// Outcome says why (canceled, usage limit, exhausted: the run's
+	// budget). The step_ended event before it is what the transcript keeps.
 	EventStepDeferred = "step_deferred"
 	// EventStopping: no new step starts. Message is empty for a signal,
 	// and the error for a state file that could not be saved.
@@ -165,7 +166,7 @@ const (
 func (e *Event) Live() bool {
 	switch e.Type {
 	case EventText, EventToolUse, EventToolFailed, EventPrint, EventAPIRetry,
-		EventWaitTick, EventTranscriptFailed, EventSummary:
+		EventWaitTick, EventTranscriptFailed, EventSummary, EventStepDeferred:
 		return true
 	}
 	return false
