@@ -144,7 +144,7 @@ func (m *machine) protocolError(a *state.Agent, ev stepDone, now time.Time) []ef
 	}
 	a.SessionID = session
 	a.Pending = &state.Step{
-		State: s.State, Mode: state.SessionResume, ResumeSession: session,
+		Ref: state.Ref{State: s.State}, Mode: state.SessionResume, ResumeSession: session,
 		Cwd: s.Cwd, Reminder: workflow.Reminder(ev.decideErr, ev.policy),
 		Attempt: 1, Model: s.Model, Effort: s.Effort,
 	}

@@ -242,7 +242,7 @@ func FuzzReplay(f *testing.F) {
 	f.Fuzz(func(t *testing.T, journal []byte) {
 		r := &Run{Version: Version, Gen: 1, WorkflowID: "x", Status: StatusRunning, Error: "e",
 			Agents: []Agent{{ID: "main"}}, SessionCosts: map[string]float64{"s": 0.5}}
-		if _, err := replay(r, "x.journal", journal); err != nil {
+		if _, err := replay(r, Version, "x.journal", journal); err != nil {
 			return
 		}
 		if _, err := json.Marshal(r); err != nil {
