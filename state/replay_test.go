@@ -99,8 +99,8 @@ func TestReadJournal(t *testing.T) {
 		{name: "no version", journal: `{"gen":1,"unset":["version"]}` + "\n" + first, wantErr: []string{"x.journal is corrupt: no state version"}},
 		{
 			name:    "newer raymond",
-			journal: jline(t, 1, `{"version":2}`, nil) + first,
-			wantErr: []string{"run x was written by a newer raymond (state version 2 in", "x.journal", "upgrade raymond"},
+			journal: jline(t, 1, fmt.Sprintf(`{"version":%d}`, Version+1), nil) + first,
+			wantErr: []string{fmt.Sprintf("run x was written by a newer raymond (state version %d in", Version+1), "x.journal", "upgrade raymond"},
 		},
 	}
 	for _, tt := range tests {
