@@ -128,3 +128,22 @@ func TestMigrateLineKeepsItsFrame(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"gen":7,"unset":["error"],"session_costs":{"s":1},"header":{"version":2},"agents":[{"id":"main","pending":{"state":"A.md"}}]}`, string(out))
 }
+
+// FuzzReplayVersion1 feeds replay arbitrary journals written against a
+// snapshot of version 1: migrating their lines must not panic, and what it
+// accepts must be a run of the current version that marshals again.
+func FuzzReplayVersion1(f *testing.F) {
+	f.Add([]byte(v1Journal))
+	f.Add([]byte(`{"gen":4,"header":null,"agents":null}` + "\n" + `{"gen":4,"header":{"version":1}}` + "\n"))
+	f.Add([]byte("null\n{}\n"))
+	f.Fuzz(func(t *testing.T, journal []byte) {
+		var r Run
+		require.NoError(t, json.Unmarshal([]byte(v1Run), &r))
+		if _, err := replay(&r, 1, "old.journal", journal); err != nil {
+			return
+		}
+		if _, err := json.Marshal(&r); err != nil {
+			t.Fatalf("replay accepted %q into a run that does not marshal: %v", journal, err)
+		}
+	})
+}
