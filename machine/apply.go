@@ -160,7 +160,7 @@ func (m *Machine) refused(a *state.Agent, ev StepEnded) []Effect {
 	// A failed agent keeps this reminder pending, so a resume answers the
 	// last refusal in the same session rather than re-running the state.
 	a.Pending = &state.Step{
-		State: s.State, Mode: state.SessionResume, ResumeSession: session,
+		Ref: s.Ref, Mode: state.SessionResume, ResumeSession: session,
 		Cwd: s.Cwd, Reminder: ev.Reminder,
 		Attempt: 1, Model: s.Model, Effort: s.Effort,
 	}

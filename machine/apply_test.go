@@ -25,7 +25,7 @@ func oneAgent(mode state.SessionMode, stack ...state.Frame) *Machine {
 		Agents: []state.Agent{{
 			ID: "main", CurrentState: "A.md", SessionID: "s1", Cwd: "/work", Stack: stack,
 			Status: state.AgentRunning, Steps: 1, Attempts: 1,
-			Pending: &state.Step{State: "A.md", Mode: mode, ResumeSession: "s0", SessionID: "s1", Cwd: "/work", Attempt: 1},
+			Pending: &state.Step{Ref: state.Ref{State: "A.md"}, Mode: mode, ResumeSession: "s0", SessionID: "s1", Cwd: "/work", Attempt: 1},
 		}},
 	}
 	if mode == state.SessionResume {
@@ -46,7 +46,7 @@ func success(t *testing.T, text string, cost float64) stepDone {
 
 func TestApplyTags(t *testing.T) {
 	in := func(s string) *string { return &s }
-	caller := state.Frame{Session: "caller", State: "RET.md", Cwd: "/callerdir"}
+	caller := state.Frame{Session: "caller", Ref: state.Ref{State: "RET.md"}, Cwd: "/callerdir"}
 	tests := []struct {
 		name   string
 		mode   state.SessionMode
@@ -56,26 +56,26 @@ func TestApplyTags(t *testing.T) {
 	}{
 		{name: "goto resumes the same session", mode: state.SessionResume, output: `<goto input="x">B.md</goto>`,
 			want: state.Agent{Status: state.AgentReady, CurrentState: "B.md", SessionID: "s1", Cwd: "/work", Stack: nil,
-				Pending: &state.Step{State: "B.md", Mode: state.SessionResume, ResumeSession: "s1", Input: in("x"), Cwd: "/work", Attempt: 1}}},
+				Pending: &state.Step{Ref: state.Ref{State: "B.md"}, Mode: state.SessionResume, ResumeSession: "s1", Input: in("x"), Cwd: "/work", Attempt: 1}}},
 		{name: "reset starts a new session", mode: state.SessionResume, output: `<reset>B.md</reset>`,
 			want: state.Agent{Status: state.AgentReady, CurrentState: "B.md", SessionID: "s1", Cwd: "/work",
-				Pending: &state.Step{State: "B.md", Mode: state.SessionNew, Cwd: "/work", Attempt: 1}}},
+				Pending: &state.Step{Ref: state.Ref{State: "B.md"}, Mode: state.SessionNew, Cwd: "/work", Attempt: 1}}},
 		{name: "call branches and pushes", mode: state.SessionResume, output: `<call return="R.md" input="q">C.md</call>`,
 			want: state.Agent{Status: state.AgentReady, CurrentState: "C.md", SessionID: "s1", Cwd: "/work",
-				Stack:   []state.Frame{{Session: "s1", State: "R.md", Cwd: "/work"}},
-				Pending: &state.Step{State: "C.md", Mode: state.SessionBranch, ResumeSession: "s1", Input: in("q"), Cwd: "/work", Attempt: 1}}},
+				Stack:   []state.Frame{{Session: "s1", Ref: state.Ref{State: "R.md"}, Cwd: "/work"}},
+				Pending: &state.Step{Ref: state.Ref{State: "C.md"}, Mode: state.SessionBranch, ResumeSession: "s1", Input: in("q"), Cwd: "/work", Attempt: 1}}},
 		{name: "function starts fresh and pushes", mode: state.SessionResume, output: `<function return="R.md">F.md</function>`,
 			want: state.Agent{Status: state.AgentReady, CurrentState: "F.md", SessionID: "s1", Cwd: "/work",
-				Stack:   []state.Frame{{Session: "s1", State: "R.md", Cwd: "/work"}},
-				Pending: &state.Step{State: "F.md", Mode: state.SessionNew, Cwd: "/work", Attempt: 1}}},
+				Stack:   []state.Frame{{Session: "s1", Ref: state.Ref{State: "R.md"}, Cwd: "/work"}},
+				Pending: &state.Step{Ref: state.Ref{State: "F.md"}, Mode: state.SessionNew, Cwd: "/work", Attempt: 1}}},
 		{name: "result pops and resumes the caller", mode: state.SessionNew, stack: []state.Frame{caller}, output: "<result>  42 \n</result>",
 			want: state.Agent{Status: state.AgentReady, CurrentState: "RET.md", SessionID: "caller", Cwd: "/callerdir", Stack: []state.Frame{},
-				Pending: &state.Step{State: "RET.md", Mode: state.SessionResume, ResumeSession: "caller", Input: in("42"), Cwd: "/callerdir", Attempt: 1}}},
+				Pending: &state.Step{Ref: state.Ref{State: "RET.md"}, Mode: state.SessionResume, ResumeSession: "caller", Input: in("42"), Cwd: "/callerdir", Attempt: 1}}},
 		{name: "result on an empty stack ends the agent", mode: state.SessionResume, output: "<result>done</result>",
 			want: state.Agent{Status: state.AgentCompleted, CurrentState: "A.md", SessionID: "s1", Cwd: "/work", Result: in("done")}},
 		{name: "fork keeps the parent on its session", mode: state.SessionResume, output: `<fork next="J.md" item="a">W.md</fork>`,
 			want: state.Agent{Status: state.AgentReady, CurrentState: "J.md", SessionID: "s1", Cwd: "/work",
-				Pending: &state.Step{State: "J.md", Mode: state.SessionResume, ResumeSession: "s1", Cwd: "/work", Attempt: 1}}},
+				Pending: &state.Step{Ref: state.Ref{State: "J.md"}, Mode: state.SessionResume, ResumeSession: "s1", Cwd: "/work", Attempt: 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,24 +37,24 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 	var effects []Effect
 	switch tag.Name {
 	case parsing.Goto:
-		next = &state.Step{State: to, Mode: state.SessionResume, ResumeSession: session, Input: input}
+		next = &state.Step{Ref: state.Ref{State: to}, Mode: state.SessionResume, ResumeSession: session, Input: input}
 	case parsing.Reset:
 		a.Cwd = cwd
-		next = &state.Step{State: to, Mode: state.SessionNew, Input: input}
+		next = &state.Step{Ref: state.Ref{State: to}, Mode: state.SessionNew, Input: input}
 	case parsing.Call, parsing.Function:
 		ret, _ := tag.Attr("return")
-		a.Stack = append(a.Stack, state.Frame{Session: session, State: ret, Cwd: a.Cwd})
+		a.Stack = append(a.Stack, state.Frame{Session: session, Ref: state.Ref{State: ret}, Cwd: a.Cwd})
 		mode := state.SessionNew
 		if tag.Name == parsing.Call {
 			mode = state.SessionBranch
 		}
-		next = &state.Step{State: to, Mode: mode, ResumeSession: session, Input: input}
+		next = &state.Step{Ref: state.Ref{State: to}, Mode: mode, ResumeSession: session, Input: input}
 		if mode == state.SessionNew {
 			next.ResumeSession = ""
 		}
 	case parsing.Fork:
 		to, _ = tag.Attr("next")
-		next = &state.Step{State: to, Mode: state.SessionResume, ResumeSession: session}
+		next = &state.Step{Ref: state.Ref{State: to}, Mode: state.SessionResume, ResumeSession: session}
 		spawned, effects = m.spawn(a.ID, ev)
 		// spawn appended to Agents: a may point into the old array.
 		a = m.agent(ev.Agent)
@@ -68,7 +68,7 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 		a.Cwd = f.Cwd
 		a.SessionID = f.Session
 		to = f.State
-		next = &state.Step{State: to, Mode: state.SessionResume, ResumeSession: f.Session, Input: &payload}
+		next = &state.Step{Ref: state.Ref{State: to}, Mode: state.SessionResume, ResumeSession: f.Session, Input: &payload}
 	default:
 		return m.fail(a, now, fmt.Sprintf("%s: unknown tag <%s>", from, tag.Name))
 	}
@@ -147,7 +147,7 @@ func (m *Machine) spawn(parent string, ev StepEnded) ([]string, []Effect) {
 		vars := f.Vars()
 		m.add(state.Agent{
 			ID: id, CurrentState: f.Target, Cwd: cwd, Stack: []state.Frame{}, Status: state.AgentReady, Parent: parent,
-			Pending: &state.Step{State: f.Target, Mode: state.SessionNew, Input: attrPtr(f, "input"), Vars: vars, Cwd: cwd, Attempt: 1},
+			Pending: &state.Step{Ref: state.Ref{State: f.Target}, Mode: state.SessionNew, Input: attrPtr(f, "input"), Vars: vars, Cwd: cwd, Attempt: 1},
 		})
 		desc := id + " at " + f.Target
 		if len(vars) > 0 {

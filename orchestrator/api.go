@@ -79,7 +79,7 @@ func Create(store *state.Store, n NewRun) (*state.Run, error) {
 		Stack:        []state.Frame{},
 		Status:       state.AgentReady,
 		Pending: &state.Step{
-			State: entry,
+			Ref:   state.Ref{State: entry},
 			Mode:  state.SessionNew,
 			Input: opts.Input,
 			Cwd:   cwd,

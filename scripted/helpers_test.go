@@ -30,7 +30,7 @@ func request(stateName string, vars map[string]string) step.Request {
 		Agent: "main",
 		Seq:   1,
 		Step: state.Step{
-			State:     stateName,
+			Ref:       state.Ref{State: stateName},
 			Mode:      state.SessionNew,
 			SessionID: testSession,
 			Cwd:       "/work/project",

@@ -4,6 +4,9 @@ package state
 type Agent struct {
 	// ID is "main" or a fork id such as main_worker1.
 	ID string `json:"id"`
+	// Scope is the absolute path of the workflow folder CurrentState belongs
+	// to; "" means the run's own (Run.ScopeDir).
+	Scope string `json:"scope_dir,omitempty"`
 	// CurrentState is the file name of the state the agent is at: the state of
 	// its pending step, or the one it ended in.
 	CurrentState string `json:"current_state"`
@@ -58,8 +61,8 @@ func (s AgentStatus) Ended() bool {
 type Frame struct {
 	// Session is the caller's session, resumed on return.
 	Session string `json:"session"`
-	// State is the return state.
-	State string `json:"state"`
+	// Ref is the return state, and the caller's scope, restored on return.
+	Ref
 	// Cwd is the caller's working directory, restored on return.
 	Cwd string `json:"cwd"`
 }
@@ -81,8 +84,8 @@ const (
 // Step is one step fully determined before it starts: running it again after a
 // crash runs exactly the same step.
 type Step struct {
-	// State is the state's file name.
-	State string `json:"state"`
+	// Ref is the state the step runs.
+	Ref
 	// Mode is new, resume or branch.
 	Mode SessionMode `json:"mode"`
 	// ResumeSession is the session to resume or branch from.
@@ -111,3 +114,26 @@ type Step struct {
 	// Effort is the effort to use, "" for none.
 	Effort string `json:"effort,omitempty"`
 }
+
+// Ref names a state of a workflow: a state file in a scope. In JSON its fields
+// sit in the object that embeds it (Step, Frame): "scope_dir" beside "state".
+type Ref struct {
+	// Scope is the absolute path of the workflow folder; "" means the run's
+	// own (Run.ScopeDir), which is what every reference of a run that makes
+	// no cross-workflow call holds, and what state version 1 meant.
+	Scope string `json:"scope_dir,omitempty"`
+	// State is the state's file name in the scope.
+	State string `json:"state"`
+}
+
+// In returns r with its scope spelled out: runScope (the run's ScopeDir)
+// when r has none.
+func (r Ref) In(runScope string) Ref {
+	if r.Scope == "" {
+		r.Scope = runScope
+	}
+	return r
+}
+
+// Ref returns the state the agent is at, as a reference.
+func (a *Agent) Ref() Ref { return Ref{Scope: a.Scope, State: a.CurrentState} }

@@ -18,6 +18,8 @@ func bigRun(n int) *Run {
 		a.SessionID = fmt.Sprintf("0b7e6f0e-3c52-4a4e-9d1c-%012d", i)
 		a.Pending.SessionID = a.SessionID
 		a.Pending.Vars = map[string]string{"item": fmt.Sprintf("src/pkg%d/file.go", i)}
+		// A fan-out stays in the run's own workflow: no scope_dir.
+		a.Scope, a.Pending.Scope, a.Stack[0].Scope = "", "", ""
 		r.Agents[i] = a
 		r.SessionCosts[a.SessionID] = float64(i) / 100
 	}

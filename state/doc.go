@@ -38,7 +38,9 @@
 //
 // The file carries a schema Version. A reader refuses files from a newer
 // version with a message that says to upgrade, and ignores unknown fields of
-// its own version, so fields can be added without bumping it.
+// its own version, so fields can be added without bumping it. Files of an
+// older version, and the journal lines written against them, are migrated
+// on read, one version at a time (migrate.go); writes are always of Version.
 //
 // A process drives a run only while it holds the run's lock (Store.Lock), an
 // flock on <id>.lock that holds the driver's pid. The kernel drops the lock

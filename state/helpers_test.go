@@ -39,13 +39,14 @@ func fullRun(id string) *Run {
 		},
 		Agents: []Agent{{
 			ID:           "main_worker1",
+			Scope:        "/p/lib",
 			CurrentState: "WORKER.md",
 			SessionID:    "s-1",
 			Cwd:          "/p/sub",
-			Stack:        []Frame{{Session: "s-0", State: "JOIN.md", Cwd: "/p"}},
+			Stack:        []Frame{{Session: "s-0", Ref: Ref{Scope: "/p/wf", State: "JOIN.md"}, Cwd: "/p"}},
 			Status:       AgentRunning,
 			Pending: &Step{
-				State:         "WORKER.md",
+				Ref:           Ref{Scope: "/p/lib", State: "WORKER.md"},
 				Mode:          SessionBranch,
 				ResumeSession: "s-0",
 				SessionID:     "s-2",

@@ -87,8 +87,8 @@ func fanout(tb testing.TB, s *Store, n int) (saves int, final int64) {
 		id := fmt.Sprintf("main_worker%d", i)
 		r.Agents = append(r.Agents, Agent{
 			ID: id, CurrentState: "WORKER.md", Cwd: project, Status: AgentReady, Parent: "main",
-			Stack: []Frame{{Session: mainSID, State: "JOIN.md", Cwd: project}},
-			Pending: &Step{State: "WORKER.md", Mode: SessionBranch, ResumeSession: mainSID,
+			Stack: []Frame{{Session: mainSID, Ref: Ref{State: "JOIN.md"}, Cwd: project}},
+			Pending: &Step{Ref: Ref{State: "WORKER.md"}, Mode: SessionBranch, ResumeSession: mainSID,
 				SessionID: fmt.Sprintf("0b7e6f0e-3c52-4a4e-9d1c-%012d", i),
 				Vars:      map[string]string{"item": fmt.Sprintf("src/pkg%d/file.go", i)}, Cwd: project, Attempt: 1},
 		})

@@ -67,8 +67,8 @@ func mutate(rng *rand.Rand, r *Run) []string {
 		id := fmt.Sprintf("main_w%d", r.NextAgentSeq)
 		r.Agents = append(r.Agents, Agent{
 			ID: id, CurrentState: "WORKER.md", Cwd: "/p", Status: AgentReady, Parent: "main",
-			Stack: []Frame{{Session: "s-main", State: "JOIN.md", Cwd: "/p"}},
-			Pending: &Step{State: "WORKER.md", Mode: SessionBranch, ResumeSession: "s-main", SessionID: id + "-1",
+			Stack: []Frame{{Session: "s-main", Ref: Ref{State: "JOIN.md"}, Cwd: "/p"}},
+			Pending: &Step{Ref: Ref{State: "WORKER.md"}, Mode: SessionBranch, ResumeSession: "s-main", SessionID: id + "-1",
 				Vars: map[string]string{"item": id}, Cwd: "/p", Attempt: 1},
 		})
 		return []string{id, "main"}
@@ -85,7 +85,7 @@ func mutate(rng *rand.Rand, r *Run) []string {
 				a.Status, a.LastError, a.Attempts = AgentFailed, "no result line", a.Attempts+1
 			default:
 				a.Status = AgentRunning
-				a.Pending = &Step{State: "NEXT.md", Mode: SessionResume, ResumeSession: a.SessionID, Cwd: a.Cwd, Attempt: 1, Input: ptr("go on")}
+				a.Pending = &Step{Ref: Ref{State: "NEXT.md"}, Mode: SessionResume, ResumeSession: a.SessionID, Cwd: a.Cwd, Attempt: 1, Input: ptr("go on")}
 			}
 			ids = append(ids, a.ID)
 		}

@@ -39,7 +39,8 @@ func (s *Store) readOnce(id string) (r *Run, settled bool, err error) {
 		return nil, true, fmt.Errorf("read run %s: %w", id, err)
 	}
 	// The state file is replaced atomically, never torn: a bad one is bad.
-	if r, err = decode(path, id, data); err != nil {
+	r, version, err := decode(path, id, data)
+	if err != nil {
 		return nil, true, err
 	}
 
@@ -48,7 +49,7 @@ func (s *Store) readOnce(id string) (r *Run, settled bool, err error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, true, fmt.Errorf("read run %s: %w", id, err)
 	}
-	newer, err := replay(r, jpath, lines)
+	newer, err := replay(r, version, jpath, lines)
 	// A compaction replaces the state file before it truncates the journal,
 	// and Close before it removes it: if the state file read is still in
 	// place, the journal read did not overlap either.
@@ -61,11 +62,12 @@ func (s *Store) readOnce(id string) (r *Run, settled bool, err error) {
 }
 
 // replay applies to r, in order, the lines of journal data whose generation is
-// r's (see apply). Lines of an older generation are stale and skipped; newer
+// r's (see apply), migrated from version, the version of r's snapshot on
+// disk, which they were written against. Lines of an older generation are stale and skipped; newer
 // reports lines of a newer one. The last line is ignored when it is torn (no
 // newline) or does not parse: it was never acknowledged. Any other line that
 // does not parse is an error naming path and the line number.
-func replay(r *Run, path string, data []byte) (newer bool, err error) {
+func replay(r *Run, version int, path string, data []byte) (newer bool, err error) {
 	var (
 		hdr map[string]json.RawMessage // r's header, merged so far; nil until a line applies
 		at  map[string]int             // position of each agent in r.Agents
@@ -77,7 +79,14 @@ func replay(r *Run, path string, data []byte) (newer bool, err error) {
 			break
 		}
 		var line journalLine
-		if err := json.Unmarshal(text, &line); err != nil {
+		err := json.Unmarshal(text, &line)
+		if err == nil && version < Version {
+			if text, err = migrateLine(text, version); err == nil {
+				line = journalLine{}
+				err = json.Unmarshal(text, &line)
+			}
+		}
+		if err != nil {
 			if len(data) == 0 {
 				break
 			}

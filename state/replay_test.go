@@ -99,8 +99,8 @@ func TestReadJournal(t *testing.T) {
 		{name: "no version", journal: `{"gen":1,"unset":["version"]}` + "\n" + first, wantErr: []string{"x.journal is corrupt: no state version"}},
 		{
 			name:    "newer raymond",
-			journal: jline(t, 1, `{"version":2}`, nil) + first,
-			wantErr: []string{"run x was written by a newer raymond (state version 2 in", "x.journal", "upgrade raymond"},
+			journal: jline(t, 1, fmt.Sprintf(`{"version":%d}`, Version+1), nil) + first,
+			wantErr: []string{fmt.Sprintf("run x was written by a newer raymond (state version %d in", Version+1), "x.journal", "upgrade raymond"},
 		},
 	}
 	for _, tt := range tests {
@@ -242,7 +242,7 @@ func FuzzReplay(f *testing.F) {
 	f.Fuzz(func(t *testing.T, journal []byte) {
 		r := &Run{Version: Version, Gen: 1, WorkflowID: "x", Status: StatusRunning, Error: "e",
 			Agents: []Agent{{ID: "main"}}, SessionCosts: map[string]float64{"s": 0.5}}
-		if _, err := replay(r, "x.journal", journal); err != nil {
+		if _, err := replay(r, Version, "x.journal", journal); err != nil {
 			return
 		}
 		if _, err := json.Marshal(r); err != nil {

@@ -4,8 +4,11 @@ import "time"
 
 // Version is the schema version this package writes, and the newest it reads.
 // Adding a field does not change it (readers ignore unknown fields); changing
-// the meaning or type of an existing one does.
-const Version = 1
+// the meaning or type of an existing one does, or one an older raymond would
+// misread by ignoring it, and then comes with a migration (migrate.go) that
+// reads files of the version before. Version 2 (issue 10) let a reference to
+// a state name its workflow (Ref).
+const Version = 2
 
 // Run is the content of one state file: everything needed to show a run and to
 // drive it on from where it stopped.

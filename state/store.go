@@ -134,10 +134,12 @@ func (s *Store) Read(id string) (*Run, error) {
 	}
 }
 
-// decode parses a state file. When the file does not parse, or parses into a
-// newer version, the version decides the message, so that a newer file whose
-// fields changed type is reported as newer rather than corrupt.
-func decode(path, id string, data []byte) (*Run, error) {
+// decode parses a state file, migrated to Version when it is older, and
+// returns it with the version it was written in. When the file does not
+// parse, or parses into a newer version, the version decides the message, so
+// that a newer file whose fields changed type is reported as newer rather
+// than corrupt.
+func decode(path, id string, data []byte) (*Run, int, error) {
 	var r Run
 	err := json.Unmarshal(data, &r)
 	version := r.Version
@@ -146,22 +148,32 @@ func decode(path, id string, data []byte) (*Run, error) {
 			Version int `json:"version"`
 		}
 		if json.Unmarshal(data, &head) != nil {
-			return nil, fmt.Errorf("state file %s is corrupt: %w", path, err)
+			return nil, 0, fmt.Errorf("state file %s is corrupt: %w", path, err)
 		}
 		version = head.Version
 	}
 	switch {
 	case version > Version:
-		return nil, fmt.Errorf("run %s was written by a newer raymond (state version %d, this one reads up to %d): upgrade raymond to drive it",
+		return nil, 0, fmt.Errorf("run %s was written by a newer raymond (state version %d, this one reads up to %d): upgrade raymond to drive it",
 			id, version, Version)
 	case err != nil:
-		return nil, fmt.Errorf("state file %s is corrupt: %w", path, err)
+		return nil, 0, fmt.Errorf("state file %s is corrupt: %w", path, err)
 	case version < 1:
-		return nil, fmt.Errorf("state file %s is corrupt: no state version", path)
-	case r.WorkflowID != id:
-		return nil, fmt.Errorf("state file %s is corrupt: it holds run %q", path, r.WorkflowID)
+		return nil, 0, fmt.Errorf("state file %s is corrupt: no state version", path)
+	case version < Version:
+		data, err = migrateRun(data, version)
+		if err == nil {
+			r = Run{}
+			err = json.Unmarshal(data, &r)
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("state file %s (state version %d) is corrupt: %w", path, version, err)
+		}
 	}
-	return &r, nil
+	if r.WorkflowID != id {
+		return nil, 0, fmt.Errorf("state file %s is corrupt: it holds run %q", path, r.WorkflowID)
+	}
+	return &r, version, nil
 }
 
 // List returns every run in the store, newest first (by CreatedAt, then by id).

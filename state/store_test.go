@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,8 +22,8 @@ func TestReadErrors(t *testing.T) {
 	}{
 		{
 			name: "newer version",
-			file: `{"version": 2, "workflow_id": "x", "agents": "a new shape"}`,
-			want: []string{"run x was written by a newer raymond (state version 2, this one reads up to 1): upgrade raymond to drive it"},
+			file: fmt.Sprintf(`{"version": %d, "workflow_id": "x", "agents": "a new shape"}`, Version+1),
+			want: []string{fmt.Sprintf("run x was written by a newer raymond (state version %d, this one reads up to %d): upgrade raymond to drive it", Version+1, Version)},
 		},
 		{
 			name: "not json",

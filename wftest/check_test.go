@@ -111,12 +111,12 @@ replies:
 `))
 	require.NoError(t, err)
 	for seq, agent := range []string{"main_worker1", "main_worker2"} {
-		req := step.Request{Agent: agent, Seq: seq + 1, Step: state.Step{State: "WORKER.md", Mode: state.SessionNew}}
+		req := step.Request{Agent: agent, Seq: seq + 1, Step: state.Step{Ref: state.Ref{State: "WORKER.md"}, Mode: state.SessionNew}}
 		res := r.Run(context.Background(), req, step.Handler{})
 		require.False(t, res.NotStarted, res.Reason)
 	}
 	for range 3 {
-		res := r.Run(context.Background(), step.Request{Agent: "main", Seq: 1, Step: state.Step{State: "JOIN.md", Mode: state.SessionNew}}, step.Handler{})
+		res := r.Run(context.Background(), step.Request{Agent: "main", Seq: 1, Step: state.Step{Ref: state.Ref{State: "JOIN.md"}, Mode: state.SessionNew}}, step.Handler{})
 		require.False(t, res.NotStarted, res.Reason)
 	}
 	got := check(&Case{Expect: Expect{Status: "completed"}}, analysed("completed", nil, 0, 0, nil), r)

@@ -50,6 +50,7 @@ func TestScript(t *testing.T) {
 			"setstatus": cmdSetStatus,
 			"calls":     cmdCalls,
 			"signal":    cmdSignal,
+			"fixpaths":  cmdFixPaths,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
