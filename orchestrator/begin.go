@@ -29,7 +29,7 @@ type launch struct {
 func (m *machine) begin(a *state.Agent) (*launch, []effect) {
 	r := m.run
 	s := a.Pending
-	st, err := workflow.Load(r.ScopeDir, s.State)
+	st, err := m.scope.Load(s.State)
 	if err != nil {
 		return nil, m.fail(a, err.Error())
 	}
@@ -116,7 +116,7 @@ func firstOf(a, b string) string {
 
 // runStep runs one launched step and reports it. It runs in its own
 // goroutine; it never touches the run.
-func runStep(ctx context.Context, runner step.Runner, scope string, l *launch, h claude.Handler) stepDone {
+func runStep(ctx context.Context, runner step.Runner, scope *workflow.Scope, l *launch, h claude.Handler) stepDone {
 	req := l.req
 	done := stepDone{agent: req.Agent, seq: req.Seq, name: req.Name(), policy: l.st.Policy, req: req}
 	done.started = nowFunc()

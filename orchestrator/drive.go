@@ -11,6 +11,7 @@ import (
 	"raymond/state"
 	"raymond/step"
 	"raymond/transcript"
+	"raymond/workflow"
 )
 
 // nowFunc is the wall clock of step timings; the Clock drives waits.
@@ -60,11 +61,17 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 			return nil, err
 		}
 	}
+	scope, err := workflow.OpenDir(r.ScopeDir)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", id, err)
+	}
+	defer scope.Close()
 	resumed := r.Status != state.StatusCreated
 	prepare(r)
 	r.PID = os.Getpid()
 
 	g := &driving{d: d, m: newMachine(r), clock: d.Clock, runner: d.Runner, started: nowFunc()}
+	g.m.scope = scope
 	if g.clock == nil {
 		g.clock = clockFromEnv()
 	}

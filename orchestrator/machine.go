@@ -54,6 +54,8 @@ type machine struct {
 	limitStreak int
 	// lastCost is the cost of the step applied last.
 	lastCost float64
+	// scope is the run's workflow, opened once for the whole run.
+	scope *workflow.Scope
 }
 
 func newMachine(r *state.Run) *machine {

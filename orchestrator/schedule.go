@@ -102,7 +102,7 @@ func (g *driving) start(ctx context.Context, l *launch) {
 			l.log.Line(raw)
 		},
 	}
-	scope := g.m.run.ScopeDir
+	scope := g.m.scope
 	g.steps.Go(func() {
 		done := runStep(ctx, g.runner, scope, l, h)
 		<-ready

@@ -149,8 +149,9 @@ func TestReplyErrorFields(t *testing.T) {
 }
 
 func TestCheckAgentKeys(t *testing.T) {
-	scope := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(scope, "WORKER.md"), []byte("x"), 0o644))
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "WORKER.md"), []byte("x"), 0o644))
+	scope := openScope(t, dir)
 	r := parse(t, "replies:\n  main_worker1/WORKER: [a]\n  main_worker2/WORKR.md: [b]\n")
 	err := r.Check(scope)
 	assert.EqualError(t, err, `replies.yaml: replies for "main_worker2/WORKR.md" name no state of the workflow: target "WORKR.md" does not exist in the workflow`)

@@ -119,6 +119,9 @@ func Parse(path string, data []byte) (*File, error) {
 	}
 	f := &File{Path: path}
 	p.file(f, top)
+	if p.scope != nil {
+		p.scope.Close()
+	}
 	if len(p.errs) > 0 {
 		return nil, errors.Join(p.errs...)
 	}
@@ -182,7 +185,8 @@ func (p *parser) workflow(f *File, wf string, given bool) {
 	f.Workflow = p.resolve(wf)
 	scope, _, err := workflow.Entry(f.Workflow)
 	if err == nil {
-		f.Scope = scope
+		p.scope = scope
+		f.Scope = scope.Dir()
 		return
 	}
 	at := []any{"workflow"}
@@ -205,7 +209,11 @@ func noEntry(dir, wf string, given bool) string {
 		return ""
 	}
 	numbered, plain := isFile(filepath.Join(dir, "1_START.md")), isFile(filepath.Join(dir, "START.md"))
-	all, _ := workflow.States(dir)
+	var all []string
+	if s, err := workflow.OpenDir(dir); err == nil {
+		all, _ = s.States()
+		s.Close()
+	}
 	var states []string // the .md ones: a run cannot start from a script
 	for _, s := range all {
 		if strings.HasSuffix(s, ".md") {

@@ -22,6 +22,9 @@ type parser struct {
 	lines int    // how many lines it has
 	root  *node
 	errs  []error
+	// scope is the workflow's, open while the file is read; nil when the
+	// workflow cannot start.
+	scope *workflow.Scope
 }
 
 // errorf returns an error at the line of the value at path (see lineOf);
@@ -139,8 +142,8 @@ func (p *parser) caseAt(f *File, i int, v any) (c *Case, ok bool) {
 // and against the workflow.
 func (p *parser) replies(f *File, c *Case, at []any, label string) {
 	r, err := scripted.ParseValue(c.ID, c.replies)
-	if err == nil && f.Scope != "" {
-		err = r.Check(f.Scope)
+	if err == nil && p.scope != nil {
+		err = r.Check(p.scope)
 	}
 	if err == nil {
 		return
@@ -212,10 +215,10 @@ func (p *parser) expect(f *File, e *Expect, v any, at []any, label string) {
 	if v, ok := fields["unvisited"]; ok {
 		e.Unvisited, _ = p.texts(v, key("unvisited"), label+": expect: unvisited")
 		for i, s := range e.Unvisited {
-			if f.Scope == "" {
+			if p.scope == nil {
 				break
 			}
-			if _, err := workflow.Resolve(f.Scope, s); err != nil {
+			if _, err := p.scope.Resolve(s); err != nil {
 				p.fail(sub(key("unvisited"), i), "%s: expect: unvisited: %v", label, err)
 			}
 		}
@@ -273,8 +276,8 @@ func (p *parser) pathEntries(f *File, agent string, entries []string, at []any, 
 	w := AgentStates{Agent: agent, States: make([]string, len(entries))}
 	for i, e := range entries {
 		tag, state, ok := splitEntry(e)
-		if !ok && f.Scope != "" {
-			_, err := workflow.Resolve(f.Scope, e)
+		if !ok && p.scope != nil {
+			_, err := p.scope.Resolve(e)
 			ok = err == nil
 		}
 		if !ok {

@@ -74,11 +74,15 @@ func sameWorkflow(path string, top yaml.MapSlice, run *analysis.Run) error {
 	if !filepath.IsAbs(wf) {
 		wf = filepath.Join(filepath.Dir(abs), wf)
 	}
-	scope, _, err := workflow.Entry(wf)
-	if err != nil || run.Workflow == "" || sameFile(scope, run.Workflow) {
+	s, _, err := workflow.Entry(wf)
+	if err != nil {
 		return nil // a workflow that does not load is reported by the check of the whole file
 	}
-	return fmt.Errorf("%s tests the workflow %s, but run %s ran %s; record into a test file of that workflow", path, scope, run.ID, run.Workflow)
+	s.Close()
+	if scope := s.Dir(); run.Workflow != "" && !sameFile(scope, run.Workflow) {
+		return fmt.Errorf("%s tests the workflow %s, but run %s ran %s; record into a test file of that workflow", path, scope, run.ID, run.Workflow)
+	}
+	return nil
 }
 
 // sameFile reports whether a and b name the same file or folder.
@@ -103,8 +107,11 @@ func header(path string, run *analysis.Run) (string, error) {
 	}
 	dir := filepath.Dir(abs)
 	wf := run.Workflow
-	if _, entry, err := workflow.Entry(run.Workflow); err == nil && run.Entry != "" && entry != run.Entry {
-		wf = filepath.Join(run.Workflow, run.Entry) // started from another state than the folder's first
+	if s, entry, err := workflow.Entry(run.Workflow); err == nil {
+		s.Close()
+		if run.Entry != "" && entry != run.Entry {
+			wf = filepath.Join(run.Workflow, run.Entry) // started from another state than the folder's first
+		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Recorded from run %s. Replay it with: raymond test %s\n", run.ID, path)
