@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"gopkg.in/yaml.v2"
+	"go.yaml.in/yaml/v3"
 
 	"raymond/claude"
 )
@@ -105,9 +105,9 @@ replies:
 }
 
 func TestParseValue(t *testing.T) {
-	var doc yaml.MapSlice
+	var doc yaml.Node
 	require.NoError(t, yaml.Unmarshal([]byte("replies:\n  START: [hi]\n"), &doc))
-	r, err := ParseValue("case one", doc[0].Value)
+	r, err := ParseValue("case one", Value(&doc).(Mapping)[0].Value)
 	require.NoError(t, err)
 	assert.Equal(t, "hi", answer(t, r, "START.md"))
 

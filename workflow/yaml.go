@@ -1,13 +1,9 @@
 package workflow
 
 import (
-	"bytes"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
-
 	"go.yaml.in/yaml/v3"
+
+	"raymond/internal/yamlerr"
 )
 
 // Frontmatter is read as yaml.v2 read it before (YAML 1.1): a plain yes,
@@ -61,55 +57,6 @@ func truth(n *yaml.Node) bool { return bools11[resolved(n).Value] }
 // yamlError rewrites a YAML error so that it names the file and the line in
 // the file rather than in the frontmatter.
 func (d *policyDecoder) yamlError(data []byte, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = m[2]
-		// The YAML parser reports its errors at the line before the token
-		// it stopped at (its mark is 0-based there, unlike the scanner's).
-		if slices.Contains(parserProblems, msg) {
-			line++
-		}
-		// The end of the stream is after the last line: where the closing
-		// --- is, not where the unclosed quote or bracket opened.
-		if msg == endOfStream {
-			line = 1 + bytes.Count(data, []byte("\n"))
-		}
-	} else if isSyntaxProblem(msg) {
-		// The line is left out when it is the first one.
-		line = 1
-	}
+	line, msg := yamlerr.Locate(data, err)
 	return d.errorf(line, "invalid frontmatter: %s", msg)
-}
-
-const endOfStream = "found unexpected end of stream"
-
-var yamlLineRE = regexp.MustCompile(`^line (\d+): (.*)$`)
-
-// parserProblems are the messages of the YAML parser (as opposed to its
-// scanner) that carry a line.
-var parserProblems = []string{
-	"did not find expected <document start>",
-	"did not find expected node content",
-	"did not find expected '-' indicator",
-	"did not find expected key",
-	"did not find expected ',' or ']'",
-	"did not find expected ',' or '}'",
-	"found undefined tag handle",
-	"found duplicate %YAML directive",
-	"found incompatible YAML document",
-	"found duplicate %TAG directive",
-}
-
-// isSyntaxProblem reports whether a YAML message comes from the scanner or
-// the parser, which point at a place in the text, rather than from the
-// reader or the decoder, which do not.
-func isSyntaxProblem(msg string) bool {
-	for _, p := range []string{"found ", "did not find ", "could not find ", "mapping values are not allowed", "block sequence entries are not allowed"} {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
 }
