@@ -63,7 +63,7 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	}
 	scope, err := workflow.OpenDir(r.ScopeDir)
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
+		return nil, fmt.Errorf("run %s: %w; put the workflow folder back to go on with the run", id, err)
 	}
 	defer scope.Close()
 	resumed := r.Status != state.StatusCreated
