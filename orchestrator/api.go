@@ -53,7 +53,8 @@ func Create(store *state.Store, n NewRun) (*state.Run, error) {
 	if err != nil {
 		return nil, &WorkflowError{Err: err}
 	}
-	if _, err := workflow.Load(scope, entry); err != nil {
+	defer scope.Close()
+	if _, err := scope.Load(entry); err != nil {
 		return nil, &WorkflowError{Err: err}
 	}
 	id := n.ID
@@ -87,7 +88,7 @@ func Create(store *state.Store, n NewRun) (*state.Run, error) {
 	}
 	r := &state.Run{
 		WorkflowID: id,
-		ScopeDir:   scope,
+		ScopeDir:   scope.Dir(),
 		EntryState: entry,
 		Status:     state.StatusCreated,
 		Options:    opts,

@@ -20,7 +20,7 @@ import (
 func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 	out := machine.Prepared{Now: g.clock.Now(), Steps: make([]machine.PreparedStep, 0, len(ps))}
 	for _, p := range ps {
-		st, err := workflow.Load(g.scope, p.Step.State)
+		st, err := g.scope.Load(p.Step.State)
 		if err != nil {
 			out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: err})
 			continue
@@ -83,7 +83,7 @@ func (g *driving) start(req step.Request) {
 // says: the transition, or why it is refused. Parsing the answer and
 // checking the targets and working directories happen here, in the step's
 // goroutine, not in the loop.
-func runStep(ctx context.Context, runner step.Runner, scope string, st *workflow.State, req step.Request, h step.Handler) machine.StepEnded {
+func runStep(ctx context.Context, runner step.Runner, scope *workflow.Scope, st *workflow.State, req step.Request, h step.Handler) machine.StepEnded {
 	ev := machine.StepEnded{Agent: req.Agent, Seq: req.Seq, Name: req.Name(), Restricted: st.Policy.Restricted()}
 	ev.Result = runner.Run(ctx, req, h)
 	if ev.Result.Outcome != step.Succeeded {

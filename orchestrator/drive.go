@@ -31,7 +31,7 @@ type driving struct {
 	sinks   []Sink
 	clock   Clock
 	runner  step.Runner
-	scope   string
+	scope   *workflow.Scope
 	ctx     context.Context
 	done    chan stepDone
 	steps   sync.WaitGroup
@@ -83,7 +83,12 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 			return nil, err
 		}
 	}
-	g := &driving{d: d, m: machine.New(r), clock: d.Clock, runner: d.Runner, scope: r.ScopeDir,
+	scope, err := workflow.OpenDir(r.ScopeDir)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w; put the workflow folder back to go on with the run", id, err)
+	}
+	defer scope.Close()
+	g := &driving{d: d, m: machine.New(r), clock: d.Clock, runner: d.Runner, scope: scope,
 		launches: map[string]*launch{}, started: nowFunc()}
 	if g.clock == nil {
 		g.clock = clockFromEnv()

@@ -14,6 +14,7 @@ import (
 
 	"raymond/scripted"
 	"raymond/state"
+	"raymond/workflow"
 )
 
 // inputLine finds the --input a workflow's replies.yaml says to run it with.
@@ -63,7 +64,10 @@ func TestBundledWorkflows(t *testing.T) {
 			require.NoError(t, err)
 			runner, err := scripted.Parse(repliesPath, data)
 			require.NoError(t, err)
-			require.NoError(t, runner.Check(wf))
+			scope, err := workflow.OpenDir(wf)
+			require.NoError(t, err)
+			defer scope.Close()
+			require.NoError(t, runner.Check(scope))
 			opts := state.Options{Debug: true}
 			if m := inputLine.FindSubmatch(data); m != nil {
 				in := string(m[1])

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"gopkg.in/yaml.v2"
+	"go.yaml.in/yaml/v3"
 
 	"raymond/claude"
 )
@@ -105,9 +105,9 @@ replies:
 }
 
 func TestParseValue(t *testing.T) {
-	var doc yaml.MapSlice
+	var doc yaml.Node
 	require.NoError(t, yaml.Unmarshal([]byte("replies:\n  START: [hi]\n"), &doc))
-	r, err := ParseValue("case one", doc[0].Value)
+	r, err := ParseValue("case one", Value(&doc).(Mapping)[0].Value)
 	require.NoError(t, err)
 	assert.Equal(t, "hi", answer(t, r, "START.md"))
 
@@ -149,8 +149,9 @@ func TestReplyErrorFields(t *testing.T) {
 }
 
 func TestCheckAgentKeys(t *testing.T) {
-	scope := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(scope, "WORKER.md"), []byte("x"), 0o644))
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "WORKER.md"), []byte("x"), 0o644))
+	scope := openScope(t, dir)
 	r := parse(t, "replies:\n  main_worker1/WORKER: [a]\n  main_worker2/WORKR.md: [b]\n")
 	err := r.Check(scope)
 	assert.EqualError(t, err, `replies.yaml: replies for "main_worker2/WORKR.md" name no state of the workflow: target "WORKR.md" does not exist in the workflow`)

@@ -9,6 +9,7 @@ import (
 	"raymond/claude"
 	"raymond/state"
 	"raymond/step"
+	"raymond/workflow"
 )
 
 // testSession is the pre-minted session id of the requests the tests make.
@@ -95,4 +96,15 @@ func answer(t testing.TB, r *Runner, stateName string) string {
 		return "[" + res.Outcome.String() + "]"
 	}
 	return res.Text
+}
+
+// openScope opens the workflow folder dir, closed when the test ends.
+func openScope(t *testing.T, dir string) *workflow.Scope {
+	t.Helper()
+	s, err := workflow.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }

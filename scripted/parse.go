@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"gopkg.in/yaml.v2"
+	"go.yaml.in/yaml/v3"
 
 	"raymond/parsing"
 )
@@ -33,11 +33,14 @@ func Load(path string) (*Runner, error) {
 // in error messages (and in the message of a step that finds no reply left).
 // An error about one state's replies is a *ReplyError.
 func Parse(name string, data []byte) (*Runner, error) {
-	// Decoding into a MapSlice makes yaml.v2 decode every nested mapping as
-	// a MapSlice too, so states and keys keep the order of the file.
-	var top yaml.MapSlice
-	if err := yaml.Unmarshal(data, &top); err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	v := Value(&doc)
+	top, ok := v.(Mapping)
+	if !ok && v != nil {
+		return nil, fmt.Errorf("%s: a replies file is a mapping with the one key replies, not %s", name, Describe(v))
 	}
 	var replies any
 	found := false
@@ -58,8 +61,8 @@ func Parse(name string, data []byte) (*Runner, error) {
 }
 
 // ParseValue reads the value of a replies key that another file embeds (a
-// workflow test case has one), as gopkg.in/yaml.v2 decodes it into a
-// yaml.MapSlice: nested mappings are MapSlices, lists []any. name says
+// workflow test case has one), as Value decodes it: mappings are
+// Mappings, lists []any. name says
 // where the value comes from in error messages. An error about one state's
 // replies is a *ReplyError.
 func ParseValue(name string, v any) (*Runner, error) {
@@ -67,7 +70,7 @@ func ParseValue(name string, v any) (*Runner, error) {
 	if v == nil {
 		return r, nil
 	}
-	states, ok := v.(yaml.MapSlice)
+	states, ok := v.(Mapping)
 	if !ok {
 		return nil, fmt.Errorf("%s: replies must map state names to lists of replies", name)
 	}
@@ -195,7 +198,7 @@ func parseReply(v any) (*reply, error) {
 	switch v := v.(type) {
 	case string:
 		return &reply{text: v, times: 1}, nil
-	case yaml.MapSlice:
+	case Mapping:
 		return parseFields(v)
 	case nil:
 		return nil, fmt.Errorf("empty reply; give the final text, or a mapping with keys %s", replyKeys)
@@ -204,7 +207,7 @@ func parseReply(v any) (*reply, error) {
 }
 
 // parseFields parses a reply written as a mapping.
-func parseFields(fields yaml.MapSlice) (*reply, error) {
+func parseFields(fields Mapping) (*reply, error) {
 	rep := &reply{times: 1}
 	seen := make(map[string]bool)
 	for _, f := range fields {
@@ -306,7 +309,7 @@ func parseTools(v any) ([]tool, error) {
 // parseTool parses one tool call.
 func parseTool(v any) (tool, error) {
 	var t tool
-	fields, ok := v.(yaml.MapSlice)
+	fields, ok := v.(Mapping)
 	if !ok {
 		return t, fmt.Errorf("must be a mapping with keys %s", toolKeys)
 	}

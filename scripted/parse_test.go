@@ -140,12 +140,13 @@ func TestLoad(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	scope := t.TempDir()
+	dir := t.TempDir()
 	for _, name := range []string{"START.md", "WORKER.md", "RUN.sh"} {
-		require.NoError(t, os.WriteFile(filepath.Join(scope, name), []byte("x"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644))
 	}
-	require.NoError(t, os.Mkdir(filepath.Join(scope, "DIR.md"), 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "DIR.md"), 0o755))
 
+	scope := openScope(t, dir)
 	r := parse(t, "replies:\n  START: [a]\n  WORKER.md: [b]\n  RUN: [c]\n")
 	assert.NoError(t, r.Check(scope))
 

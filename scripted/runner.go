@@ -313,10 +313,10 @@ func (r *Runner) Unused() []Unused {
 // workflow in scope (a typo would otherwise show only as a step that finds
 // no reply). It checks every state and joins the errors, each a
 // *ReplyError.
-func (r *Runner) Check(scope string) error {
+func (r *Runner) Check(scope *workflow.Scope) error {
 	var errs []error
 	for _, q := range r.queues {
-		if _, err := workflow.Resolve(scope, q.state); err != nil {
+		if _, err := scope.Resolve(q.state); err != nil {
 			if _, ok := errors.AsType[*workflow.TargetError](err); ok {
 				err = fmt.Errorf("replies for %q name no state of the workflow: %w", q.key, err)
 			} else {

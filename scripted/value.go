@@ -7,19 +7,109 @@ import (
 	"strconv"
 	"time"
 
-	"gopkg.in/yaml.v2"
+	"go.yaml.in/yaml/v3"
 )
 
-// The helpers below read one value of a reply as yaml.v2 decodes it into an
-// interface: string, int, int64, uint64, float64, bool, nil, []any, or
-// yaml.MapSlice for a mapping. Their errors say what the value should be.
+// A replies file is read with yaml.v3 into nodes, and Value turns the
+// nodes into plain values: string, int, int64, uint64, float64, bool, nil,
+// []any, or Mapping for a mapping, scalars read as YAML 1.1 reads them
+// (yes, no, on and off are booleans), as the files were always read. The
+// helpers below read one value of a reply; their errors say what the value
+// should be.
+
+// Mapping is a YAML mapping as Value decodes it: its keys and values in the
+// order written, duplicates kept for the reader to refuse.
+type Mapping []Item
+
+// Item is one key of a Mapping and its value.
+type Item struct {
+	Key, Value any
+}
+
+// bools11 are the plain scalars YAML 1.1 reads as booleans, with their
+// value.
+var bools11 = map[string]bool{
+	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true,
+	"on": true, "On": true, "ON": true, "true": true, "True": true, "TRUE": true,
+	"n": false, "N": false, "no": false, "No": false, "NO": false,
+	"off": false, "Off": false, "OFF": false, "false": false, "False": false, "FALSE": false,
+}
+
+// Value decodes the YAML node n into a plain value (see above); a nil node
+// is nil. A file that embeds replies (a workflow test) decodes its replies
+// key with it before it calls ParseValue.
+func Value(n *yaml.Node) any {
+	if n == nil {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil
+		}
+		return Value(n.Content[0])
+	case yaml.AliasNode:
+		return Value(n.Alias)
+	case yaml.SequenceNode:
+		list := make([]any, len(n.Content))
+		for i, item := range n.Content {
+			list[i] = Value(item)
+		}
+		return list
+	case yaml.MappingNode:
+		m := make(Mapping, 0, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.ShortTag() == "!!merge" {
+				m = append(m, merged(v)...)
+				continue
+			}
+			m = append(m, Item{Key: Value(k), Value: Value(v)})
+		}
+		return m
+	}
+	if n.Style != 0 {
+		return n.Value // quoted, literal or folded: a text
+	}
+	if b, ok := bools11[n.Value]; ok {
+		return b
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return nil
+	case "!!int", "!!float":
+		var v any
+		if err := n.Decode(&v); err == nil {
+			return v
+		}
+	}
+	return n.Value
+}
+
+// merged returns the items a merge key (<<) brings in: those of the mapping
+// it names, or of each mapping of a list.
+func merged(n *yaml.Node) Mapping {
+	switch v := Value(n).(type) {
+	case Mapping:
+		return v
+	case []any:
+		var m Mapping
+		for _, item := range v {
+			if mm, ok := item.(Mapping); ok {
+				m = append(m, mm...)
+			}
+		}
+		return m
+	}
+	return nil
+}
 
 // Describe shows a decoded YAML value in an error message: a scalar as
 // written, a mapping or a list by its kind. Test files, which embed
 // replies, word their errors the same way.
 func Describe(v any) string {
 	switch v := v.(type) {
-	case yaml.MapSlice:
+	case Mapping:
 		return "a mapping"
 	case []any:
 		return "a list"
@@ -134,7 +224,7 @@ func object(v any) (map[string]any, error) {
 	if v == nil {
 		return nil, nil
 	}
-	if _, ok := v.(yaml.MapSlice); !ok {
+	if _, ok := v.(Mapping); !ok {
 		return nil, errors.New("must be a mapping, such as {command: ls}")
 	}
 	out, err := jsonValue(v)
@@ -147,7 +237,7 @@ func object(v any) (map[string]any, error) {
 // jsonValue converts a decoded YAML value into one encoding/json can write.
 func jsonValue(v any) (any, error) {
 	switch v := v.(type) {
-	case yaml.MapSlice:
+	case Mapping:
 		m := make(map[string]any, len(v))
 		for _, item := range v {
 			key, ok := item.Key.(string)

@@ -43,8 +43,8 @@
 // for replies, outcomes, AGENT/STATE keys and template: false). [Parse]
 // reports every problem of a file as FILE:LINE: unknown keys, values of the
 // wrong type, duplicate case names, and states in replies or unvisited that
-// the workflow does not have. yaml.v2 gives no positions, so lines are
-// found in the text by position.go's outline of its block structure.
+// the workflow does not have. The file is read into yaml.v3 nodes, which
+// give every key and item its line.
 //
 // # Running
 //

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"gopkg.in/yaml.v2"
+	"go.yaml.in/yaml/v3"
 
 	"raymond/wftest"
 )
@@ -268,56 +268,58 @@ func dropState(t *testing.T, path, state string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	var doc yaml.MapSlice
+	var doc yaml.Node
 	require.NoError(t, yaml.Unmarshal(data, &doc))
-	for _, top := range doc {
-		if top.Key != "cases" {
+	top := doc.Content[0]
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value != "cases" {
 			continue
 		}
-		for _, c := range top.Value.([]any) {
-			for i, item := range c.(yaml.MapSlice) {
-				switch item.Key {
+		for _, c := range top.Content[i+1].Content {
+			for j := 0; j+1 < len(c.Content); j += 2 {
+				switch c.Content[j].Value {
 				case "replies":
-					c.(yaml.MapSlice)[i].Value = dropKeys(item.Value.(yaml.MapSlice), state)
+					dropKeys(c.Content[j+1], state)
 				case "expect":
-					dropUnvisited(item.Value.(yaml.MapSlice), state)
+					dropUnvisited(c.Content[j+1], state)
 				}
 			}
 		}
 	}
-	out, err := yaml.Marshal(doc)
+	out, err := yaml.Marshal(&doc)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, out, 0o644))
 }
 
 // dropKeys returns replies without the keys for state: STATE, STATE.md and
 // AGENT/STATE.
-func dropKeys(replies yaml.MapSlice, state string) yaml.MapSlice {
-	kept := yaml.MapSlice{}
-	for _, r := range replies {
-		key := r.Key.(string)
+func dropKeys(replies *yaml.Node, state string) {
+	var kept []*yaml.Node
+	for i := 0; i+1 < len(replies.Content); i += 2 {
+		key := replies.Content[i].Value
 		if i := strings.LastIndex(key, "/"); i >= 0 {
 			key = key[i+1:]
 		}
 		if stem(key) != state {
-			kept = append(kept, r)
+			kept = append(kept, replies.Content[i], replies.Content[i+1])
 		}
 	}
-	return kept
+	replies.Content = kept
 }
 
 // dropUnvisited removes state from the unvisited list of expect.
-func dropUnvisited(expect yaml.MapSlice, state string) {
-	for i, item := range expect {
-		if item.Key != "unvisited" {
+func dropUnvisited(expect *yaml.Node, state string) {
+	for i := 0; i+1 < len(expect.Content); i += 2 {
+		if expect.Content[i].Value != "unvisited" {
 			continue
 		}
-		var kept []any
-		for _, s := range item.Value.([]any) {
-			if stem(s.(string)) != state {
+		list := expect.Content[i+1]
+		var kept []*yaml.Node
+		for _, s := range list.Content {
+			if stem(s.Value) != state {
 				kept = append(kept, s)
 			}
 		}
-		expect[i].Value = kept
+		list.Content = kept
 	}
 }

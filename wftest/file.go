@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"gopkg.in/yaml.v2"
+	"go.yaml.in/yaml/v3"
 
 	"raymond/scripted"
 	"raymond/workflow"
@@ -112,13 +112,24 @@ func Parse(path string, data []byte) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("test file %s: %w", path, err)
 	}
-	p := &parser{name: path, dir: filepath.Dir(abs), root: outline(data), lines: strings.Count(strings.TrimSuffix(string(data), "\n"), "\n") + 1}
-	var top yaml.MapSlice
-	if err := yaml.Unmarshal(data, &top); err != nil {
-		return nil, p.yamlError(err)
+	p := &parser{name: path, dir: filepath.Dir(abs), lines: strings.Count(strings.TrimSuffix(string(data), "\n"), "\n") + 1}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, p.yamlError(data, err)
+	}
+	if len(doc.Content) > 0 {
+		p.root = doc.Content[0]
+	}
+	v := scripted.Value(&doc)
+	top, ok := v.(scripted.Mapping)
+	if !ok && v != nil {
+		return nil, fmt.Errorf("%s:1: a test file is a mapping with the keys %s", p.name, fileKeys)
 	}
 	f := &File{Path: path}
 	p.file(f, top)
+	if p.scope != nil {
+		p.scope.Close()
+	}
 	if len(p.errs) > 0 {
 		return nil, errors.Join(p.errs...)
 	}
@@ -133,7 +144,7 @@ const (
 )
 
 // file reads the top level of the file into f.
-func (p *parser) file(f *File, top yaml.MapSlice) {
+func (p *parser) file(f *File, top scripted.Mapping) {
 	fields, ok := p.mapping(top, nil, "", "a test file", fileKeys)
 	if !ok {
 		return
@@ -182,7 +193,8 @@ func (p *parser) workflow(f *File, wf string, given bool) {
 	f.Workflow = p.resolve(wf)
 	scope, _, err := workflow.Entry(f.Workflow)
 	if err == nil {
-		f.Scope = scope
+		p.scope = scope
+		f.Scope = scope.Dir()
 		return
 	}
 	at := []any{"workflow"}
@@ -205,7 +217,11 @@ func noEntry(dir, wf string, given bool) string {
 		return ""
 	}
 	numbered, plain := isFile(filepath.Join(dir, "1_START.md")), isFile(filepath.Join(dir, "START.md"))
-	all, _ := workflow.States(dir)
+	var all []string
+	if s, err := workflow.OpenDir(dir); err == nil {
+		all, _ = s.States()
+		s.Close()
+	}
 	var states []string // the .md ones: a run cannot start from a script
 	for _, s := range all {
 		if strings.HasSuffix(s, ".md") {

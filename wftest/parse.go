@@ -6,28 +6,31 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v2"
+	"go.yaml.in/yaml/v3"
 
+	"raymond/internal/yamlerr"
 	"raymond/scripted"
 	"raymond/workflow"
 )
 
 // parser reads one test file and collects every problem it finds.
 type parser struct {
-	name  string // the file, as given
-	dir   string // its absolute folder
-	lines int    // how many lines it has
-	root  *node
+	name  string     // the file, as given
+	dir   string     // its absolute folder
+	lines int        // how many lines it has
+	root  *yaml.Node // the document's top node; nil for an empty file
 	errs  []error
+	// scope is the workflow's, open while the file is read; nil when the
+	// workflow cannot start.
+	scope *workflow.Scope
 }
 
 // errorf returns an error at the line of the value at path (see lineOf);
 // without one it names the file only.
 func (p *parser) errorf(path []any, format string, args ...any) error {
-	return p.errorAt(p.root.lineOf(path...), format, args...)
+	return p.errorAt(lineOf(p.root, path...), format, args...)
 }
 
 // errorAt returns an error at line, or naming the file only for line 0.
@@ -48,7 +51,7 @@ func (p *parser) fail(path []any, format string, args ...any) {
 // each at most once. label starts the messages ("case \"x\": expect"),
 // kind names the mapping in them ("a case").
 func (p *parser) mapping(v any, at []any, label, kind, keys string) (map[string]any, bool) {
-	m, ok := v.(yaml.MapSlice)
+	m, ok := v.(scripted.Mapping)
 	if !ok {
 		p.fail(at, "%s%s is not a mapping; %s takes the keys %s", lead(label), scripted.Describe(v), kind, keys)
 		return nil, false
@@ -64,7 +67,7 @@ func (p *parser) mapping(v any, at []any, label, kind, keys string) (map[string]
 			p.fail(sub(at, key), "%sunknown key %s; %s takes %s", lead(label), scripted.Describe(item.Key), kind, keys)
 			ok = false
 		case dup:
-			p.errs = append(p.errs, p.errorAt(p.root.lineOfSecond(at, key), "%s%s is given twice", lead(label), key))
+			p.errs = append(p.errs, p.errorAt(lineOfSecond(p.root, at, key), "%s%s is given twice", lead(label), key))
 			ok = false
 		default:
 			fields[key] = item.Value
@@ -95,7 +98,7 @@ func (p *parser) caseAt(f *File, i int, v any) (c *Case, ok bool) {
 	if name, ok := lookup(v, "name").(string); ok && strings.TrimSpace(name) != "" {
 		label = fmt.Sprintf("case %q", name)
 	}
-	c = &Case{Line: p.root.lineOf(at...), MaxParallel: 1}
+	c = &Case{Line: lineOf(p.root, at...), MaxParallel: 1}
 	if name, ok := lookup(v, "name").(string); ok {
 		c.Name = name
 	}
@@ -139,8 +142,8 @@ func (p *parser) caseAt(f *File, i int, v any) (c *Case, ok bool) {
 // and against the workflow.
 func (p *parser) replies(f *File, c *Case, at []any, label string) {
 	r, err := scripted.ParseValue(c.ID, c.replies)
-	if err == nil && f.Scope != "" {
-		err = r.Check(f.Scope)
+	if err == nil && p.scope != nil {
+		err = r.Check(p.scope)
 	}
 	if err == nil {
 		return
@@ -212,10 +215,10 @@ func (p *parser) expect(f *File, e *Expect, v any, at []any, label string) {
 	if v, ok := fields["unvisited"]; ok {
 		e.Unvisited, _ = p.texts(v, key("unvisited"), label+": expect: unvisited")
 		for i, s := range e.Unvisited {
-			if f.Scope == "" {
+			if p.scope == nil {
 				break
 			}
-			if _, err := workflow.Resolve(f.Scope, s); err != nil {
+			if _, err := p.scope.Resolve(s); err != nil {
 				p.fail(sub(key("unvisited"), i), "%s: expect: unvisited: %v", label, err)
 			}
 		}
@@ -239,7 +242,7 @@ func (p *parser) number(fields map[string]any, k string, at []any, label string)
 // paths reads the expected path of every agent: a mapping of agent ids to
 // lists of entries, each STATE or TAG STATE (see pathentry.go).
 func (p *parser) paths(f *File, v any, at []any, label string) []AgentStates {
-	m, ok := v.(yaml.MapSlice)
+	m, ok := v.(scripted.Mapping)
 	if !ok || len(m) == 0 {
 		p.fail(at, "%s: expect: path must map each agent to its states, such as main: [START, FIX, SUMMARY]", label)
 		return nil
@@ -273,8 +276,8 @@ func (p *parser) pathEntries(f *File, agent string, entries []string, at []any, 
 	w := AgentStates{Agent: agent, States: make([]string, len(entries))}
 	for i, e := range entries {
 		tag, state, ok := splitEntry(e)
-		if !ok && f.Scope != "" {
-			_, err := workflow.Resolve(f.Scope, e)
+		if !ok && p.scope != nil {
+			_, err := p.scope.Resolve(e)
 			ok = err == nil
 		}
 		if !ok {
@@ -341,7 +344,7 @@ func (p *parser) amount(v any, at []any, label string) (float64, bool) {
 
 // lookup returns the value of key in the mapping v, or nil.
 func lookup(v any, key string) any {
-	m, _ := v.(yaml.MapSlice)
+	m, _ := v.(scripted.Mapping)
 	for _, item := range m {
 		if item.Key == key {
 			return item.Value
@@ -351,22 +354,11 @@ func lookup(v any, key string) any {
 }
 
 // yamlError turns a YAML syntax error into "FILE:LINE: problem".
-func (p *parser) yamlError(err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		// yaml.v2's parser (not its scanner) counts lines from 0; at the
-		// end of the text either may point past the last line.
-		if strings.HasPrefix(m[2], "did not find expected") {
-			line++
-		}
-		line = min(line, p.lines)
-		return fmt.Errorf("%s:%d: invalid YAML: %s", p.name, line, m[2])
+func (p *parser) yamlError(data []byte, err error) error {
+	line, msg := yamlerr.Locate(data, err)
+	if line == 0 {
+		return fmt.Errorf("%s: invalid YAML: %s", p.name, msg)
 	}
-	if _, ok := errors.AsType[*yaml.TypeError](err); ok {
-		return fmt.Errorf("%s:1: a test file is a mapping with the keys %s", p.name, fileKeys)
-	}
-	return fmt.Errorf("%s: invalid YAML: %s", p.name, msg)
+	// At the end of the text the problem may be past the last line.
+	return fmt.Errorf("%s:%d: invalid YAML: %s", p.name, min(line, p.lines), msg)
 }
-
-var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)

@@ -5,9 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v2"
+	"go.yaml.in/yaml/v3"
 
 	"raymond/analysis"
+	"raymond/scripted"
 )
 
 // RecordOptions say how a run becomes a test case.
@@ -222,16 +223,15 @@ func (rc *recording) scalar(s string, indent int, answer bool) string {
 	if answer {
 		rc.answers = append(rc.answers, s)
 	}
-	out, err := yaml.Marshal(s)
-	text := strings.TrimSuffix(string(out), "\n")
+	text, err := marshalScalar(s)
 	if err != nil || strings.ContainsAny(text, "\u0085\u2028\u2029") {
 		return doubleQuoted(s)
 	}
 	if !strings.Contains(text, "\n") {
 		return text
 	}
-	if text[0] != '|' && text[0] != '>' {
-		return doubleQuoted(s) // a quoted scalar folded over lines
+	if text[0] != '|' && text[0] != '>' || !readsBack(text, s) {
+		return doubleQuoted(s) // a quoted scalar folded over lines, or a block YAML would misread
 	}
 	lines := strings.Split(text, "\n")
 	for i := 1; i < len(lines); i++ {
@@ -245,12 +245,33 @@ func (rc *recording) scalar(s string, indent int, answer bool) string {
 // flowScalar writes s as an item of a flow list ([a, b]), where a plain
 // scalar may not hold the flow indicators.
 func flowScalar(s string) string {
-	out, err := yaml.Marshal(s)
-	text := strings.TrimSuffix(string(out), "\n")
+	text, err := marshalScalar(s)
 	if err != nil || strings.ContainsAny(text, ",[]{}#\n\u0085\u2028\u2029") {
 		return doubleQuoted(s)
 	}
 	return text
+}
+
+// marshalScalar writes s as YAML does, with yaml.v2's indentation of 2.
+func marshalScalar(s string) (string, error) {
+	var b strings.Builder
+	e := yaml.NewEncoder(&b)
+	e.SetIndent(2)
+	if err := e.Encode(s); err != nil {
+		return "", err
+	}
+	if err := e.Close(); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// readsBack reports whether the block scalar text, as a key's value, reads
+// back as s: a literal whose first line starts with a tab does not.
+func readsBack(text, s string) bool {
+	var got map[string]string
+	err := yaml.Unmarshal([]byte("k: "+text+"\n"), &got)
+	return err == nil && got["k"] == s
 }
 
 // doubleQuoted writes s as a YAML double-quoted scalar on one line. Go's
@@ -281,12 +302,14 @@ func doubleQuoted(s string) string {
 // verify reads the case back and checks that every answer reads back byte
 // for byte: a recording that would replay something else is refused.
 func (rc *recording) verify() error {
-	var items []yaml.MapSlice
-	if err := yaml.Unmarshal([]byte(rc.b.String()), &items); err != nil || len(items) != 1 {
+	var doc yaml.Node
+	err := yaml.Unmarshal([]byte(rc.b.String()), &doc)
+	items, _ := scripted.Value(&doc).([]any)
+	if err != nil || len(items) != 1 {
 		return fmt.Errorf("record run %s: the case written does not read back (%v); this is a bug in raymond", rc.run.ID, err)
 	}
 	var got []string
-	replies, _ := lookup(items[0], "replies").(yaml.MapSlice)
+	replies, _ := lookup(items[0], "replies").(scripted.Mapping)
 	for _, st := range replies {
 		list, _ := st.Value.([]any)
 		for _, r := range list {

@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v2"
+	"go.yaml.in/yaml/v3"
 
 	"raymond/analysis"
+	"raymond/scripted"
 	"raymond/transcript"
 	"raymond/workflow"
 )
@@ -62,7 +63,7 @@ func WriteRecorded(w io.Writer, path string, run *analysis.Run, o RecordOptions)
 
 // sameWorkflow checks that the test file whose top level is top tests the
 // workflow run ran.
-func sameWorkflow(path string, top yaml.MapSlice, run *analysis.Run) error {
+func sameWorkflow(path string, top scripted.Mapping, run *analysis.Run) error {
 	wf, _ := lookup(top, "workflow").(string)
 	if wf == "" {
 		wf = "."
@@ -74,11 +75,15 @@ func sameWorkflow(path string, top yaml.MapSlice, run *analysis.Run) error {
 	if !filepath.IsAbs(wf) {
 		wf = filepath.Join(filepath.Dir(abs), wf)
 	}
-	scope, _, err := workflow.Entry(wf)
-	if err != nil || run.Workflow == "" || sameFile(scope, run.Workflow) {
+	s, _, err := workflow.Entry(wf)
+	if err != nil {
 		return nil // a workflow that does not load is reported by the check of the whole file
 	}
-	return fmt.Errorf("%s tests the workflow %s, but run %s ran %s; record into a test file of that workflow", path, scope, run.ID, run.Workflow)
+	s.Close()
+	if scope := s.Dir(); run.Workflow != "" && !sameFile(scope, run.Workflow) {
+		return fmt.Errorf("%s tests the workflow %s, but run %s ran %s; record into a test file of that workflow", path, scope, run.ID, run.Workflow)
+	}
+	return nil
 }
 
 // sameFile reports whether a and b name the same file or folder.
@@ -103,8 +108,11 @@ func header(path string, run *analysis.Run) (string, error) {
 	}
 	dir := filepath.Dir(abs)
 	wf := run.Workflow
-	if _, entry, err := workflow.Entry(run.Workflow); err == nil && run.Entry != "" && entry != run.Entry {
-		wf = filepath.Join(run.Workflow, run.Entry) // started from another state than the folder's first
+	if s, entry, err := workflow.Entry(run.Workflow); err == nil {
+		s.Close()
+		if run.Entry != "" && entry != run.Entry {
+			wf = filepath.Join(run.Workflow, run.Entry) // started from another state than the folder's first
+		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Recorded from run %s. Replay it with: raymond test %s\n", run.ID, path)
@@ -147,10 +155,11 @@ func firstCwd(run *analysis.Run) string {
 // checking that this is safe: the file reads, cases is its last key and a
 // block list, and no case has the new one's name.
 func appendCase(path string, old []byte, item string, run *analysis.Run) (string, error) {
-	var top yaml.MapSlice
-	if err := yaml.Unmarshal(old, &top); err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(old, &doc); err != nil {
 		return "", fmt.Errorf("%s is not valid YAML (%v); fix it, or record into a new file", path, err)
 	}
+	top, _ := scripted.Value(&doc).(scripted.Mapping)
 	if err := sameWorkflow(path, top, run); err != nil {
 		return "", err
 	}
@@ -161,12 +170,19 @@ func appendCase(path string, old []byte, item string, run *analysis.Run) (string
 	if top[len(top)-1].Value != nil && !isList {
 		return "", fmt.Errorf("cannot append to %s: cases is not a list", path)
 	}
-	cases := outline(old).child("cases")
-	if cases == nil || cases.inline {
+	var cases *yaml.Node
+	if len(doc.Content) > 0 {
+		_, cases = child(doc.Content[0], "cases")
+	}
+	if cases == nil || cases.Style&yaml.FlowStyle != 0 || cases.Kind == yaml.ScalarNode && cases.ShortTag() != "!!null" {
 		return "", fmt.Errorf("cannot append to %s: its cases are written on one line ([...]); write them as a list of \"- name: …\" items, or record into a new file", path)
 	}
-	var newItem []yaml.MapSlice
-	if err := yaml.Unmarshal([]byte(item), &newItem); err == nil && len(newItem) == 1 {
+	var newDoc yaml.Node
+	var newItem []any
+	if err := yaml.Unmarshal([]byte(item), &newDoc); err == nil {
+		newItem, _ = scripted.Value(&newDoc).([]any)
+	}
+	if len(newItem) == 1 {
 		name := lookup(newItem[0], "name")
 		for _, c := range list {
 			if lookup(c, "name") == name {
@@ -175,14 +191,27 @@ func appendCase(path string, old []byte, item string, run *analysis.Run) (string
 		}
 	}
 	// New items line up with the file's own; Record indented by 2.
-	if items := cases.children; len(items) > 0 && items[0].indent != 2 {
-		item = reindent(item, items[0].indent-2)
+	if cases.Kind == yaml.SequenceNode && len(cases.Content) > 0 {
+		if indent := dashColumn(old, cases.Content[0].Line); indent != 2 {
+			item = reindent(item, indent-2)
+		}
 	}
 	text := string(old)
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
 	return text + item, nil
+}
+
+// dashColumn returns the column (from 0) of the "-" that starts the block
+// list item on line of data: the line's indentation.
+func dashColumn(data []byte, line int) int {
+	lines := strings.Split(string(data), "\n")
+	if line < 1 || line > len(lines) {
+		return 2
+	}
+	l := lines[line-1]
+	return len(l) - len(strings.TrimLeft(l, " "))
 }
 
 // reindent shifts every non-empty line of text by delta columns (delta is

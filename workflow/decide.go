@@ -33,7 +33,7 @@ func (e *PolicyError) Error() string { return e.Msg }
 //
 // Errors are a *parsing.Error, a *TargetError or a *PolicyError, returned as
 // they are so that a caller can build a reminder from them.
-func Decide(scope string, st *State, output string) (parsing.Transition, error) {
+func Decide(scope *Scope, st *State, output string) (parsing.Transition, error) {
 	p := st.Policy
 	var tr parsing.Transition
 	if p.ForceImplicit {
@@ -105,7 +105,7 @@ func checked(tr parsing.Transition) []parsing.Tag {
 }
 
 // resolveTransition replaces every state name in tr by its file name.
-func resolveTransition(scope string, tr *parsing.Transition) error {
+func resolveTransition(scope *Scope, tr *parsing.Transition) error {
 	var err error
 	if tr.Tag, err = resolveTag(scope, tr.Tag); err != nil {
 		return err
@@ -124,9 +124,9 @@ func resolveTransition(scope string, tr *parsing.Transition) error {
 
 // resolveTag returns t with its target and state attributes resolved to file
 // names. The attributes are copied, never changed in place.
-func resolveTag(scope string, t parsing.Tag) (parsing.Tag, error) {
+func resolveTag(scope *Scope, t parsing.Tag) (parsing.Tag, error) {
 	if t.Name != parsing.Result {
-		name, err := Resolve(scope, t.Target)
+		name, err := scope.Resolve(t.Target)
 		if err != nil {
 			return parsing.Tag{}, err
 		}
@@ -137,7 +137,7 @@ func resolveTag(scope string, t parsing.Tag) (parsing.Tag, error) {
 		if !parsing.StateAttr(t.Name, a.Key) {
 			continue
 		}
-		name, err := Resolve(scope, a.Value)
+		name, err := scope.Resolve(a.Value)
 		if err != nil {
 			return parsing.Tag{}, err
 		}

@@ -10,11 +10,11 @@ import (
 
 // decideScope is a workflow whose states all exist; the policies under test
 // are given directly, not read from these files.
-func decideScope(t *testing.T) string {
-	return writeScope(t, map[string]string{
+func decideScope(t *testing.T) *Scope {
+	return openScope(t, writeScope(t, map[string]string{
 		"START.md": "", "REVIEW.md": "", "DONE.md": "", "RESEARCH.md": "", "SUMMARIZE.md": "",
 		"WORKER.md": "", "JOIN.md": "", "OTHER.md": "", "BOTH.md": "", "BOTH.sh": "",
-	})
+	}))
 }
 
 func TestDecide(t *testing.T) {

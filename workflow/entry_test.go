@@ -38,12 +38,14 @@ func TestEntry(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeScope(t, tt.files)
 			t.Chdir(dir)
-			scope, state, err := Entry(tt.arg)
+			s, state, err := Entry(tt.arg)
 			if tt.wantErr != nil {
 				wantErrContains(t, err, tt.wantErr...)
 				return
 			}
 			must(t, err)
+			defer s.Close()
+			scope := s.Dir()
 			if state != tt.state {
 				t.Errorf("state = %q, want %q", state, tt.state)
 			}
@@ -77,13 +79,13 @@ func TestStates(t *testing.T) {
 	})
 	symlink(t, dir, "B.md", "LINK.md")
 	symlink(t, dir, "MISSING.md", "DANGLING.md")
-	got, err := States(dir)
+	got, err := openScope(t, dir).States()
 	must(t, err)
 	if want := []string{"B.md", "LINK.md", "RUN.sh", "START.md"}; !slices.Equal(got, want) {
 		t.Errorf("States = %q, want %q", got, want)
 	}
 
-	if _, err := States(filepath.Join(dir, "nope")); err == nil {
+	if _, err := OpenDir(filepath.Join(dir, "nope")); err == nil {
 		t.Error("States of a missing folder: got no error")
 	}
 }

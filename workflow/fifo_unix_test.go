@@ -14,14 +14,15 @@ import (
 func TestFIFOIsNotAState(t *testing.T) {
 	scope := writeScope(t, map[string]string{"START.md": ""})
 	must(t, syscall.Mkfifo(filepath.Join(scope, "PIPE.md"), 0o644))
+	s := openScope(t, scope)
 	for _, target := range []string{"PIPE", "PIPE.md"} {
-		_, err := Load(scope, target)
+		_, err := s.Load(target)
 		var te *TargetError
 		if !errors.As(err, &te) || te.Kind != NotAState {
 			t.Errorf("Load(%s): got %v, want a NotAState *TargetError", target, err)
 		}
 	}
-	_, err := readInScope(scope, "PIPE.md")
+	_, err := s.read("PIPE.md")
 	var te *TargetError
 	if !errors.As(err, &te) || te.Kind != NotAState {
 		t.Errorf("readInScope: got %v, want a NotAState *TargetError", err)

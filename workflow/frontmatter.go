@@ -6,8 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/adrg/frontmatter"
-	"gopkg.in/yaml.v2"
+	"go.yaml.in/yaml/v3"
 )
 
 // Frontmatter keys (§6).
@@ -29,50 +28,46 @@ type matter struct {
 	bodyLine int // file line where body starts
 }
 
-// split separates content into its YAML frontmatter and its body. Only the
-// YAML form (--- … ---) is recognised; like the frontmatter library, blank
-// lines before the opening --- are allowed, and so is a UTF-8 byte order mark.
+// split separates content into its YAML frontmatter and its body. The first
+// line that is not blank must be --- and end with a newline; the frontmatter
+// ends at the next line that is ---, white space around the dashes allowed.
+// A UTF-8 byte order mark before it all is dropped.
 func split(name string, content []byte) (matter, error) {
 	content = bytes.TrimPrefix(content, []byte("\ufeff"))
-	openLine, opened := opening(content)
-	var m matter
-	// The library finds the frontmatter; decodePolicy decodes it, knowing
-	// where it starts in the file.
-	capture := func(data []byte, _ any) error {
-		m.yaml = append([]byte{}, data...)
-		return nil
-	}
-	format := frontmatter.NewFormat("---", "---", capture)
-	body, err := frontmatter.Parse(bytes.NewReader(content), nil, format)
-	if err != nil {
-		return matter{}, fmt.Errorf("%s: read frontmatter: %w", name, err)
-	}
-	if opened && m.yaml == nil {
-		return matter{}, fmt.Errorf("%s:%d: frontmatter opened with --- is never closed; add a line --- after it", name, openLine)
-	}
-	m.openLine = openLine
-	m.body = body
-	m.bodyLine = 1 + bytes.Count(content[:len(content)-len(body)], []byte("\n"))
-	return m, nil
-}
-
-// opening reports whether content opens a frontmatter, and on which line:
-// the first line that is not blank must be --- and end with a newline.
-func opening(content []byte) (line int, ok bool) {
-	for rest := content; len(rest) > 0; {
-		i := bytes.IndexByte(rest, '\n')
+	m := matter{body: content, bodyLine: 1}
+	pos, line := 0, 0
+	for {
+		i := bytes.IndexByte(content[pos:], '\n')
 		if i < 0 {
-			return 0, false
+			return m, nil // a last line without a newline opens nothing
 		}
 		line++
-		trimmed := bytes.TrimSpace(rest[:i])
-		rest = rest[i+1:]
-		if len(trimmed) == 0 {
+		l := bytes.TrimSpace(content[pos : pos+i])
+		pos += i + 1
+		if len(l) == 0 {
 			continue
 		}
-		return line, string(trimmed) == "---"
+		if string(l) != "---" {
+			return m, nil
+		}
+		break
 	}
-	return 0, false
+	m.openLine = line
+	start := pos
+	for pos < len(content) {
+		end, next := len(content), len(content)
+		if i := bytes.IndexByte(content[pos:], '\n'); i >= 0 {
+			end, next = pos+i, pos+i+1
+		}
+		if string(bytes.TrimSpace(content[pos:end])) == "---" {
+			m.yaml = append([]byte{}, content[start:pos]...)
+			m.body = content[next:]
+			m.bodyLine = 1 + bytes.Count(content[:next], []byte("\n"))
+			return m, nil
+		}
+		pos = next
+	}
+	return matter{}, fmt.Errorf("%s:%d: frontmatter opened with --- is never closed; add a line --- after it", name, m.openLine)
 }
 
 // policyDecoder turns a frontmatter's YAML into a Policy. It knows the
@@ -80,52 +75,53 @@ func opening(content []byte) (line int, ok bool) {
 type policyDecoder struct {
 	name     string
 	openLine int
-	lines    []string
 	warnings []string
 }
 
 // decodePolicy decodes the frontmatter of the state name.
 func decodePolicy(name string, m matter) (Policy, []string, error) {
 	d := &policyDecoder{name: name, openLine: m.openLine}
-	for l := range strings.SplitSeq(string(m.yaml), "\n") {
-		d.lines = append(d.lines, strings.TrimSuffix(l, "\r"))
-	}
-	var doc yaml.MapSlice
+	var doc yaml.Node
 	if err := yaml.Unmarshal(m.yaml, &doc); err != nil {
-		return Policy{}, nil, d.yamlError(err)
+		return Policy{}, nil, d.yamlError(m.yaml, err)
+	}
+	var p Policy
+	if len(doc.Content) == 0 {
+		return p, nil, nil
+	}
+	top := resolved(doc.Content[0])
+	if kind(top) == "empty" {
+		return p, nil, nil
+	}
+	if top.Kind != yaml.MappingNode {
+		return Policy{}, nil, d.errorf(top.Line, "frontmatter must be a mapping of keys to values, like \"model: sonnet\"")
 	}
 
-	var p Policy
 	seen := make(map[string]bool)
-	for _, item := range doc {
-		key, ok := item.Key.(string)
-		if !ok {
-			key = fmt.Sprint(item.Key)
-		}
+	keyLine := make(map[string]int)
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := resolved(top.Content[i]), resolved(top.Content[i+1])
+		key, ok := k.Value, kind(k) == "a text"
 		if seen[key] {
-			line := 0
-			if lines := d.keyLines(key); len(lines) > 1 {
-				line = lines[1]
-			}
-			return Policy{}, nil, d.errorf(line, "frontmatter key %q appears more than once", key)
+			return Policy{}, nil, d.errorf(k.Line, "frontmatter key %q appears more than once", key)
 		}
-		seen[key] = true
+		seen[key], keyLine[key] = true, k.Line
 
 		var err error
 		switch {
 		case !ok:
 			d.warnf("unknown frontmatter key %q ignored", key)
 		case key == keyTransitions:
-			p.Rules, err = d.rules(item.Value)
+			p.Rules, err = d.rules(k.Line, v)
 		case key == keyModel:
-			p.Model, err = d.str(key, item.Value)
+			p.Model, err = d.str(key, k.Line, v)
 		case key == keyEffort:
-			p.Effort, err = d.str(key, item.Value)
+			p.Effort, err = d.str(key, k.Line, v)
 			if err == nil && p.Effort != "" && !slices.Contains(efforts, p.Effort) {
 				d.warnf("effort %q is not one of %s; passed on as written", p.Effort, strings.Join(efforts, ", "))
 			}
 		case key == keyForceImplicit:
-			p.ForceImplicit, err = d.boolean(key, item.Value)
+			p.ForceImplicit, err = d.boolean(key, k.Line, v)
 		default:
 			d.warnf("unknown frontmatter key %q ignored", key)
 		}
@@ -136,33 +132,26 @@ func decodePolicy(name string, m matter) (Policy, []string, error) {
 
 	if p.ForceImplicit {
 		if _, ok := p.Implicit(); !ok {
-			return Policy{}, nil, d.errorf(d.keyLine(keyForceImplicit),
+			return Policy{}, nil, d.errorf(keyLine[keyForceImplicit],
 				"force_implicit needs exactly one allowed transition that fixes everything (a target, plus return for call and function, next for fork, or a payload for result)")
 		}
 	}
 	return p, d.warnings, nil
 }
 
-// rules decodes allowed_transitions.
-func (d *policyDecoder) rules(v any) ([]Rule, error) {
-	line := d.keyLine(keyTransitions)
-	items, ok := v.([]any)
-	if !ok && v != nil {
+// rules decodes allowed_transitions, whose key is on line.
+func (d *policyDecoder) rules(line int, v *yaml.Node) ([]Rule, error) {
+	switch {
+	case kind(v) == "empty" || v.Kind == yaml.SequenceNode && len(v.Content) == 0:
+		return nil, d.errorf(line, "%s is empty; list at least one transition or remove the key", keyTransitions)
+	case v.Kind != yaml.SequenceNode:
 		return nil, d.errorf(line, "%s must be a list of entries like { tag: goto, target: NEXT.md }", keyTransitions)
 	}
-	if len(items) == 0 {
-		return nil, d.errorf(line, "%s is empty; list at least one transition or remove the key", keyTransitions)
-	}
-	lines := d.itemLines(line, len(items))
-	rules := make([]Rule, 0, len(items))
-	for i, item := range items {
-		itemLine := line
-		if lines != nil {
-			itemLine = lines[i]
-		}
-		r, err := decodeRule(item)
+	rules := make([]Rule, 0, len(v.Content))
+	for i, item := range v.Content {
+		r, err := decodeRule(resolved(item))
 		if err != nil {
-			return nil, d.errorf(itemLine, "%s entry %d: %v", keyTransitions, i+1, err)
+			return nil, d.errorf(item.Line, "%s entry %d: %v", keyTransitions, i+1, err)
 		}
 		rules = append(rules, r)
 	}
@@ -170,27 +159,36 @@ func (d *policyDecoder) rules(v any) ([]Rule, error) {
 }
 
 // str decodes a string value; an empty value means unset.
-func (d *policyDecoder) str(key string, v any) (string, error) {
-	switch v := v.(type) {
-	case nil:
+func (d *policyDecoder) str(key string, line int, v *yaml.Node) (string, error) {
+	switch kind(v) {
+	case "empty":
 		return "", nil
-	case string:
-		return v, nil
+	case "a text":
+		return v.Value, nil
 	}
-	return "", d.errorf(d.keyLine(key), "%s must be a string (quote it)", key)
+	return "", d.errorf(line, "%s must be a string (quote it)", key)
 }
 
 // boolean decodes a true/false value; an empty value means false.
-func (d *policyDecoder) boolean(key string, v any) (bool, error) {
-	switch v := v.(type) {
-	case nil:
+func (d *policyDecoder) boolean(key string, line int, v *yaml.Node) (bool, error) {
+	switch kind(v) {
+	case "empty":
 		return false, nil
-	case bool:
-		return v, nil
+	case "a boolean":
+		return truth(v), nil
 	}
-	return false, d.errorf(d.keyLine(key), "%s must be true or false", key)
+	return false, d.errorf(line, "%s must be true or false", key)
 }
 
 func (d *policyDecoder) warnf(format string, args ...any) {
 	d.warnings = append(d.warnings, d.name+": "+fmt.Sprintf(format, args...))
+}
+
+// errorf returns an error naming the file and, when yamlLine (a line of the
+// frontmatter) is known (> 0), the line in the file.
+func (d *policyDecoder) errorf(yamlLine int, format string, args ...any) error {
+	if yamlLine > 0 {
+		return fmt.Errorf("%s:%d: %s", d.name, d.openLine+yamlLine, fmt.Sprintf(format, args...))
+	}
+	return fmt.Errorf("%s: %s", d.name, fmt.Sprintf(format, args...))
 }

@@ -27,6 +27,15 @@ func writeScope(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// openScope opens the folder dir as a scope, closed when the test ends.
+func openScope(t *testing.T, dir string) *Scope {
+	t.Helper()
+	s, err := OpenDir(dir)
+	must(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // symlink makes link (relative to dir) point at target, as written.
 func symlink(t *testing.T, dir, target, link string) {
 	t.Helper()

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v2"
+	"go.yaml.in/yaml/v3"
 
 	"raymond/parsing"
 )
@@ -107,25 +107,24 @@ var ruleKeys = map[string][]string{
 
 // decodeRule decodes one allowed_transitions entry. Errors do not name the
 // file: the caller adds it.
-func decodeRule(v any) (Rule, error) {
-	entry, ok := v.(yaml.MapSlice)
-	if !ok {
+func decodeRule(n *yaml.Node) (Rule, error) {
+	if n.Kind != yaml.MappingNode {
 		return Rule{}, fmt.Errorf("want a mapping like { tag: goto, target: NEXT.md }")
 	}
-	values := make(map[string]string, len(entry))
-	for _, item := range entry {
-		key, ok := item.Key.(string)
-		if _, known := ruleKeys[key]; !ok || !known {
-			return Rule{}, fmt.Errorf("unknown key %q (want tag, target, return, next or payload)", fmt.Sprint(item.Key))
+	values := make(map[string]string, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := resolved(n.Content[i]), resolved(n.Content[i+1])
+		key := k.Value
+		if _, known := ruleKeys[key]; kind(k) != "a text" || !known {
+			return Rule{}, fmt.Errorf("unknown key %q (want tag, target, return, next or payload)", key)
 		}
 		if _, dup := values[key]; dup {
 			return Rule{}, fmt.Errorf("key %q appears more than once", key)
 		}
-		s, ok := item.Value.(string)
-		if !ok {
-			return Rule{}, fmt.Errorf("%s must be a string, not %s (quote it)", key, yamlKind(item.Value))
+		if kind(v) != "a text" {
+			return Rule{}, fmt.Errorf("%s must be a string, not %s (quote it)", key, kind(v))
 		}
-		values[key] = s
+		values[key] = v.Value
 	}
 
 	tag, ok := values["tag"]
@@ -164,21 +163,4 @@ func decodeRule(v any) (Rule, error) {
 		}
 	}
 	return r, nil
-}
-
-// yamlKind names the YAML type of a decoded value for an error message.
-func yamlKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "empty"
-	case bool:
-		return "a boolean"
-	case int, int64, uint64, float64:
-		return "a number"
-	case []any:
-		return "a list"
-	case yaml.MapSlice:
-		return "a mapping"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -3,12 +3,9 @@ package workflow
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"raymond/parsing"
 )
@@ -67,22 +64,14 @@ type TargetError struct {
 // Error returns Msg.
 func (e *TargetError) Error() string { return e.Msg }
 
-// Resolve returns the file name of the state that target names in scope:
-// "REVIEW" → "REVIEW.md" (or "REVIEW.sh"), "REVIEW.md" → "REVIEW.md".
+// Resolve returns the file name of the state that target names in the
+// scope: "REVIEW" → "REVIEW.md" (or "REVIEW.sh"), "REVIEW.md" → "REVIEW.md".
 // Errors about the target itself are *TargetError; an error reading the scope
 // is returned wrapped.
-func Resolve(scope, target string) (string, error) {
+func (s *Scope) Resolve(target string) (string, error) {
 	if err := parsing.ValidTarget(target); err != nil {
 		return "", &TargetError{Kind: Unsafe, Target: target,
 			Msg: fmt.Sprintf("%v; a target is the name of a file in the workflow folder", err)}
-	}
-	absScope, err := filepath.Abs(scope)
-	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", target, err)
-	}
-	realScope, err := filepath.EvalSymlinks(absScope)
-	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", target, err)
 	}
 
 	candidates := []string{target}
@@ -91,7 +80,7 @@ func Resolve(scope, target string) (string, error) {
 	}
 	var found []string
 	for _, name := range candidates {
-		ok, err := inScope(absScope, realScope, target, name)
+		ok, err := s.exists(target, name)
 		if err != nil {
 			return "", err
 		}
@@ -111,11 +100,11 @@ func Resolve(scope, target string) (string, error) {
 		return "", &TargetError{Kind: NotFound, Target: target,
 			Msg: fmt.Sprintf("target %q does not exist in the workflow", target)}
 	}
-	if fi, err := os.Stat(filepath.Join(absScope, target)); err == nil && fi.IsDir() {
+	if fi, err := s.stat(target, target); err == nil && fi.IsDir() {
 		return "", &TargetError{Kind: NotAState, Target: target,
 			Msg: fmt.Sprintf("target %q is not a state: it is a folder", target)}
 	}
-	if _, err := os.Stat(filepath.Join(absScope, target)); err == nil && filepath.Ext(target) != "" {
+	if _, err := s.stat(target, target); err == nil && filepath.Ext(target) != "" {
 		return "", &TargetError{Kind: NotAState, Target: target,
 			Msg: fmt.Sprintf("target %q is not a state: a state is a .md or .sh file", target)}
 	}
@@ -123,27 +112,22 @@ func Resolve(scope, target string) (string, error) {
 		Msg: fmt.Sprintf("target %q does not exist: no %s or %s in the workflow", target, candidates[0], candidates[1])}
 }
 
-// inScope reports whether name exists in scope as a regular file (possibly
-// through symlinks) whose real path lies inside realScope. A file that exists
-// but escapes the scope, or is a folder, is an error.
-func inScope(scope, realScope, target, name string) (bool, error) {
-	path := filepath.Join(scope, name)
-	fi, err := os.Stat(path)
+// exists reports whether name exists in the scope as a regular file
+// (possibly through symlinks that stay inside it). A file that exists but
+// escapes the scope, or is a folder, is an error.
+func (s *Scope) exists(target, name string) (bool, error) {
+	fi, err := s.stat(target, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
+	}
+	if _, ok := errors.AsType[*TargetError](err); ok {
+		return false, err
 	}
 	if err != nil {
 		return false, fmt.Errorf("resolve %s: %w", target, err)
 	}
 	if err := regular(target, name, fi); err != nil {
 		return false, err
-	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return false, fmt.Errorf("resolve %s: %w", target, err)
-	}
-	if !within(realScope, real) {
-		return false, outside(target)
 	}
 	return true, nil
 }
@@ -167,45 +151,6 @@ func regular(target, name string, fi fs.FileInfo) error {
 func outside(target string) error {
 	return &TargetError{Kind: OutsideScope, Target: target,
 		Msg: fmt.Sprintf("target %q leads outside the workflow folder", target)}
-}
-
-// readInScope reads the state file name, which Resolve found in scope. It
-// checks the file it opened, not just the path: the symlinks on the path
-// may have changed since Resolve (another agent's work, an editor), and the
-// content read must still come from a regular file inside the scope.
-func readInScope(scope, name string) ([]byte, error) {
-	path := filepath.Join(scope, name)
-	// O_NONBLOCK keeps a FIFO put there since Resolve from blocking the
-	// open; it changes nothing for a regular file.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	opened, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := regular(name, name, opened); err != nil {
-		return nil, err
-	}
-	realScope, err := filepath.EvalSymlinks(scope)
-	if err != nil {
-		return nil, err
-	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return nil, err
-	}
-	if !within(realScope, real) {
-		return nil, outside(name)
-	}
-	// The path resolves inside the scope now; the file opened must be the
-	// one it resolves to, or a link moved between the open and the check.
-	if fi, err := os.Stat(real); err != nil || !os.SameFile(opened, fi) {
-		return nil, fmt.Errorf("%s changed while it was being read; run again", name)
-	}
-	return io.ReadAll(f)
 }
 
 // within reports whether path lies strictly inside dir; both are absolute

@@ -72,7 +72,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.target, func(t *testing.T) {
-			got, err := Resolve(scope, tt.target)
+			got, err := openScope(t, scope).Resolve(tt.target)
 			if tt.kind == 0 {
 				if err != nil || got != tt.want {
 					t.Fatalf("Resolve = %q, %v; want %q", got, err, tt.want)
@@ -98,19 +98,20 @@ func TestReadInScope(t *testing.T) {
 	scope := filepath.Join(root, "wf")
 	symlink(t, scope, "../outside.md", "ESCAPE.md")
 	symlink(t, scope, "sub/INNER.md", "DEEP.md")
+	s := openScope(t, scope)
 
 	for name, want := range map[string]string{"START.md": "start", "DEEP.md": "inner"} {
-		got, err := readInScope(scope, name)
+		got, err := s.read(name)
 		if err != nil || string(got) != want {
 			t.Errorf("readInScope(%s) = %q, %v; want %q", name, got, err, want)
 		}
 	}
-	got, err := readInScope(scope, "ESCAPE.md")
+	got, err := s.read("ESCAPE.md")
 	var te *TargetError
 	if !errors.As(err, &te) || te.Kind != OutsideScope || got != nil {
 		t.Errorf("readInScope(ESCAPE.md) = %q, %v; want an OutsideScope *TargetError", got, err)
 	}
-	if _, err := readInScope(scope, "sub"); !errors.As(err, &te) || te.Kind != NotAState {
+	if _, err := s.read("sub"); !errors.As(err, &te) || te.Kind != NotAState {
 		t.Errorf("readInScope(sub): got %v, want a NotAState *TargetError", err)
 	}
 }
@@ -118,7 +119,7 @@ func TestReadInScope(t *testing.T) {
 func TestResolveThroughSymlinkedScope(t *testing.T) {
 	root := writeScope(t, map[string]string{"real/START.md": ""})
 	symlink(t, root, "real", "wf")
-	got, err := Resolve(filepath.Join(root, "wf"), "START")
+	got, err := openScope(t, filepath.Join(root, "wf")).Resolve("START")
 	if err != nil || got != "START.md" {
 		t.Fatalf("Resolve = %q, %v; want START.md", got, err)
 	}
@@ -129,14 +130,14 @@ func TestResolveRelativeScope(t *testing.T) {
 	symlink(t, root, filepath.Join(root, "wf", "sub", "INNER.md"), "wf/ABS.md")
 	t.Chdir(root)
 	for _, target := range []string{"START", "ABS"} {
-		if _, err := Resolve("wf", target); err != nil {
+		if _, err := openScope(t, "wf").Resolve(target); err != nil {
 			t.Errorf("Resolve(wf, %s): %v", target, err)
 		}
 	}
 }
 
 func TestResolveMissingScope(t *testing.T) {
-	_, err := Resolve(filepath.Join(t.TempDir(), "nope"), "START")
+	_, err := OpenDir(filepath.Join(t.TempDir(), "nope"))
 	var te *TargetError
 	if err == nil || errors.As(err, &te) {
 		t.Fatalf("Resolve in a missing scope: got %v, want a plain error", err)

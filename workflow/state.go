@@ -24,17 +24,17 @@ type State struct {
 	BodyLine int
 }
 
-// Load reads the state name from scope. name is resolved like a target
+// Load reads the state name from the scope. name is resolved like a target
 // (§2), so "REVIEW" loads REVIEW.md.
-func Load(scope, name string) (*State, error) {
-	file, err := Resolve(scope, name)
+func (s *Scope) Load(name string) (*State, error) {
+	file, err := s.Resolve(name)
 	if err != nil {
 		return nil, fmt.Errorf("load state %s: %w", name, err)
 	}
 	if filepath.Ext(file) == shExt {
 		return nil, fmt.Errorf("load state %s: script states are not supported yet", file)
 	}
-	content, err := readInScope(scope, file)
+	content, err := s.read(file)
 	if err != nil {
 		return nil, fmt.Errorf("load state %s: %w", file, err)
 	}
@@ -42,7 +42,7 @@ func Load(scope, name string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load state: %w", err)
 	}
-	st.Path = filepath.Join(scope, file)
+	st.Path = filepath.Join(s.dir, file)
 	return st, nil
 }
 

@@ -167,25 +167,26 @@ func TestParseStateErrors(t *testing.T) {
 }
 
 func TestLoad(t *testing.T) {
-	scope := writeScope(t, map[string]string{
+	dir := writeScope(t, map[string]string{
 		"REVIEW.md": "---\nmodel: haiku\n---\nReview {{input}}.\n",
 		"BAD.md":    "---\nmodel: [\n",
 		"RUN.sh":    "#!/bin/sh\n",
 	})
+	scope := openScope(t, dir)
 
-	st, err := Load(scope, "REVIEW")
+	st, err := scope.Load("REVIEW")
 	must(t, err)
-	if st.Name != "REVIEW.md" || st.Path != filepath.Join(scope, "REVIEW.md") || st.Body != "Review {{input}}.\n" || st.Policy.Model != "haiku" || st.BodyLine != 4 {
+	if st.Name != "REVIEW.md" || st.Path != filepath.Join(dir, "REVIEW.md") || st.Body != "Review {{input}}.\n" || st.Policy.Model != "haiku" || st.BodyLine != 4 {
 		t.Errorf("Load = %+v", st)
 	}
 
-	_, err = Load(scope, "RUN")
+	_, err = scope.Load("RUN")
 	wantErrContains(t, err, "load state RUN.sh: script states are not supported yet")
 
-	_, err = Load(scope, "BAD.md")
+	_, err = scope.Load("BAD.md")
 	wantErrContains(t, err, "load state: BAD.md:1: frontmatter opened with --- is never closed")
 
-	_, err = Load(scope, "MISSING")
+	_, err = scope.Load("MISSING")
 	var te *TargetError
 	if !errors.As(err, &te) || te.Kind != NotFound {
 		t.Errorf("Load(MISSING): got %v, want a NotFound *TargetError", err)

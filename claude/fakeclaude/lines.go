@@ -237,8 +237,9 @@ func timestamp() string { return time.Now().UTC().Format("2006-01-02T15:04:05.00
 
 func ptr[T any](v T) *T { return &v }
 
-// jsonable turns the map[any]any values that YAML decoding produces into
-// map[string]any, which encoding/json can write.
+// jsonable turns the map[any]any values that YAML decoding produces for a
+// mapping whose keys are not all strings into map[string]any, which
+// encoding/json can write.
 func jsonable(v any) any {
 	switch v := v.(type) {
 	case map[any]any:

@@ -1,16 +1,18 @@
 package fakeclaude
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"regexp"
 	"time"
 
-	"gopkg.in/yaml.v2"
+	"go.yaml.in/yaml/v3"
 )
 
 // Script is the content of a script file: the replies the fake gives, in order.
@@ -138,7 +140,9 @@ func loadScript(path string) (*script, error) {
 // that a typo in a test's script fails loudly.
 func parseScript(data []byte) (*script, error) {
 	s := &script{}
-	if err := yaml.UnmarshalStrict(data, &s.Script); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s.Script); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
