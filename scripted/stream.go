@@ -49,8 +49,8 @@ func newStream(req step.Request, rep *reply, sessionID string, h claude.Handler)
 	}
 }
 
-// start writes the init line, then the reply's say blocks and tool calls.
-func (s *stream) start() {
+// writeInit writes the init line.
+func (s *stream) writeInit() {
 	o := s.req.Options
 	mode := o.PermissionMode
 	switch {
@@ -67,6 +67,10 @@ func (s *stream) start() {
 		UUID: wire.NewUUID(), MemoryPaths: map[string]string{}, OriginalCwd: s.req.Step.Cwd,
 		AdditionalDirs: []string{}, FastModeState: "off",
 	})
+}
+
+// messages writes the reply's say blocks and tool calls.
+func (s *stream) messages() {
 	for _, say := range s.rep.say {
 		s.text(s.render(say))
 	}
