@@ -42,6 +42,14 @@
 //	delay    a Go duration ("1s"; a bare number means seconds) waited after
 //	         the streamed messages and before the answer; canceling the
 //	         step's context ends the wait
+//	wait_for a file to wait for after the init line, before the say blocks:
+//	         the step goes on once the file exists. The name is rendered
+//	         like the texts (release/{{item}}); a relative one starts from
+//	         the folder of the replies file (for replies a workflow test
+//	         embeds, from the working directory); canceling the step's
+//	         context ends the wait. A test of a running run holds a step
+//	         with it until it has looked, then creates the file, where a
+//	         delay would make it guess how long that takes
 //	reset    usage_limit only: how long after the step the limit resets
 //	         (default 1h)
 //	say      text blocks streamed before the answer (a list, or one string)
@@ -87,7 +95,7 @@
 // its own queue at a state (a key AGENT/STATE) takes from it first, and from
 // the shared queue once its own is used up; so a recorded fan-out replays
 // each worker's own answers in whatever order the workers run. A step
-// canceled during its delay puts its reply back at the front of the queue
+// canceled during its wait_for or delay puts its reply back at the front of the queue
 // it came from, so the step run again after an interruption answers the
 // same. When no reply is left for a step it ends as an invocation error
 // naming the state, which fails its agent; [Runner.Exhausted] lists those

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -26,7 +27,16 @@ func Load(path string) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load replies: %w", err)
 	}
-	return Parse(path, data)
+	r, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	// wait_for paths are relative to the file's folder; made absolute now,
+	// they do not depend on where the process is when a step runs.
+	if r.dir, err = filepath.Abs(filepath.Dir(path)); err != nil {
+		return nil, fmt.Errorf("load replies: %w", err)
+	}
+	return r, nil
 }
 
 // Parse reads the content of a replies file. name is the file's name, used
@@ -233,6 +243,8 @@ func parseFields(fields Mapping) (*reply, error) {
 			rep.cost, err = cost(f.Value)
 		case "delay":
 			rep.delay, err = duration(f.Value)
+		case "wait_for":
+			rep.waitFor, err = fileName(f.Value)
 		case "reset":
 			rep.reset, err = duration(f.Value)
 			if err == nil && rep.reset == 0 {

@@ -52,8 +52,12 @@ type reply struct {
 	cost   float64
 	delay  time.Duration
 	reset  time.Duration
-	say    []string
-	tools  []tool
+	// waitFor is a file the step waits for after its init line, as
+	// written: rendered, and joined to the replies file's folder when
+	// relative, as the step runs.
+	waitFor string
+	say     []string
+	tools   []tool
 	// verbatim (template: false) leaves the reply's texts as written:
 	// placeholders are not filled in.
 	verbatim bool

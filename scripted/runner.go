@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"syscall"
@@ -20,6 +22,9 @@ import (
 type Runner struct {
 	// name is the replies file, as given to Load or Parse.
 	name string
+	// dir is the absolute folder of the file Load read, which relative
+	// wait_for paths start from; "" (the working directory) after Parse.
+	dir string
 	// queues are the states' queues in the order of the file.
 	queues []*queue
 	// byName finds a queue by any name a step may give its state, and an
@@ -89,15 +94,16 @@ func (q *queue) offered() int {
 }
 
 // Run answers one step with the next reply for its state: it streams an
-// init line and the reply's say blocks and tool calls, waits the reply's
-// delay, then ends the step as the reply's outcome says. Lines and events
-// go to h as claude.Run would pass them, from the calling goroutine.
+// init line, waits for the reply's wait_for file, streams its say blocks
+// and tool calls, waits its delay, then ends the step as the reply's
+// outcome says. Lines and events go to h as claude.Run would pass them,
+// from the calling goroutine.
 //
 // The lines go through claude's own decoder and classification, so a
 // scripted step ends exactly as a real claude writing the same lines would.
 // A step of a state with no reply left ends as claude's invocation error
 // (step.Failed), its Stderr naming the state and how many replies the file
-// gives. A context done before or during the delay ends the step as
+// gives. A context done before or during either wait ends the step as
 // step.Canceled and gives the reply back, to be served first to the next
 // step of the state. A request no claude process would accept (a resume or
 // branch step without a session to resume, an unknown session mode) is a
@@ -129,8 +135,13 @@ func (r *Runner) play(ctx context.Context, req step.Request, h claude.Handler) (
 	if q.agent != "" {
 		s.list = q.agent + "/" + req.Step.State
 	}
-	s.start()
-	if !sleep(ctx, rep.delay) {
+	s.writeInit()
+	ok := r.waitFor(ctx, s)
+	if ok {
+		s.messages()
+		ok = sleep(ctx, rep.delay)
+	}
+	if !ok {
 		r.giveBack(q, rep)
 		return s.killed(claude.End{ExitCode: -1, Signal: claude.SignalName(syscall.SIGTERM), Canceled: true}), nil
 	}
@@ -266,6 +277,33 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-t.C:
 		return true
+	}
+}
+
+// waitForPoll is how often waitFor looks for its file.
+const waitForPoll = 5 * time.Millisecond
+
+// waitFor waits until the reply's wait_for file exists, if it has one, and
+// reports whether it does; false means ctx was done first.
+func (r *Runner) waitFor(ctx context.Context, s *stream) bool {
+	if s.rep.waitFor == "" {
+		return true
+	}
+	path := s.render(s.rep.waitFor)
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(r.dir, path)
+	}
+	tick := time.NewTicker(waitForPoll)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
 	}
 }
 

@@ -1,14 +1,13 @@
 package scripted
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"syscall"
 	"time"
 
 	"raymond/claude"
+	"raymond/claude/wire"
 	"raymond/step"
 	"raymond/workflow"
 )
@@ -50,8 +49,8 @@ func newStream(req step.Request, rep *reply, sessionID string, h claude.Handler)
 	}
 }
 
-// start writes the init line, then the reply's say blocks and tool calls.
-func (s *stream) start() {
+// writeInit writes the init line.
+func (s *stream) writeInit() {
 	o := s.req.Options
 	mode := o.PermissionMode
 	switch {
@@ -60,10 +59,18 @@ func (s *stream) start() {
 	case mode == "":
 		mode = "default"
 	}
-	s.write(initLine{
-		Type: "system", Subtype: "init", Cwd: s.req.Step.Cwd, SessionID: s.sessionID, Tools: initTools,
-		Model: s.model, PermissionMode: mode, Version: version, UUID: claude.NewSessionID(),
+	s.write(wire.InitLine{
+		Type: "system", Subtype: "init", Cwd: s.req.Step.Cwd, SessionID: s.sessionID,
+		Tools: initTools, MCPServers: []any{}, Model: s.model, PermissionMode: mode,
+		SlashCommands: []string{}, APIKeySource: "none", ClaudeCodeVersion: version,
+		OutputStyle: "default", Agents: []string{}, Skills: []string{}, Plugins: []any{},
+		UUID: wire.NewUUID(), MemoryPaths: map[string]string{}, OriginalCwd: s.req.Step.Cwd,
+		AdditionalDirs: []string{}, FastModeState: "off",
 	})
+}
+
+// messages writes the reply's say blocks and tool calls.
+func (s *stream) messages() {
 	for _, say := range s.rep.say {
 		s.text(s.render(say))
 	}
@@ -82,7 +89,8 @@ func (s *stream) finish() *claude.Result {
 	case timeout:
 		return s.killed(claude.End{ExitCode: -1, Signal: claude.SignalName(syscall.SIGTERM), TimedOut: true})
 	}
-	line := resultLine{Type: "result", Subtype: "success", StopReason: "end_turn", TerminalReason: "completed"}
+	line := wire.ResultLine{Type: "result", Subtype: "success", StopReason: ptr("end_turn"), TerminalReason: "completed",
+		APIErrorStatus: wire.Null(), PermissionDenials: []any{}, FastModeState: "off", QueuedTurnCount: ptr(0)}
 	exit := 0
 	switch budget := s.req.MaxBudgetUSD; {
 	case rep.outcome == success && budget > 0 && rep.cost > budget:
@@ -104,11 +112,11 @@ func (s *stream) finish() *claude.Result {
 	}
 
 	cost := rep.cost
-	u := claude.Usage{InputTokens: tokens(len(s.req.Prompt)), OutputTokens: tokens(s.output)}
-	usage := map[string]modelUsage{s.model: {u.InputTokens, u.OutputTokens, cost}}
-	line.SessionID, line.TotalCostUSD, line.Usage = s.sessionID, cost, u
+	in, out := tokens(len(s.req.Prompt)), tokens(s.output)
+	usage := map[string]wire.ModelUsage{s.model: wire.NewModelUsage(s.model, in, out, cost)}
+	line.SessionID, line.TotalCostUSD, line.Usage = s.sessionID, cost, wire.NewUsage(in, out)
 	line.NumTurns, line.DurationMS = 1, time.Since(s.started).Milliseconds()
-	line.ModelUsage, line.CallUsage, line.UUID = usage, usage, claude.NewSessionID()
+	line.ModelUsage, line.SinceLast, line.UUID = usage, &usage, wire.NewUUID()
 	s.write(line)
 	return s.end(claude.End{ExitCode: exit})
 }
@@ -126,9 +134,9 @@ func (s *stream) end(e claude.End) *claude.Result {
 
 // exhausted fills in the result line of a step stopped by one of its own
 // limits and returns claude's exit status for it.
-func exhausted(line *resultLine, subtype, terminal, msg string) int {
+func exhausted(line *wire.ResultLine, subtype, terminal, msg string) int {
 	line.Subtype, line.IsError, line.Errors = subtype, true, []string{msg}
-	line.StopReason, line.TerminalReason = "tool_use", terminal
+	line.StopReason, line.TerminalReason, line.APIErrorStatus = ptr("tool_use"), terminal, nil
 	return 1
 }
 
@@ -139,29 +147,28 @@ const apiErrorText = "API Error: 500 Internal server error. This is a server-sid
 // apiError writes the synthetic assistant message Claude Code writes for
 // an API error it gave up on, fills in the result line to match and
 // returns claude's exit status for it.
-func (s *stream) apiError(line *resultLine, kind string, status int, msg string) int {
-	stop := "stop_sequence"
-	s.write(messageLine{
+func (s *stream) apiError(line *wire.ResultLine, kind string, status int, msg string) int {
+	s.write(wire.AssistantLine{
 		Type: "assistant",
-		Message: message{
-			ID: claude.NewSessionID(), Type: "message", Role: "assistant", Model: "<synthetic>",
-			Content: []block{{Type: "text", Text: msg}}, StopReason: &stop, Usage: &claude.Usage{},
+		Message: wire.AssistantMessage{
+			ID: wire.NewUUID(), Type: "message", Role: "assistant", Model: "<synthetic>",
+			Content: []wire.Block{wire.TextBlock(msg)}, StopReason: ptr("stop_sequence"), StopSequence: ptr(""),
 		},
-		SessionID: s.sessionID, UUID: claude.NewSessionID(),
+		SessionID: s.sessionID, UUID: wire.NewUUID(), Timestamp: wire.Timestamp(time.Now()),
 		Error: kind, IsAPIErrorMessage: true, APIErrorStatus: status,
 	})
-	line.IsError, line.Result, line.APIErrorStatus = true, &msg, &status
-	line.StopReason, line.TerminalReason = "stop_sequence", "api_error"
+	line.IsError, line.Result, line.APIErrorStatus = true, &msg, wire.Status(status)
+	line.StopReason, line.TerminalReason = ptr("stop_sequence"), "api_error"
 	return 1
 }
 
 // rateLimit writes the rate_limit_event Claude Code writes when the usage
 // limit rejects a request.
 func (s *stream) rateLimit(resetAt time.Time) {
-	s.write(rateLimitLine{
+	s.write(wire.RateLimitLine{
 		Type:          "rate_limit_event",
-		RateLimitInfo: rateLimitInfo{Status: "rejected", ResetsAt: resetAt.Unix(), RateLimitType: "five_hour"},
-		SessionID:     s.sessionID, UUID: claude.NewSessionID(),
+		RateLimitInfo: wire.RateLimitInfo{Status: "rejected", ResetsAt: resetAt.Unix(), RateLimitType: "five_hour"},
+		SessionID:     s.sessionID, UUID: wire.NewUUID(),
 	})
 }
 
@@ -199,35 +206,30 @@ func (s *stream) text(t string) {
 		return
 	}
 	s.output += len(t)
-	s.assistant(block{Type: "text", Text: t})
+	s.assistant(wire.TextBlock(t))
 }
 
 // tool writes a tool_use block and its tool_result.
 func (s *stream) tool(t tool) {
-	id := newID("toolu_")
+	id := wire.NewID("toolu_")
 	input, _ := s.renderValue(t.input).(map[string]any)
-	if input == nil {
-		input = map[string]any{}
-	}
-	s.assistant(block{Type: "tool_use", ID: id, Name: t.name, Input: input})
-
-	content, isError := s.render(t.result), t.isError
-	s.write(messageLine{
+	s.assistant(wire.ToolUseBlock(id, t.name, input))
+	s.write(wire.UserLine{
 		Type:      "user",
-		Message:   message{Role: "user", Content: []block{{Type: "tool_result", ToolUseID: id, Content: &content, IsError: &isError}}},
-		SessionID: s.sessionID, UUID: claude.NewSessionID(),
+		Message:   wire.UserMessage{Role: "user", Content: []wire.Block{wire.ToolResultBlock(id, s.render(t.result), t.isError)}},
+		SessionID: s.sessionID, UUID: wire.NewUUID(), Timestamp: wire.Timestamp(time.Now()),
 	})
 }
 
 // assistant writes an assistant message holding one content block.
-func (s *stream) assistant(b block) {
-	s.write(messageLine{
+func (s *stream) assistant(b wire.Block) {
+	s.write(wire.AssistantLine{
 		Type: "assistant",
-		Message: message{
-			ID: newID("msg_"), Type: "message", Role: "assistant", Model: s.model,
-			Content: []block{b}, Usage: &claude.Usage{InputTokens: tokens(len(s.req.Prompt)), OutputTokens: 1},
+		Message: wire.AssistantMessage{
+			ID: wire.NewID("msg_"), Type: "message", Role: "assistant", Model: s.model,
+			Content: []wire.Block{b}, Usage: wire.MessageUsage{InputTokens: tokens(len(s.req.Prompt)), OutputTokens: 1},
 		},
-		SessionID: s.sessionID, UUID: claude.NewSessionID(),
+		SessionID: s.sessionID, UUID: wire.NewUUID(), Timestamp: wire.Timestamp(time.Now()),
 	})
 }
 
@@ -235,15 +237,12 @@ func (s *stream) assistant(b block) {
 // brackets stay as written, as the CLI writes them, so tags read plainly in
 // a transcript.
 func (s *stream) write(v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	raw, err := wire.Marshal(v)
+	if err != nil {
 		// Lines hold strings, finite numbers, booleans, and tool inputs that
 		// parsing made of nothing else: encoding them cannot fail.
 		panic(fmt.Sprintf("scripted: encode a stream-json line: %v", err))
 	}
-	raw := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
 	if s.h.OnLine != nil {
 		s.h.OnLine(raw)
 	}
@@ -283,3 +282,5 @@ func (s *stream) renderValue(v any) any {
 // tokens makes up a token count for n bytes of text: about four bytes a
 // token, at least one for any text.
 func tokens(n int) int64 { return int64(n+3) / 4 }
+
+func ptr[T any](v T) *T { return &v }

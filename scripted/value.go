@@ -130,6 +130,15 @@ func text(v any) (string, error) {
 	return s, nil
 }
 
+// fileName reads the name of a file: a string that is not empty.
+func fileName(v any) (string, error) {
+	s, err := text(v)
+	if err == nil && s == "" {
+		err = errors.New("must name a file, such as go or release/{{item}}")
+	}
+	return s, err
+}
+
 // texts reads a list of strings, or one string as a list of one.
 func texts(v any) ([]string, error) {
 	if s, ok := v.(string); ok {

@@ -1,11 +1,12 @@
 package fakeclaude
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"slices"
 	"strings"
+	"time"
+
+	"raymond/claude/wire"
 )
 
 // emitter writes stdout in the chosen output format: stream-json writes every line,
@@ -28,7 +29,7 @@ func (e *emitter) line(v any) {
 }
 
 // result writes the result line, or what stands for it in the chosen format.
-func (e *emitter) result(r *resultLine) {
+func (e *emitter) result(r *wire.ResultLine) {
 	if e.format == "text" {
 		if r.Result != nil {
 			e.raw(*r.Result)
@@ -40,17 +41,15 @@ func (e *emitter) result(r *resultLine) {
 
 // json writes v as one line, leaving <, > and & as they are, as the real CLI does.
 func (e *emitter) json(v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	line, err := wire.Marshal(v)
+	if err != nil {
 		if e.err == nil {
 			e.err = err
 		}
 		return
 	}
 	if e.err == nil {
-		_, e.err = e.w.Write(buf.Bytes())
+		_, e.err = e.w.Write(append(line, '\n'))
 	}
 }
 
@@ -82,13 +81,13 @@ func (t *turn) emitInit() {
 	if dirs == nil {
 		dirs = []string{}
 	}
-	t.out.line(initLine{
+	t.out.line(wire.InitLine{
 		Type: "system", Subtype: "init", Cwd: t.inv.cwd, SessionID: t.sessionID,
 		Tools: tools, MCPServers: []any{}, Model: t.model, PermissionMode: mode,
 		SlashCommands: []string{"clear", "compact", "config", "context", "init", "review"},
 		APIKeySource:  "none", ClaudeCodeVersion: t.version, OutputStyle: "default",
 		Agents: []string{"claude", "Explore", "general-purpose", "Plan"}, Skills: []string{},
-		Plugins: []any{}, UUID: newUUID(),
+		Plugins: []any{}, UUID: wire.NewUUID(),
 		MemoryPaths:    map[string]string{"auto": projectDir(t.inv.cwd+"/.claude", t.inv.cwd) + "/memory/"},
 		OriginalCwd:    t.inv.cwd,
 		AdditionalDirs: dirs, FastModeState: "off",
@@ -105,31 +104,31 @@ func splitTools(words []string) []string {
 }
 
 // assistant builds an assistant line holding one content block.
-func (t *turn) assistant(block map[string]any) assistantLine {
-	return assistantLine{
+func (t *turn) assistant(block wire.Block) wire.AssistantLine {
+	return wire.AssistantLine{
 		Type: "assistant",
-		Message: assistantMessage{
-			ID: newID("msg_"), Type: "message", Role: "assistant", Model: t.model,
-			Content: []map[string]any{block},
-			Usage:   messageUsage{InputTokens: 1200, OutputTokens: 1},
+		Message: wire.AssistantMessage{
+			ID: wire.NewID("msg_"), Type: "message", Role: "assistant", Model: t.model,
+			Content: []wire.Block{block},
+			Usage:   wire.MessageUsage{InputTokens: 1200, OutputTokens: 1},
 		},
-		SessionID: t.sessionID, UUID: newUUID(), Timestamp: timestamp(), RequestID: newID("req_"),
+		SessionID: t.sessionID, UUID: wire.NewUUID(), Timestamp: timestamp(), RequestID: wire.NewID("req_"),
 	}
 }
 
 // say is the lines of one assistant text message: with --include-partial-messages,
 // wrapped in the stream events that carry it.
 func (t *turn) say(text string) []any {
-	msg := t.assistant(map[string]any{"type": "text", "text": text})
+	msg := t.assistant(wire.TextBlock(text))
 	if !t.opts.partial {
 		return []any{msg}
 	}
 	event := func(e map[string]any) any {
 		return map[string]any{"type": "stream_event", "event": e, "session_id": t.sessionID,
-			"parent_tool_use_id": nil, "uuid": newUUID(), "api_message_id": msg.Message.ID}
+			"parent_tool_use_id": nil, "uuid": wire.NewUUID(), "api_message_id": msg.Message.ID}
 	}
 	start := msg.Message
-	start.Content = []map[string]any{}
+	start.Content = []wire.Block{}
 	return []any{
 		event(map[string]any{"type": "message_start", "message": start}),
 		event(map[string]any{"type": "content_block_start", "index": 0,
@@ -148,21 +147,16 @@ func (t *turn) say(text string) []any {
 // toolUse is the assistant line calling tool; withResult adds the user line with the
 // tool's result.
 func (t *turn) toolUse(tool Tool, withResult bool) []any {
-	id := newID("toolu_")
+	id := wire.NewID("toolu_")
 	input, _ := jsonable(tool.Input).(map[string]any)
-	if input == nil {
-		input = map[string]any{}
-	}
-	use := t.assistant(map[string]any{"type": "tool_use", "id": id, "name": tool.Name, "input": input})
+	use := t.assistant(wire.ToolUseBlock(id, tool.Name, input))
 	if !withResult {
 		return []any{use}
 	}
-	result := userLine{
-		Type: "user",
-		Message: userMessage{Role: "user", Content: []map[string]any{{
-			"tool_use_id": id, "type": "tool_result", "content": tool.Result, "is_error": tool.Error,
-		}}},
-		SessionID: t.sessionID, UUID: newUUID(), Timestamp: timestamp(),
+	result := wire.UserLine{
+		Type:      "user",
+		Message:   wire.UserMessage{Role: "user", Content: []wire.Block{wire.ToolResultBlock(id, tool.Result, tool.Error)}},
+		SessionID: t.sessionID, UUID: wire.NewUUID(), Timestamp: timestamp(),
 	}
 	if tool.Error {
 		result.ToolUseResult = "Error: " + tool.Result
@@ -174,39 +168,40 @@ func (t *turn) toolUse(tool Tool, withResult bool) []any {
 }
 
 // synthetic is the assistant message the CLI makes up to report a failed API call.
-func (t *turn) synthetic(text string, e apiError) assistantLine {
-	return assistantLine{
+func (t *turn) synthetic(text string, e apiError) wire.AssistantLine {
+	return wire.AssistantLine{
 		Type: "assistant",
-		Message: assistantMessage{
-			ID: newUUID(), Type: "message", Role: "assistant", Model: "<synthetic>",
-			Content:    []map[string]any{{"type": "text", "text": text}},
+		Message: wire.AssistantMessage{
+			ID: wire.NewUUID(), Type: "message", Role: "assistant", Model: "<synthetic>",
+			Content:    []wire.Block{wire.TextBlock(text)},
 			StopReason: ptr("stop_sequence"), StopSequence: ptr(""),
 		},
-		SessionID: t.sessionID, UUID: newUUID(), Timestamp: timestamp(), RequestID: newID("req_"),
+		SessionID: t.sessionID, UUID: wire.NewUUID(), Timestamp: timestamp(), RequestID: wire.NewID("req_"),
 		Error: e.kind, IsAPIErrorMessage: true, APIErrorStatus: e.status, APIErrorType: e.typ,
 	}
 }
 
-func (t *turn) apiRetry(e apiError) apiRetryLine {
-	return apiRetryLine{Type: "system", Subtype: "api_retry", Attempt: 1, MaxRetries: 1,
-		RetryDelayMS: 600, ErrorStatus: e.status, Error: e.kind, SessionID: t.sessionID, UUID: newUUID()}
+func (t *turn) apiRetry(e apiError) wire.APIRetryLine {
+	return wire.APIRetryLine{Type: "system", Subtype: "api_retry", Attempt: 1, MaxRetries: 1,
+		RetryDelayMS: 600, ErrorStatus: e.status, Error: e.kind, SessionID: t.sessionID, UUID: wire.NewUUID()}
 }
 
-func (t *turn) rateLimitEvent() rateLimitLine {
+func (t *turn) rateLimitEvent() wire.RateLimitLine {
 	status := t.reply.RateLimitStatus
 	if status == "" {
 		status = "rejected"
 	}
-	return rateLimitLine{Type: "rate_limit_event", SessionID: t.sessionID, UUID: newUUID(),
-		RateLimitInfo: rateLimitInfo{Status: status, ResetsAt: t.reply.RateLimitReset, RateLimitType: "five_hour"}}
+	return wire.RateLimitLine{Type: "rate_limit_event", SessionID: t.sessionID, UUID: wire.NewUUID(),
+		RateLimitInfo: wire.RateLimitInfo{Status: status, ResetsAt: t.reply.RateLimitReset, RateLimitType: "five_hour"}}
 }
 
 // interruptLine is what the CLI writes when SIGINT stops a turn.
-func (t *turn) interruptLine() userLine {
-	return userLine{
-		Type: "user",
-		Message: userMessage{Role: "user", Content: []map[string]any{
-			{"type": "text", "text": "[Request interrupted by user]"}}},
-		SessionID: t.sessionID, UUID: newUUID(), Timestamp: timestamp(),
+func (t *turn) interruptLine() wire.UserLine {
+	return wire.UserLine{
+		Type:      "user",
+		Message:   wire.UserMessage{Role: "user", Content: []wire.Block{wire.TextBlock("[Request interrupted by user]")}},
+		SessionID: t.sessionID, UUID: wire.NewUUID(), Timestamp: timestamp(),
 	}
 }
+
+func timestamp() string { return wire.Timestamp(time.Now()) }

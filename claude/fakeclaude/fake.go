@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"raymond/claude/wire"
 )
 
 // Main runs the fake with the process's arguments, standard streams and environment,
@@ -253,11 +255,11 @@ func (t *turn) readPrompt() error {
 func (t *turn) sessionNotFound() int {
 	msg := "No conversation found with session ID: " + t.opts.resume
 	fmt.Fprintln(t.inv.stderr, msg)
-	t.out.result(&resultLine{
+	t.out.result(&wire.ResultLine{
 		Type: "result", Subtype: "error_during_execution", IsError: true,
 		DurationMS: time.Since(t.started).Milliseconds(), SessionID: t.opts.resume,
-		Usage: newUsage(tokens{}), ModelUsage: map[string]modelUsage{}, PermissionDenials: []any{},
-		UUID: newUUID(), Errors: []string{msg},
+		Usage: newUsage(tokens{}), ModelUsage: map[string]wire.ModelUsage{}, PermissionDenials: []any{},
+		UUID: wire.NewUUID(), Errors: []string{msg},
 	})
 	return 1
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"raymond/claude/wire"
 )
 
 // apiError describes one kind of failed API call, worded as in the fixtures.
@@ -204,23 +206,23 @@ func (t *turn) playLines() int {
 
 // resultLine builds the result line from the outcome and the session's cumulative
 // usage after this call.
-func (t *turn) resultLine(out outcome, total tokens) *resultLine {
+func (t *turn) resultLine(out outcome, total tokens) *wire.ResultLine {
 	elapsed := time.Since(t.started).Milliseconds()
-	res := &resultLine{
+	res := &wire.ResultLine{
 		Type: "result", Subtype: out.subtype, IsError: out.isError,
 		DurationMS: elapsed, DurationAPIMS: elapsed, NumTurns: out.turns,
 		StopReason: ptr(out.stopReason), SessionID: t.sessionID,
 		Usage: newUsage(out.used), PermissionDenials: []any{},
-		TerminalReason: out.terminal, FastModeState: "off", UUID: newUUID(),
+		TerminalReason: out.terminal, FastModeState: "off", UUID: wire.NewUUID(),
 		Errors: out.errors, QueuedTurnCount: ptr(0),
 	}
 	if out.subtype == "success" {
 		res.Result = out.text
-		res.APIErrorStatus = rawJSON("null")
+		res.APIErrorStatus = wire.Null()
 	}
 	if out.api != nil {
 		res.DurationAPIMS = 0
-		res.APIErrorStatus = rawJSON(strconv.Itoa(out.api.status))
+		res.APIErrorStatus = wire.Status(out.api.status)
 		res.APIErrorType = out.api.typ
 	}
 	if cumulativeCost(t.version) {

@@ -2,6 +2,8 @@ package fakeclaude
 
 import (
 	"syscall"
+
+	"raymond/claude/wire"
 )
 
 // begin settles the session this call runs in and takes its reply, both under the
@@ -66,7 +68,7 @@ func (t *turn) begin(sc *script) (int, error) {
 func (t *turn) newSessionID() (string, error) {
 	id := t.opts.sessionID
 	if id == "" {
-		return newUUID(), nil
+		return wire.NewUUID(), nil
 	}
 	if sessionExists(t.dir, t.inv.cwd, id) {
 		return "", cliError("Error: Session ID " + id + " is already in use.")
