@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"raymond/claude/fakeclaude"
+	"raymond/project"
 	"raymond/state"
 )
 
@@ -127,7 +127,7 @@ func cmdSetStatus(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: setstatus RUN_ID STATUS")
 	}
-	store := &state.Store{Dir: filepath.Join(ts.Getenv("WORK"), ".raymond", "state")}
+	store := &state.Store{Dir: project.StateDir(ts.Getenv("WORK"))}
 	r, err := store.Read(args[0])
 	ts.Check(err)
 	r.Status = state.Status(args[1])
@@ -150,7 +150,7 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	if sig == 0 {
 		ts.Fatalf("signal: unknown signal %q", args[1])
 	}
-	store := &state.Store{Dir: filepath.Join(ts.Getenv("WORK"), ".raymond", "state")}
+	store := &state.Store{Dir: project.StateDir(ts.Getenv("WORK"))}
 	pid, held, err := store.Holder(args[0])
 	ts.Check(err)
 	if !held || pid == 0 {

@@ -1,4 +1,4 @@
-package main
+package project
 
 import (
 	"os"
@@ -16,10 +16,10 @@ func TestParseConfig(t *testing.T) {
 	tests := []struct {
 		name string
 		text string
-		want config
+		want Settings
 	}{
-		{name: "empty", text: "", want: config{}},
-		{name: "comments only", text: "# nothing\n\n", want: config{}},
+		{name: "empty", text: "", want: Settings{}},
+		{name: "comments only", text: "# nothing\n\n", want: Settings{}},
 		{
 			name: "every key",
 			text: `model = "sonnet"
@@ -34,21 +34,21 @@ claude = "/opt/claude"
 debug = false
 quiet = true
 `,
-			want: config{
-				model: ptr("sonnet"), effort: ptr("high"), budget: ptr(2.5), maxParallel: ptr(3),
-				timeout: ptr(90 * time.Second), noWait: ptr(true), permissionMode: ptr("plan"),
-				skipPermissions: ptr(false), claude: ptr("/opt/claude"), debug: ptr(false), quiet: ptr(true),
+			want: Settings{
+				Model: ptr("sonnet"), Effort: ptr("high"), Budget: ptr(2.5), MaxParallel: ptr(3),
+				Timeout: ptr(90 * time.Second), NoWait: ptr(true), PermissionMode: ptr("plan"),
+				SkipPermissions: ptr(false), Claude: ptr("/opt/claude"), Debug: ptr(false), Quiet: ptr(true),
 			},
 		},
-		{name: "integer budget", text: "budget = 3", want: config{budget: ptr(3.0)}},
-		{name: "timeout in seconds", text: "timeout = 45", want: config{timeout: ptr(45 * time.Second)}},
-		{name: "fractional seconds", text: "timeout = 1.5", want: config{timeout: ptr(1500 * time.Millisecond)}},
-		{name: "timeout zero is never", text: `timeout = "0"`, want: config{timeout: ptr(time.Duration(0))}},
-		{name: "quoted key", text: `"model" = "opus"`, want: config{model: ptr("opus")}},
+		{name: "integer budget", text: "budget = 3", want: Settings{Budget: ptr(3.0)}},
+		{name: "timeout in seconds", text: "timeout = 45", want: Settings{Timeout: ptr(45 * time.Second)}},
+		{name: "fractional seconds", text: "timeout = 1.5", want: Settings{Timeout: ptr(1500 * time.Millisecond)}},
+		{name: "timeout zero is never", text: `timeout = "0"`, want: Settings{Timeout: ptr(time.Duration(0))}},
+		{name: "quoted key", text: `"model" = "opus"`, want: Settings{Model: ptr("opus")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseConfig("c.toml", []byte(tt.text))
+			got, err := ParseConfig("c.toml", []byte(tt.text))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, *got)
 		})
@@ -80,10 +80,10 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseConfig("c.toml", []byte(tt.text))
+			_, err := ParseConfig("c.toml", []byte(tt.text))
 			require.Error(t, err)
-			var ue *usageError
-			require.ErrorAs(t, err, &ue, "a config error is a usage error (exit 2)")
+			var ce *ConfigError
+			require.ErrorAs(t, err, &ce, "a config error is a ConfigError (the CLI exits 2)")
 			for _, w := range tt.want {
 				assert.Contains(t, err.Error(), w)
 			}
@@ -93,13 +93,13 @@ func TestParseConfigErrors(t *testing.T) {
 
 func TestLoadConfig(t *testing.T) {
 	dir := t.TempDir()
-	c, err := loadConfig(filepath.Join(dir, "missing.toml"))
+	c, err := LoadConfig(filepath.Join(dir, "missing.toml"))
 	require.NoError(t, err, "a missing file is no config")
-	assert.Equal(t, config{}, *c)
+	assert.Equal(t, Settings{}, *c)
 
 	path := filepath.Join(dir, "config.toml")
 	require.NoError(t, os.WriteFile(path, []byte("bogus = 1\n"), 0o644))
-	_, err = loadConfig(path)
+	_, err = LoadConfig(path)
 	require.ErrorContains(t, err, path+":1:")
 }
 
@@ -109,4 +109,37 @@ func TestKeyLine(t *testing.T) {
 	assert.Equal(t, 4, keyLine(data, "quiet"))
 	assert.Equal(t, 5, keyLine(data, "effort"))
 	assert.Equal(t, 0, keyLine(data, "claude"))
+}
+
+func TestParseTimeout(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"90s", 90 * time.Second, true},
+		{"10m", 10 * time.Minute, true},
+		{"1h30m", 90 * time.Minute, true},
+		{"90", 90 * time.Second, true},
+		{"0.25", 250 * time.Millisecond, true},
+		{"0", 0, true},
+		{"0s", 0, true},
+		{" 5 ", 5 * time.Second, true},
+		{"-1", 0, false},
+		{"-1m", 0, false},
+		{"", 0, false},
+		{"ten", 0, false},
+		{"1e300", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseTimeout(tt.in)
+			if !tt.ok {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package project
 
 import (
 	"bufio"
@@ -9,66 +9,77 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 )
 
-// configKeys are the keys .raymond/config.toml may hold, in the order the
-// error message lists them. They mirror the flags of run; --input is not one.
-var configKeys = []string{
+// ConfigKeys are the keys .raymond/config.toml may hold, in the order an
+// error message lists them. They mirror the flags of raymond run; --input
+// is not one.
+var ConfigKeys = []string{
 	"model", "effort", "budget", "max_parallel", "timeout", "no_wait",
 	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet",
 }
 
-// config is the content of .raymond/config.toml. A nil field is a key the
-// file does not set.
-type config struct {
-	model           *string
-	effort          *string
-	budget          *float64
-	maxParallel     *int
-	timeout         *time.Duration
-	noWait          *bool
-	permissionMode  *string
-	skipPermissions *bool
-	claude          *string
-	debug           *bool
-	quiet           *bool
+// Settings are the settings of a run that one layer sets: the command line
+// (or a daemon's client), or .raymond/config.toml. A nil field is a setting
+// that layer leaves to the next one (see NewOptions).
+type Settings struct {
+	Model           *string
+	Effort          *string
+	Budget          *float64 // USD, positive
+	MaxParallel     *int
+	Timeout         *time.Duration // 0 means never
+	NoWait          *bool
+	PermissionMode  *string
+	SkipPermissions *bool // --dangerously-skip-permissions
+	Claude          *string
+	Debug           *bool // write the transcript
+	Quiet           *bool // progress shows only transitions, waits and errors
 }
 
-// configPath returns the config file of a project.
-func configPath(project string) string {
-	return filepath.Join(project, ".raymond", "config.toml")
+// ConfigError is a config file that cannot be used: malformed, an unknown
+// key, or a value of the wrong type. Its message names path:line.
+type ConfigError struct {
+	Path string
+	Line int // from 1; 0 when the library gave no position
+	Msg  string
 }
 
-// loadConfig reads the config file at path. A missing file is an empty
-// config; a malformed one, an unknown key or a value of the wrong type is a
-// usage error naming path:line.
-func loadConfig(path string) (*config, error) {
+func (e *ConfigError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// LoadConfig reads the config file at path. A missing file is an empty
+// config; one that cannot be used is a *ConfigError.
+func LoadConfig(path string) (*Settings, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &config{}, nil
+		return &Settings{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	return parseConfig(path, data)
+	return ParseConfig(path, data)
 }
 
-// parseConfig parses the content of a config file; path only names it in
+// ParseConfig parses the content of a config file; path only names it in
 // errors.
-func parseConfig(path string, data []byte) (*config, error) {
+func ParseConfig(path string, data []byte) (*Settings, error) {
 	var raw map[string]any
 	if _, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, configError(path, pe.Position.Line, pe.Message)
+			return nil, &ConfigError{Path: path, Line: pe.Position.Line, Msg: pe.Message}
 		}
-		return nil, configError(path, 0, err.Error())
+		return nil, &ConfigError{Path: path, Msg: err.Error()}
 	}
 	keys := make([]string, 0, len(raw))
 	for k := range raw {
@@ -83,40 +94,40 @@ func parseConfig(path string, data []byte) (*config, error) {
 	}
 	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(order(a), order(b)) })
 
-	c := &config{}
+	s := &Settings{}
 	for _, k := range keys {
-		if err := c.set(k, raw[k]); err != nil {
-			return nil, configError(path, keyLine(data, k), err.Error())
+		if err := s.set(k, raw[k]); err != nil {
+			return nil, &ConfigError{Path: path, Line: keyLine(data, k), Msg: err.Error()}
 		}
 	}
-	return c, nil
+	return s, nil
 }
 
 // set stores one key of the file.
-func (c *config) set(key string, v any) error {
+func (s *Settings) set(key string, v any) error {
 	var err error
 	switch key {
 	case "model":
-		c.model, err = tomlString(key, v)
+		s.Model, err = tomlString(key, v)
 	case "effort":
-		c.effort, err = tomlString(key, v)
+		s.Effort, err = tomlString(key, v)
 	case "permission_mode":
-		c.permissionMode, err = tomlString(key, v)
+		s.PermissionMode, err = tomlString(key, v)
 	case "claude":
-		c.claude, err = tomlString(key, v)
+		s.Claude, err = tomlString(key, v)
 	case "no_wait":
-		c.noWait, err = tomlBool(key, v)
+		s.NoWait, err = tomlBool(key, v)
 	case "dangerously_skip_permissions":
-		c.skipPermissions, err = tomlBool(key, v)
+		s.SkipPermissions, err = tomlBool(key, v)
 	case "debug":
-		c.debug, err = tomlBool(key, v)
+		s.Debug, err = tomlBool(key, v)
 	case "quiet":
-		c.quiet, err = tomlBool(key, v)
+		s.Quiet, err = tomlBool(key, v)
 	case "budget":
 		var f float64
 		if f, err = tomlNumber(key, v); err == nil {
-			if err = checkBudget(f); err == nil {
-				c.budget = &f
+			if err = CheckBudget(f); err == nil {
+				s.Budget = &f
 			}
 		}
 	case "max_parallel":
@@ -128,25 +139,25 @@ func (c *config) set(key string, v any) error {
 			err = fmt.Errorf("max_parallel must be at least 1, not %d", n)
 		default:
 			m := int(n)
-			c.maxParallel = &m
+			s.MaxParallel = &m
 		}
 	case "timeout":
 		var d time.Duration
 		switch t := v.(type) {
 		case string:
-			d, err = parseTimeout(t)
+			d, err = ParseTimeout(t)
 		case int64:
-			d, err = parseTimeout(fmt.Sprint(t))
+			d, err = ParseTimeout(fmt.Sprint(t))
 		case float64:
-			d, err = parseTimeout(fmt.Sprint(t))
+			d, err = ParseTimeout(fmt.Sprint(t))
 		default:
 			err = fmt.Errorf("timeout must be a duration such as \"90s\" or a number of seconds, not %s", tomlType(v))
 		}
 		if err == nil {
-			c.timeout = &d
+			s.Timeout = &d
 		}
 	default:
-		err = fmt.Errorf("unknown key %q; the keys allowed are %s", key, strings.Join(configKeys, ", "))
+		err = fmt.Errorf("unknown key %q; the keys allowed are %s", key, strings.Join(ConfigKeys, ", "))
 	}
 	return err
 }
@@ -196,16 +207,31 @@ func tomlType(v any) string {
 	return fmt.Sprintf("a %T", v)
 }
 
-// configError is a usage error about the config file.
-func configError(path string, line int, msg string) error {
-	where := path
-	if line > 0 {
-		where = fmt.Sprintf("%s:%d", path, line)
+// ParseTimeout reads a step timeout: a Go duration (90s, 10m) or a bare
+// number of seconds; 0 means never; negative is an error.
+func ParseTimeout(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	var d time.Duration
+	if secs, err := strconv.ParseFloat(s, 64); err == nil {
+		if secs > float64(1<<63-1)/float64(time.Second) {
+			return 0, fmt.Errorf("%q seconds is too long", s)
+		}
+		d = time.Duration(secs * float64(time.Second))
+	} else if d, err = time.ParseDuration(s); err != nil {
+		return 0, fmt.Errorf("%q is neither a duration such as 90s or 10m nor a number of seconds", s)
 	}
-	return &usageError{
-		msg:  fmt.Sprintf("%s: %s", where, msg),
-		hint: "Fix or remove the config file; its keys are " + strings.Join(configKeys, ", ") + ".",
+	if d < 0 {
+		return 0, fmt.Errorf("%q is negative; use 0 for no timeout", s)
 	}
+	return d, nil
+}
+
+// CheckBudget accepts a positive budget in USD.
+func CheckBudget(usd float64) error {
+	if !(usd > 0) || usd > 1e9 {
+		return fmt.Errorf("the budget must be a positive amount of USD, not %v", usd)
+	}
+	return nil
 }
 
 // keyLine returns the line (from 1) where top-level key k is set or opened
