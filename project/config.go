@@ -1,15 +1,12 @@
 package project
 
 import (
-	"bufio"
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,36 +68,67 @@ func LoadConfig(path string) (*Settings, error) {
 }
 
 // ParseConfig parses the content of a config file; path only names it in
-// errors.
+// errors. The first problem in the file is reported, with the line the TOML
+// library gives for it.
 func ParseConfig(path string, data []byte) (*Settings, error) {
-	var raw map[string]any
-	if _, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, &ConfigError{Path: path, Line: pe.Position.Line, Msg: pe.Message}
-		}
-		return nil, &ConfigError{Path: path, Msg: err.Error()}
+	// Each value is decoded by itself, in the order of the file, so that
+	// the first problem is the one reported; a value decoded through a
+	// toml.Unmarshaler has its error returned as a toml.ParseError at the
+	// position of its key.
+	var raw map[string]toml.Primitive
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw)
+	if err != nil {
+		return nil, configError(path, err)
 	}
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	// Report the first problem in the file, not a random one.
-	order := func(k string) int {
-		if n := keyLine(data, k); n > 0 {
-			return n
-		}
-		return math.MaxInt32
-	}
-	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(order(a), order(b)) })
-
 	s := &Settings{}
-	for _, k := range keys {
-		if err := s.set(k, raw[k]); err != nil {
-			return nil, &ConfigError{Path: path, Line: keyLine(data, k), Msg: err.Error()}
+	seen := make(map[string]bool, len(raw))
+	for _, k := range md.Keys() {
+		// A dotted key (run.model = 1) has no key of its own for its
+		// table: the table comes with its first key inside.
+		key := k[0]
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		err := md.PrimitiveDecode(raw[key], setter(func(v any) error { return s.set(key, v) }))
+		var pe toml.ParseError
+		if errors.As(err, &pe) && pe.Position.Line == 0 && len(k) > 1 {
+			// A table made by a dotted key has no position: give
+			// the error at the dotted key.
+			err = at(&md, raw[key], k[1:], errors.New(pe.Message))
+		}
+		if err != nil {
+			return nil, configError(path, err)
 		}
 	}
 	return s, nil
+}
+
+// at returns err as the TOML library's error about the key path inside the
+// table p, so that it carries the key's position.
+func at(md *toml.MetaData, p toml.Primitive, path []string, err error) error {
+	if len(path) == 0 {
+		return md.PrimitiveDecode(p, setter(func(any) error { return err }))
+	}
+	var table map[string]toml.Primitive
+	if md.PrimitiveDecode(p, &table) != nil {
+		return err
+	}
+	return at(md, table[path[0]], path[1:], err)
+}
+
+// setter is a toml.Unmarshaler that hands the decoded value to a function.
+type setter func(any) error
+
+func (f setter) UnmarshalTOML(v any) error { return f(v) }
+
+// configError turns an error of the TOML library into a *ConfigError.
+func configError(path string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return &ConfigError{Path: path, Line: pe.Position.Line, Msg: pe.Message}
+	}
+	return &ConfigError{Path: path, Msg: err.Error()}
 }
 
 // set stores one key of the file.
@@ -232,28 +260,4 @@ func CheckBudget(usd float64) error {
 		return fmt.Errorf("the budget must be a positive amount of USD, not %v", usd)
 	}
 	return nil
-}
-
-// keyLine returns the line (from 1) where top-level key k is set or opened
-// as a table, or 0 when it cannot be found. TOML's decoder keeps
-// key positions to itself, so the line is found by reading the text.
-func keyLine(data []byte, k string) int {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), len(data)+1)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		line = strings.TrimLeft(line, "[")
-		line = strings.TrimSpace(line)
-		for _, name := range []string{k, `"` + k + `"`, "'" + k + "'"} {
-			rest, ok := strings.CutPrefix(line, name)
-			if !ok {
-				continue
-			}
-			rest = strings.TrimSpace(rest)
-			if rest != "" && strings.ContainsAny(rest[:1], "=.]") {
-				return n
-			}
-		}
-	}
-	return 0
 }

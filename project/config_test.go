@@ -77,6 +77,14 @@ func TestParseConfigErrors(t *testing.T) {
 		{name: "bad timeout", text: `timeout = "soon"`, want: []string{`"soon" is neither a duration`}},
 		{name: "bool timeout", text: `timeout = true`, want: []string{"timeout must be a duration"}},
 		{name: "first problem wins", text: "a = 1\nb = 2\n", want: []string{"c.toml:1:", `"a"`}},
+		{name: "first problem of any kind wins", text: "\nbudget = \"2\"\nmodle = 1\n", want: []string{"c.toml:2:", "budget must be a number"}},
+		{name: "unknown key after a bad value", text: "modle = 1\nbudget = \"2\"\n", want: []string{"c.toml:1:", `unknown key "modle"`}},
+		{name: "dotted key", text: "model = \"x\"\nrun.model = \"y\"\n", want: []string{"c.toml:2:", `unknown key "run"`}},
+		{name: "deep dotted key", text: "\n\nrun.a.b = 1\nrun.a.c = 2\n", want: []string{"c.toml:3:", `unknown key "run"`}},
+		{name: "dotted key under a known key", text: "model.name = \"x\"\n", want: []string{"c.toml:1:", "model must be a string, not a table"}},
+		{name: "array of tables", text: "\n[[run]]\nmodel = \"x\"\n", want: []string{"c.toml:2:", `unknown key "run"`}},
+		{name: "table for a string", text: "quiet = true\n[model]\nname = \"x\"\n", want: []string{"c.toml:2:", "model must be a string, not a table"}},
+		{name: "inline array", text: "debug = false\neffort = [1, 2]\n", want: []string{"c.toml:2:", "effort must be a string, not an array"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,14 +109,6 @@ func TestLoadConfig(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("bogus = 1\n"), 0o644))
 	_, err = LoadConfig(path)
 	require.ErrorContains(t, err, path+":1:")
-}
-
-func TestKeyLine(t *testing.T) {
-	data := []byte("# model = 1\nmodeler = 2\n  model=3\n[quiet]\n'effort' = 4\n")
-	assert.Equal(t, 3, keyLine(data, "model"), "a comment or a longer key is not the key")
-	assert.Equal(t, 4, keyLine(data, "quiet"))
-	assert.Equal(t, 5, keyLine(data, "effort"))
-	assert.Equal(t, 0, keyLine(data, "claude"))
 }
 
 func TestParseTimeout(t *testing.T) {
