@@ -33,9 +33,14 @@ func TestMain(m *testing.M) {
 // TestScript runs every testdata/script/*.txtar. Each script gets its own
 // FAKE_CLAUDE_DIR; a script provides the fake's replies as a file named by
 // FAKE_CLAUDE_SCRIPT (default $FAKE_CLAUDE_DIR/script.yaml).
+//
+// With UPDATE_SCRIPTS=1, a `cmp` whose expected file is a section of the
+// script passes and rewrites that section with what it got: run it, then
+// read the diff (docs/testing.md).
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir:           "testdata/script",
+		UpdateScripts: updateScripts(os.Getenv("UPDATE_SCRIPTS")),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FAKE_CLAUDE_DIR", env.WorkDir+"/.fake-claude")
 			env.Setenv("FAKE_CLAUDE_SCRIPT", env.WorkDir+"/script.yaml")
@@ -54,6 +59,12 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 	})
+}
+
+// updateScripts reads UPDATE_SCRIPTS: set and not 0 or false means update.
+func updateScripts(v string) bool {
+	on, err := strconv.ParseBool(v)
+	return on || (err != nil && v != "")
 }
 
 // cmdExits runs a program and checks its exact exit status:
@@ -157,4 +168,12 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("signal: no process drives run %s", args[0])
 	}
 	ts.Check(syscall.Kill(pid, sig))
+}
+
+func TestUpdateScripts(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "0": false, "false": false, "1": true, "true": true, "yes": true} {
+		if got := updateScripts(v); got != want {
+			t.Errorf("updateScripts(%q) = %v, want %v", v, got, want)
+		}
+	}
 }
