@@ -104,7 +104,8 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 //	waitfile $FAKE_CLAUDE_DIR/replies.json
 //	waitfile .raymond/debug/k9/main_START_001.jsonl '"type":"assistant"'
 //
-// It gives up after a minute.
+// It gives up after a minute, and then stops the background commands (see
+// stopBackground).
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: waitfile PATH [REGEXP]")
@@ -125,7 +126,22 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 			return
 		}
 		if time.Now().After(deadline) {
+			stopBackground(ts)
 			ts.Fatalf("waitfile: %s did not appear", strings.Join(args, " "))
+		}
+	}
+}
+
+// stopBackground stops the script's background commands as a second Ctrl-C
+// would: raymond kills its steps and exits. A background run whose steps wait
+// for a file that never came would otherwise outlive the failed script until
+// the test's deadline, since testscript interrupts it only once. SIGINT then
+// SIGTERM always arrive as two signals (see cmdSignal).
+func stopBackground(ts *testscript.TestScript) {
+	for _, cmd := range ts.BackgroundCmds() {
+		if cmd.Process != nil {
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			_ = cmd.Process.Signal(syscall.SIGTERM)
 		}
 	}
 }
