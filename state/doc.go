@@ -50,5 +50,6 @@
 // different files of the same name.
 //
 // Run ids come from NewID (sortable by creation time, unique) or from the user
-// (checked with ValidID). FindProject finds the folder that holds .raymond/.
+// (checked with ValidID). Package project finds the folder that holds
+// .raymond/.
 package state

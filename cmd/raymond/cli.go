@@ -7,14 +7,16 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"raymond/project"
 )
 
 // Exit codes, as cli.md defines them.
 const (
-	exitOK     = 0
-	exitFailed = 1
-	exitUsage  = 2
-	exitPaused = 3
+	exitOK     = project.ExitOK
+	exitFailed = project.ExitFailed
+	exitUsage  = project.ExitUsage
+	exitPaused = project.ExitPaused
 )
 
 // command is one subcommand. run receives the arguments after the command name.

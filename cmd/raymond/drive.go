@@ -7,60 +7,48 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
+	"strings"
 
 	"raymond/claude"
 	"raymond/orchestrator"
+	"raymond/project"
 	"raymond/scripted"
 	"raymond/state"
 	"raymond/step"
 )
 
-// project is the project a command works in: its folder, its config and its
-// store of runs.
-type project struct {
-	dir   string
-	cfg   *config
-	store *state.Store
-}
-
-// stateDir returns the state folder of the project in dir.
-func stateDir(dir string) string { return filepath.Join(dir, ".raymond", "state") }
-
 // openProject finds the project (--project DIR, else from the current folder)
 // and reads its config. create makes the state folder when it is missing;
 // without it a missing folder is simply a project with no runs.
-func openProject(flag string, create bool) (*project, error) {
+func openProject(flag string, create bool) (*project.Project, error) {
 	dir := flag
 	if dir == "" {
 		cwd, err := os.Getwd()
 		if err != nil {
 			return nil, fmt.Errorf("find project folder: %w", err)
 		}
-		if dir, err = state.FindProject(cwd); err != nil {
+		if dir, err = project.Find(cwd); err != nil {
 			return nil, err
 		}
-	} else {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return nil, fmt.Errorf("project folder: %w", err)
-		}
-		fi, err := os.Stat(abs)
-		if err != nil || !fi.IsDir() {
-			return nil, &usageError{
-				msg:  fmt.Sprintf("--project %s: not a folder", flag),
-				hint: "Give the folder that holds (or will hold) .raymond/.",
-			}
-		}
-		dir = abs
 	}
-	cfg, err := loadConfig(configPath(dir))
-	if err != nil {
+	p, err := project.Open(dir)
+	var ce *project.ConfigError
+	switch {
+	case errors.Is(err, project.ErrNotFolder):
+		return nil, &usageError{
+			msg:  fmt.Sprintf("--project %s: not a folder", flag),
+			hint: "Give the folder that holds (or will hold) .raymond/.",
+		}
+	case errors.As(err, &ce):
+		return nil, &usageError{
+			msg:  ce.Error(),
+			hint: "Fix or remove the config file; its keys are " + strings.Join(project.ConfigKeys, ", ") + ".",
+		}
+	case err != nil:
 		return nil, err
 	}
-	p := &project{dir: dir, cfg: cfg, store: &state.Store{Dir: stateDir(dir)}}
 	if create {
-		if p.store, err = state.Open(stateDir(dir)); err != nil {
+		if err := p.Init(); err != nil {
 			return nil, err
 		}
 	}
@@ -70,14 +58,14 @@ func openProject(flag string, create bool) (*project, error) {
 // driving is what run, resume and recover share to drive runs.
 type driving struct {
 	env     *cmdEnv
-	project *project
+	project *project.Project
 	flags   *runFlags
 	runner  step.Runner
 	log     *slog.Logger
 }
 
 // newDriving prepares to drive runs of p with the flags given.
-func newDriving(env *cmdEnv, p *project, f *runFlags) (*driving, error) {
+func newDriving(env *cmdEnv, p *project.Project, f *runFlags) (*driving, error) {
 	d := &driving{env: env, project: p, flags: f, log: f.logger(env.stderr), runner: claude.Runner{}}
 	if f.replies != "" {
 		r, err := scripted.Load(f.replies)
@@ -95,11 +83,11 @@ func newDriving(env *cmdEnv, p *project, f *runFlags) (*driving, error) {
 // driver returns a Driver whose progress lines start with prefix.
 func (d *driving) driver(quiesce <-chan struct{}, prefix string) *orchestrator.Driver {
 	return &orchestrator.Driver{
-		Store:    d.project.store,
+		Store:    d.project.Store,
 		Runner:   d.runner,
-		DebugDir: filepath.Join(d.project.dir, ".raymond", "debug"),
+		DebugDir: project.DebugDir(d.project.Dir),
 		Progress: d.env.stderr,
-		Quiet:    d.flags.quietOn(d.project.cfg),
+		Quiet:    d.project.Quiet(d.flags.settings()),
 		Color:    colorOK(d.env.stderr, d.env.getenv),
 		Prefix:   prefix,
 		Quiesce:  quiesce,
@@ -116,7 +104,7 @@ func (d *driving) driveAndReport(ctx context.Context, id string, update func(*st
 	if err != nil {
 		return driveFailed(id, r, err)
 	}
-	code := report(d.env.stdout, d.env.stderr, r, d.project.dir, d.flags.json)
+	code := report(d.env.stdout, d.env.stderr, r, d.project.Dir, d.flags.json)
 	if code == exitOK {
 		return nil
 	}

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"raymond/orchestrator"
+	"raymond/project"
 	"raymond/state"
 )
 
@@ -97,7 +97,7 @@ func (f *runFlags) changed(name string) bool {
 // check validates the values given on the command line.
 func (f *runFlags) check(h help) error {
 	if f.changed("budget") {
-		if err := checkBudget(f.budget); err != nil {
+		if err := project.CheckBudget(f.budget); err != nil {
 			return h.usageError("--budget: %v", err)
 		}
 	}
@@ -105,7 +105,7 @@ func (f *runFlags) check(h help) error {
 		return h.usageError("--max-parallel must be at least 1, not %d", f.maxParallel)
 	}
 	if f.fs.Lookup("timeout") != nil {
-		d, err := parseTimeout(f.timeout)
+		d, err := project.ParseTimeout(f.timeout)
 		if err != nil {
 			return h.usageError("--timeout: %v", err)
 		}
@@ -128,122 +128,48 @@ func (f *runFlags) check(h help) error {
 	return nil
 }
 
-// newOptions merges the flags given, RAYMOND_CLAUDE, the config file and the
-// defaults, in that order of precedence, into the options and budget of a new
-// run.
-func (f *runFlags) newOptions(cfg *config, getenv func(string) string, project string) (state.Options, float64) {
-	o := state.Options{
-		Model:           pick(f.changed("model"), f.model, cfg.model, ""),
-		Effort:          pick(f.changed("effort"), f.effort, cfg.effort, ""),
-		MaxParallel:     pick(f.changed("max-parallel"), f.maxParallel, cfg.maxParallel, orchestrator.DefaultMaxParallel),
-		Timeout:         state.Duration(pick(f.changed("timeout"), f.timeoutDur, cfg.timeout, orchestrator.DefaultTimeout)),
-		NoWait:          pick(f.changed("no-wait"), f.noWait, cfg.noWait, false),
-		PermissionMode:  pick(f.changed("permission-mode"), f.permissionMode, cfg.permissionMode, orchestrator.DefaultPermissionMode),
-		SkipPermissions: pick(f.changed("dangerously-skip-permissions"), f.skipPermissions, cfg.skipPermissions, false),
-		Debug:           f.debugOn(cfg),
-		ProjectDir:      project,
+// settings returns the settings given on the command line, and only those.
+func (f *runFlags) settings() project.Settings {
+	s := project.Settings{
+		Model:           given(f, "model", f.model),
+		Effort:          given(f, "effort", f.effort),
+		Budget:          given(f, "budget", f.budget),
+		MaxParallel:     given(f, "max-parallel", f.maxParallel),
+		Timeout:         given(f, "timeout", f.timeoutDur),
+		NoWait:          given(f, "no-wait", f.noWait),
+		PermissionMode:  given(f, "permission-mode", f.permissionMode),
+		SkipPermissions: given(f, "dangerously-skip-permissions", f.skipPermissions),
+		Claude:          given(f, "claude", f.claude),
+		Quiet:           given(f, "quiet", f.quiet),
 	}
-	if f.changed("input") {
-		o.Input = &f.input
-	}
-	claude := cfg.claude
-	if v := getenv("RAYMOND_CLAUDE"); v != "" {
-		claude = &v
-	}
-	o.ClaudePath = pick(f.changed("claude"), f.claude, claude, "")
-	if o.SkipPermissions && !f.changed("permission-mode") {
-		o.PermissionMode = ""
-	}
-	budget := pick(f.changed("budget"), f.budget, cfg.budget, 0)
-	return o, budget
-}
-
-// override applies the flags given on the command line, and only those, to a
-// stored run (raymond resume).
-func (f *runFlags) override(r *state.Run) {
-	o := &r.Options
-	set := func(name string, apply func()) {
-		if f.changed(name) {
-			apply()
-		}
-	}
-	set("model", func() { o.Model = f.model })
-	set("effort", func() { o.Effort = f.effort })
-	set("max-parallel", func() { o.MaxParallel = f.maxParallel })
-	set("timeout", func() { o.Timeout = state.Duration(f.timeoutDur) })
-	set("no-wait", func() { o.NoWait = f.noWait })
-	set("permission-mode", func() { o.PermissionMode, o.SkipPermissions = f.permissionMode, false })
-	set("dangerously-skip-permissions", func() {
-		o.SkipPermissions = f.skipPermissions
-		if f.skipPermissions {
-			o.PermissionMode = ""
-		} else if o.PermissionMode == "" {
-			o.PermissionMode = orchestrator.DefaultPermissionMode
-		}
-	})
-	set("claude", func() { o.ClaudePath = f.claude })
-	set("debug", func() { o.Debug = f.debug })
-	set("no-debug", func() { o.Debug = !f.noDebug })
-	set("budget", func() { r.BudgetUSD = f.budget })
-}
-
-// debugOn says whether the transcript is written: --no-debug or --debug,
-// else the config's debug, else on.
-func (f *runFlags) debugOn(cfg *config) bool {
 	switch {
 	case f.changed("no-debug"):
-		return !f.noDebug
+		s.Debug = ptrTo(!f.noDebug)
 	case f.changed("debug"):
-		return f.debug
-	case cfg.debug != nil:
-		return *cfg.debug
+		s.Debug = ptrTo(f.debug)
 	}
-	return true
+	return s
 }
 
-// quietOn says whether progress is quiet: --quiet, else the config's quiet.
-func (f *runFlags) quietOn(cfg *config) bool {
-	return pick(f.changed("quiet"), f.quiet, cfg.quiet, false)
+// given returns what the command line gave for a new run: its settings,
+// --input, and RAYMOND_CLAUDE from getenv.
+func (f *runFlags) given(getenv func(string) string) project.Given {
+	g := project.Given{Settings: f.settings(), ClaudeEnv: getenv("RAYMOND_CLAUDE")}
+	if f.changed("input") {
+		g.Input = ptrTo(f.input)
+	}
+	return g
 }
 
-// pick returns the flag's value when it was given, else the config's when it
-// has one, else the default.
-func pick[T any](given bool, flag T, cfg *T, def T) T {
-	switch {
-	case given:
-		return flag
-	case cfg != nil:
-		return *cfg
+// given returns v when flag name was given on the command line, else nil.
+func given[T any](f *runFlags, name string, v T) *T {
+	if !f.changed(name) {
+		return nil
 	}
-	return def
+	return &v
 }
 
-// parseTimeout reads a step timeout: a Go duration (90s, 10m) or a bare
-// number of seconds; 0 means never; negative is an error.
-func parseTimeout(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	var d time.Duration
-	if secs, err := strconv.ParseFloat(s, 64); err == nil {
-		if secs > float64(1<<63-1)/float64(time.Second) {
-			return 0, fmt.Errorf("%q seconds is too long", s)
-		}
-		d = time.Duration(secs * float64(time.Second))
-	} else if d, err = time.ParseDuration(s); err != nil {
-		return 0, fmt.Errorf("%q is neither a duration such as 90s or 10m nor a number of seconds", s)
-	}
-	if d < 0 {
-		return 0, fmt.Errorf("%q is negative; use 0 for no timeout", s)
-	}
-	return d, nil
-}
-
-// checkBudget accepts a positive budget in USD.
-func checkBudget(usd float64) error {
-	if !(usd > 0) || usd > 1e9 {
-		return fmt.Errorf("the budget must be a positive amount of USD, not %v", usd)
-	}
-	return nil
-}
+func ptrTo[T any](v T) *T { return &v }
 
 // logger returns the developer logger --log-level asks for, writing to w;
 // nil when logs are off. check has validated the level.

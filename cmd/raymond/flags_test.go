@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"raymond/orchestrator"
+	"raymond/project"
 	"raymond/state"
 )
 
@@ -53,14 +54,14 @@ func TestNewOptions(t *testing.T) {
 				"--max-parallel", "2", "--timeout", "30", "--no-wait", "--permission-mode", "plan",
 				"--claude", "/bin/c", "--no-debug"},
 			want: with(func(o *state.Options) {
-				o.Input = ptr("in")
+				o.Input = ptrTo("in")
 				o.Model, o.Effort, o.MaxParallel = "opus", "low", 2
 				o.Timeout = state.Duration(30 * time.Second)
 				o.NoWait, o.PermissionMode, o.ClaudePath, o.Debug = true, "plan", "/bin/c", false
 			}),
 			wantBudget: 1.5,
 		},
-		{name: "empty input is an input", args: []string{"--input="}, want: with(func(o *state.Options) { o.Input = ptr("") })},
+		{name: "empty input is an input", args: []string{"--input="}, want: with(func(o *state.Options) { o.Input = ptrTo("") })},
 		{
 			name:   "config fills what flags leave",
 			config: "model = \"sonnet\"\nbudget = 4\nmax_parallel = 1\ntimeout = \"0\"\nno_wait = true\ndebug = false\nclaude = \"/cfg/claude\"\n",
@@ -112,10 +113,11 @@ func TestNewOptions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, err := parseRunFlags(t, kindRun, tt.args...)
 			require.NoError(t, err)
-			cfg, err := parseConfig("c.toml", []byte(tt.config))
+			cfg, err := project.ParseConfig("c.toml", []byte(tt.config))
 			require.NoError(t, err)
 			getenv := func(k string) string { return tt.env[k] }
-			got, budget := f.newOptions(cfg, getenv, "/p")
+			p := &project.Project{Dir: "/p", Config: cfg}
+			got, budget := p.NewOptions(f.given(getenv))
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, tt.wantBudget, budget)
 		})
@@ -168,7 +170,7 @@ func TestOverride(t *testing.T) {
 			f, err := parseRunFlags(t, kindResume, tt.args...)
 			require.NoError(t, err)
 			got, want := stored(), stored()
-			f.override(got)
+			project.Override(got, f.settings())
 			tt.change(want)
 			assert.Equal(t, want, got)
 		})
@@ -210,37 +212,4 @@ func TestFlagKinds(t *testing.T) {
 	require.ErrorContains(t, err, "unknown flag: --model")
 	_, err = parseRunFlags(t, kindRecover, "--quiet", "--replies", "r.yaml")
 	require.NoError(t, err)
-}
-
-func TestParseTimeout(t *testing.T) {
-	tests := []struct {
-		in   string
-		want time.Duration
-		ok   bool
-	}{
-		{"90s", 90 * time.Second, true},
-		{"10m", 10 * time.Minute, true},
-		{"1h30m", 90 * time.Minute, true},
-		{"90", 90 * time.Second, true},
-		{"0.25", 250 * time.Millisecond, true},
-		{"0", 0, true},
-		{"0s", 0, true},
-		{" 5 ", 5 * time.Second, true},
-		{"-1", 0, false},
-		{"-1m", 0, false},
-		{"", 0, false},
-		{"ten", 0, false},
-		{"1e300", 0, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := parseTimeout(tt.in)
-			if !tt.ok {
-				require.Error(t, err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
 }

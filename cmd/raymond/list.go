@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
+	"raymond/project"
 	"raymond/state"
 )
 
@@ -32,22 +30,6 @@ Without --all, completed runs are hidden.
 	},
 }
 
-// listed is one run as list shows it.
-type listed struct {
-	RunID        string       `json:"run_id"`
-	Workflow     string       `json:"workflow"`
-	ScopeDir     string       `json:"scope_dir"`
-	Status       state.Status `json:"status"`
-	Interrupted  bool         `json:"interrupted"`
-	AgentsActive int          `json:"agents_active"`
-	AgentsTotal  int          `json:"agents_total"`
-	TotalCostUSD float64      `json:"total_cost_usd"`
-	BudgetUSD    float64      `json:"budget_usd"`
-	CreatedAt    time.Time    `json:"created_at"`
-	UpdatedAt    time.Time    `json:"updated_at"`
-	DrivenBy     *int         `json:"driven_by"`
-}
-
 func runList(_ context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet("list")
 	all := fs.Bool("all", false, "also show completed runs")
@@ -63,13 +45,13 @@ func runList(_ context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	runs, listErr := listRuns(p.store)
-	var rows []listed
+	runs, listErr := p.Runs()
+	var rows []project.Listing
 	for _, r := range runs {
 		if !*all && r.Status == state.StatusCompleted {
 			continue
 		}
-		row, err := describe(p.store, r)
+		row, err := project.Describe(p.Store, r)
 		if err != nil {
 			return err
 		}
@@ -78,7 +60,7 @@ func runList(_ context.Context, env *cmdEnv, args []string) error {
 	switch {
 	case *asJSON:
 		if rows == nil {
-			rows = []listed{}
+			rows = []project.Listing{}
 		}
 		data, err := json.Marshal(rows)
 		if err != nil {
@@ -97,61 +79,13 @@ func runList(_ context.Context, env *cmdEnv, args []string) error {
 	return listErr
 }
 
-// listRuns returns the runs of store, none when its folder does not exist.
-// Runs that could be read come with the error about those that could not.
-func listRuns(store *state.Store) ([]*state.Run, error) {
-	runs, err := store.List()
-	if errors.Is(err, fs.ErrNotExist) && runs == nil {
-		return nil, nil
-	}
-	return runs, err
-}
-
-// describe returns what list shows of run r, asking the store whether a
-// process drives it.
-func describe(store *state.Store, r *state.Run) (listed, error) {
-	row := listed{
-		RunID:        r.WorkflowID,
-		Workflow:     filepath.Base(r.ScopeDir),
-		ScopeDir:     r.ScopeDir,
-		Status:       r.Status,
-		AgentsTotal:  len(r.Agents),
-		TotalCostUSD: r.TotalCostUSD,
-		BudgetUSD:    r.BudgetUSD,
-		CreatedAt:    r.CreatedAt,
-		UpdatedAt:    r.UpdatedAt,
-	}
-	for _, a := range r.Agents {
-		if !a.Status.Ended() {
-			row.AgentsActive++
-		}
-	}
-	pid, held, err := store.Holder(r.WorkflowID)
-	if err != nil {
-		return listed{}, err
-	}
-	if held {
-		row.DrivenBy = &pid
-	}
-	row.Interrupted = !held && (r.Status == state.StatusRunning || r.Status == state.StatusWaiting)
-	return row, nil
-}
-
-// shownStatus is the status column: a run's status, or interrupted.
-func (l listed) shownStatus() string {
-	if l.Interrupted {
-		return "interrupted"
-	}
-	return string(l.Status)
-}
-
 // printList writes rows as an aligned table.
-func printList(w io.Writer, rows []listed, now time.Time) {
+func printList(w io.Writer, rows []project.Listing, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tAGENTS\tCOST\tAGE")
 	for _, l := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t$%.4f\t%s\n",
-			l.RunID, l.Workflow, l.shownStatus(), l.AgentsActive, l.AgentsTotal, l.TotalCostUSD, age(now.Sub(l.CreatedAt)))
+			l.RunID, l.Workflow, l.ShownStatus(), l.AgentsActive, l.AgentsTotal, l.TotalCostUSD, age(now.Sub(l.CreatedAt)))
 	}
 	tw.Flush()
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"raymond/claude/fakeclaude"
+	"raymond/project"
 	"raymond/state"
 )
 
@@ -33,9 +33,14 @@ func TestMain(m *testing.M) {
 // TestScript runs every testdata/script/*.txtar. Each script gets its own
 // FAKE_CLAUDE_DIR; a script provides the fake's replies as a file named by
 // FAKE_CLAUDE_SCRIPT (default $FAKE_CLAUDE_DIR/script.yaml).
+//
+// With UPDATE_SCRIPTS=1, a `cmp` whose expected file is a section of the
+// script passes and rewrites that section with what it got: run it, then
+// read the diff (docs/testing.md).
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir:           "testdata/script",
+		UpdateScripts: updateScripts(os.Getenv("UPDATE_SCRIPTS")),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FAKE_CLAUDE_DIR", env.WorkDir+"/.fake-claude")
 			env.Setenv("FAKE_CLAUDE_SCRIPT", env.WorkDir+"/script.yaml")
@@ -55,6 +60,12 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 	})
+}
+
+// updateScripts reads UPDATE_SCRIPTS: set and not 0 or false means update.
+func updateScripts(v string) bool {
+	on, err := strconv.ParseBool(v)
+	return on || (err != nil && v != "")
 }
 
 // cmdExits runs a program and checks its exact exit status:
@@ -94,7 +105,8 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 //	waitfile $FAKE_CLAUDE_DIR/replies.json
 //	waitfile .raymond/debug/k9/main_START_001.jsonl '"type":"assistant"'
 //
-// It gives up after a minute.
+// It gives up after a minute, and then stops the background commands (see
+// stopBackground).
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: waitfile PATH [REGEXP]")
@@ -115,7 +127,22 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 			return
 		}
 		if time.Now().After(deadline) {
+			stopBackground(ts)
 			ts.Fatalf("waitfile: %s did not appear", strings.Join(args, " "))
+		}
+	}
+}
+
+// stopBackground stops the script's background commands as a second Ctrl-C
+// would: raymond kills its steps and exits. A background run whose steps wait
+// for a file that never came would otherwise outlive the failed script until
+// the test's deadline, since testscript interrupts it only once. SIGINT then
+// SIGTERM always arrive as two signals (see cmdSignal).
+func stopBackground(ts *testscript.TestScript) {
+	for _, cmd := range ts.BackgroundCmds() {
+		if cmd.Process != nil {
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			_ = cmd.Process.Signal(syscall.SIGTERM)
 		}
 	}
 }
@@ -128,7 +155,7 @@ func cmdSetStatus(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: setstatus RUN_ID STATUS")
 	}
-	store := &state.Store{Dir: filepath.Join(ts.Getenv("WORK"), ".raymond", "state")}
+	store := &state.Store{Dir: project.StateDir(ts.Getenv("WORK"))}
 	r, err := store.Read(args[0])
 	ts.Check(err)
 	r.Status = state.Status(args[1])
@@ -151,11 +178,19 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	if sig == 0 {
 		ts.Fatalf("signal: unknown signal %q", args[1])
 	}
-	store := &state.Store{Dir: filepath.Join(ts.Getenv("WORK"), ".raymond", "state")}
+	store := &state.Store{Dir: project.StateDir(ts.Getenv("WORK"))}
 	pid, held, err := store.Holder(args[0])
 	ts.Check(err)
 	if !held || pid == 0 {
 		ts.Fatalf("signal: no process drives run %s", args[0])
 	}
 	ts.Check(syscall.Kill(pid, sig))
+}
+
+func TestUpdateScripts(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "0": false, "false": false, "1": true, "true": true, "yes": true} {
+		if got := updateScripts(v); got != want {
+			t.Errorf("updateScripts(%q) = %v, want %v", v, got, want)
+		}
+	}
 }

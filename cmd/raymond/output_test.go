@@ -13,21 +13,6 @@ import (
 	"raymond/state"
 )
 
-func TestExitFor(t *testing.T) {
-	tests := map[state.Status]int{
-		state.StatusCompleted:      exitOK,
-		state.StatusFailed:         exitFailed,
-		state.StatusPaused:         exitPaused,
-		state.StatusWaiting:        exitPaused,
-		state.StatusBudgetExceeded: exitPaused,
-		state.StatusRunning:        exitPaused,
-		state.StatusCreated:        exitPaused,
-	}
-	for s, want := range tests {
-		assert.Equal(t, want, exitFor(s), s)
-	}
-}
-
 func TestWorse(t *testing.T) {
 	tests := []struct{ a, b, want int }{
 		{exitOK, exitOK, exitOK},

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"raymond/project"
 	"raymond/state"
 )
 
@@ -51,7 +52,7 @@ func runRecover(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	ids := fs.Args()
 	if len(ids) == 0 {
-		found, err := interrupted(p.store, *all)
+		found, err := interrupted(p, *all)
 		if err != nil {
 			return err
 		}
@@ -80,16 +81,16 @@ func runRecover(ctx context.Context, env *cmdEnv, args []string) error {
 	return nil
 }
 
-// interrupted returns the runs of store that no process drives although
+// interrupted returns the runs of p that no process drives although
 // their state says one does; withPaused adds the paused runs.
-func interrupted(store *state.Store, withPaused bool) ([]listed, error) {
-	runs, err := listRuns(store)
+func interrupted(p *project.Project, withPaused bool) ([]project.Listing, error) {
+	runs, err := p.Runs()
 	if err != nil {
 		return nil, err
 	}
-	var found []listed
+	var found []project.Listing
 	for _, r := range runs {
-		row, err := describe(store, r)
+		row, err := project.Describe(p.Store, r)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +102,7 @@ func interrupted(store *state.Store, withPaused bool) ([]listed, error) {
 }
 
 // listInterrupted shows the runs recover would resume and how to.
-func listInterrupted(env *cmdEnv, found []listed, now time.Time) {
+func listInterrupted(env *cmdEnv, found []project.Listing, now time.Time) {
 	if len(found) == 0 {
 		fmt.Fprintln(env.stderr, "no interrupted runs")
 		return
@@ -109,7 +110,7 @@ func listInterrupted(env *cmdEnv, found []listed, now time.Time) {
 	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tAGE\tAGENTS")
 	for _, l := range found {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\n", l.RunID, l.Workflow, l.shownStatus(), age(now.Sub(l.CreatedAt)), l.AgentsActive, l.AgentsTotal)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\n", l.RunID, l.Workflow, l.ShownStatus(), age(now.Sub(l.CreatedAt)), l.AgentsActive, l.AgentsTotal)
 	}
 	tw.Flush()
 	fmt.Fprintln(env.stderr, "Resume them with 'raymond recover --yes', or some of them with 'raymond recover ID...'.")
@@ -142,7 +143,7 @@ func (d *driving) driveAll(ctx context.Context, ids []string) int {
 // recoverOne resumes run id, sharing stderr with the others, and returns its
 // exit status.
 func (d *driving) recoverOne(ctx context.Context, id string, quiesce <-chan struct{}, stderr io.Writer) int {
-	if err := checkResumable(d.project.store, id, nil); err != nil {
+	if err := checkResumable(d.project.Store, id, nil); err != nil {
 		return exitCode(stderr, err)
 	}
 	drv := d.driver(quiesce, id+" ")
@@ -151,10 +152,10 @@ func (d *driving) recoverOne(ctx context.Context, id string, quiesce <-chan stru
 	if err != nil {
 		return exitCode(stderr, driveFailed(id, r, err))
 	}
-	if line := nextStep(r); line != "" {
+	if line := project.NextStep(r); line != "" {
 		fmt.Fprintf(stderr, "raymond: %s\n", line)
 	}
-	return exitFor(r.Status)
+	return project.ExitFor(r.Status)
 }
 
 // unique returns ids without repeats, in the order of their first mention.

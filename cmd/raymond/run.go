@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"raymond/orchestrator"
+	"raymond/project"
 	"raymond/state"
 )
 
@@ -66,14 +67,14 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if isRunID(p.store, arg) {
+	if isRunID(p.Store, arg) {
 		if f.changed("input") || f.changed("id") {
 			return runHelp.usageError("%s is an existing run; --input and --id only apply to a new one", arg)
 		}
 		return d.resume(ctx, arg)
 	}
-	opts, budget := f.newOptions(p.cfg, env.getenv, p.dir)
-	r, err := create(p.store, arg, f.id, opts, budget)
+	opts, budget := p.NewOptions(f.given(env.getenv))
+	r, err := create(p.Store, arg, f.id, opts, budget)
 	if err != nil {
 		return err
 	}
@@ -124,11 +125,11 @@ func oneArg(args []string, h help, what string) (string, error) {
 // resume drives the existing run id with the flags given overriding its
 // options.
 func (d *driving) resume(ctx context.Context, id string) error {
-	if err := checkResumable(d.project.store, id, d.flags); err != nil {
+	if err := checkResumable(d.project.Store, id, d.flags); err != nil {
 		return err
 	}
 	return d.driveAndReport(ctx, id, func(r *state.Run) error {
-		d.flags.override(r)
+		project.Override(r, d.flags.settings())
 		return nil
 	})
 }

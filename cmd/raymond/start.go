@@ -35,8 +35,8 @@ func runStart(_ context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts, budget := f.newOptions(p.cfg, env.getenv, p.dir)
-	r, err := create(p.store, workflow, f.id, opts, budget)
+	opts, budget := p.NewOptions(f.given(env.getenv))
+	r, err := create(p.Store, workflow, f.id, opts, budget)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"raymond/project"
 	"raymond/state"
 )
 
@@ -28,12 +29,6 @@ process driving it, or null.`,
 		"raymond status 20261121-154012-123456-3f9a2c",
 		"raymond status nightly-1 --json | jq .total_cost_usd",
 	},
-}
-
-// statusJSON is the state file plus who drives the run.
-type statusJSON struct {
-	*state.Run
-	DrivenBy *int `json:"driven_by"`
 }
 
 func runStatus(_ context.Context, env *cmdEnv, args []string) error {
@@ -54,16 +49,16 @@ func runStatus(_ context.Context, env *cmdEnv, args []string) error {
 	if err := state.ValidID(id); err != nil {
 		return statusHelp.usageError("%v", err)
 	}
-	r, err := p.store.Read(id)
+	r, err := p.Store.Read(id)
 	if err != nil {
-		return notFound(p.store, id, err)
+		return notFound(p.Store, id, err)
 	}
-	row, err := describe(p.store, r)
+	row, err := project.Describe(p.Store, r)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		data, err := json.Marshal(statusJSON{Run: r, DrivenBy: row.DrivenBy})
+		data, err := json.Marshal(project.Detail{Run: r, DrivenBy: row.DrivenBy})
 		if err != nil {
 			return fmt.Errorf("encode run %s: %w", id, err)
 		}
@@ -75,7 +70,7 @@ func runStatus(_ context.Context, env *cmdEnv, args []string) error {
 }
 
 // printStatus writes run r in detail.
-func printStatus(w io.Writer, r *state.Run, row listed, now time.Time) {
+func printStatus(w io.Writer, r *state.Run, row project.Listing, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	field := func(name, format string, args ...any) {
 		fmt.Fprintf(tw, "%s:\t%s\n", name, fmt.Sprintf(format, args...))

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"raymond/project"
 	"raymond/wftest"
 )
 
@@ -65,7 +66,7 @@ func runTest(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		o.Run = re
 	}
-	d, err := parseTimeout(*timeout)
+	d, err := project.ParseTimeout(*timeout)
 	if err != nil {
 		return testHelp.usageError("--timeout: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"raymond/analysis"
+	"raymond/project"
 	"raymond/state"
 	"raymond/wftest"
 )
@@ -180,7 +181,7 @@ func openTranscript(arg, projectFlag string, follow bool) (src analysis.Source, 
 		if err != nil {
 			return src, holder, nil // no project: analyse the folder alone
 		}
-		src, holder = withState(src, p.store, id)
+		src, holder = withState(src, p.Store, id)
 		return src, holder, nil
 	}
 	if err := state.ValidID(arg); err != nil {
@@ -190,15 +191,15 @@ func openTranscript(arg, projectFlag string, follow bool) (src analysis.Source, 
 	if err != nil {
 		return src, nil, err
 	}
-	src.Dir = filepath.Join(p.dir, ".raymond", "debug", arg)
-	src, holder = withState(src, p.store, arg)
+	src.Dir = filepath.Join(project.DebugDir(p.Dir), arg)
+	src, holder = withState(src, p.Store, arg)
 	if isDir(src.Dir) {
 		return src, holder, nil
 	}
 	st := src.State
 	switch {
 	case st == nil && src.StateProblem == "":
-		return src, nil, noRun(p.store, arg)
+		return src, nil, noRun(p.Store, arg)
 	case st == nil:
 		return src, nil, &exitError{code: exitFailed,
 			msg: fmt.Sprintf("run %s has no transcript folder (%s), and its state file cannot be used: %s", arg, src.Dir, src.StateProblem)}
@@ -219,11 +220,10 @@ func openTranscript(arg, projectFlag string, follow bool) (src analysis.Source, 
 // projectOf returns the project of a transcript folder: --project when
 // given, else the project the folder lies in (<project>/.raymond/debug/ID),
 // else the one of the current folder.
-func projectOf(dir, projectFlag string) (*project, error) {
+func projectOf(dir, projectFlag string) (*project.Project, error) {
 	if projectFlag == "" {
-		debug := filepath.Dir(dir)
-		if filepath.Base(debug) == "debug" && filepath.Base(filepath.Dir(debug)) == ".raymond" {
-			projectFlag = filepath.Dir(filepath.Dir(debug))
+		if p, ok := project.OfTranscript(dir); ok {
+			projectFlag = p
 		}
 	}
 	return openProject(projectFlag, false)
@@ -271,7 +271,7 @@ func follow(ctx context.Context, env *cmdEnv, src analysis.Source, holder func()
 	case status == "":
 		return &exitError{code: exitFailed} // the closing line said why
 	}
-	if code := exitFor(state.Status(status)); code != exitOK {
+	if code := project.ExitFor(state.Status(status)); code != exitOK {
 		return &exitError{code: code}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package state
+package project
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"syscall"
 )
 
-// FindProject returns the absolute project folder for start (cli.md "Files"):
+// Find returns the absolute project folder for start (cli.md "Files"):
 // the nearest folder from start upwards that already has a .raymond folder,
 // else the root of the enclosing git repository (the nearest folder with a
 // .git folder or file, as in a worktree), else start itself.
@@ -18,7 +18,7 @@ import (
 // above it (say a stray ~/.raymond) never captures a repository's runs. That
 // refines cli.md, which would otherwise let one such folder swallow every
 // repository beneath it.
-func FindProject(start string) (string, error) {
+func Find(start string) (string, error) {
 	start, err := filepath.Abs(start)
 	if err != nil {
 		return "", fmt.Errorf("find project folder: %w", err)

@@ -1,4 +1,4 @@
-package state
+package project
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestFindProject(t *testing.T) {
+func TestFind(t *testing.T) {
 	root := t.TempDir()
 	skipIfMarkedAbove(t, root)
 
@@ -96,26 +96,26 @@ func TestFindProject(t *testing.T) {
 				}
 				must(t, os.MkdirAll(path, 0o755))
 			}
-			got, err := FindProject(filepath.Join(base, tt.start))
+			got, err := Find(filepath.Join(base, tt.start))
 			must(t, err)
 			if want := filepath.Join(base, tt.want); got != want {
-				t.Errorf("FindProject = %s, want %s", got, want)
+				t.Errorf("Find = %s, want %s", got, want)
 			}
 		})
 	}
 }
 
-func TestFindProjectRelative(t *testing.T) {
+func TestFindRelative(t *testing.T) {
 	root := t.TempDir()
 	skipIfMarkedAbove(t, root)
 	must(t, os.MkdirAll(filepath.Join(root, "repo", ".git"), 0o755))
 	must(t, os.MkdirAll(filepath.Join(root, "repo", "a"), 0o755))
 	t.Chdir(filepath.Join(root, "repo", "a"))
 
-	got, err := FindProject(".")
+	got, err := Find(".")
 	must(t, err)
 	if want := filepath.Join(root, "repo"); got != want {
-		t.Errorf("FindProject(.) = %s, want %s", got, want)
+		t.Errorf("Find(.) = %s, want %s", got, want)
 	}
 }
 
@@ -132,5 +132,12 @@ func skipIfMarkedAbove(t *testing.T, dir string) {
 		if filepath.Dir(d) == d {
 			return
 		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,0 +1,263 @@
+package project
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// ConfigKeys are the keys .raymond/config.toml may hold, in the order an
+// error message lists them. They mirror the flags of raymond run; --input
+// is not one.
+var ConfigKeys = []string{
+	"model", "effort", "budget", "max_parallel", "timeout", "no_wait",
+	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet",
+}
+
+// Settings are the settings of a run that one layer sets: the command line
+// (or a daemon's client), or .raymond/config.toml. A nil field is a setting
+// that layer leaves to the next one (see NewOptions).
+type Settings struct {
+	Model           *string
+	Effort          *string
+	Budget          *float64 // USD, positive
+	MaxParallel     *int
+	Timeout         *time.Duration // 0 means never
+	NoWait          *bool
+	PermissionMode  *string
+	SkipPermissions *bool // --dangerously-skip-permissions
+	Claude          *string
+	Debug           *bool // write the transcript
+	Quiet           *bool // progress shows only transitions, waits and errors
+}
+
+// ConfigError is a config file that cannot be used: malformed, an unknown
+// key, or a value of the wrong type. Its message names path:line.
+type ConfigError struct {
+	Path string
+	Line int // from 1; 0 when the library gave no position
+	Msg  string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// LoadConfig reads the config file at path. A missing file is an empty
+// config; one that cannot be used is a *ConfigError.
+func LoadConfig(path string) (*Settings, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Settings{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return ParseConfig(path, data)
+}
+
+// ParseConfig parses the content of a config file; path only names it in
+// errors. The first problem in the file is reported, with the line the TOML
+// library gives for it.
+func ParseConfig(path string, data []byte) (*Settings, error) {
+	// Each value is decoded by itself, in the order of the file, so that
+	// the first problem is the one reported; a value decoded through a
+	// toml.Unmarshaler has its error returned as a toml.ParseError at the
+	// position of its key.
+	var raw map[string]toml.Primitive
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw)
+	if err != nil {
+		return nil, configError(path, err)
+	}
+	s := &Settings{}
+	seen := make(map[string]bool, len(raw))
+	for _, k := range md.Keys() {
+		// A dotted key (run.model = 1) has no key of its own for its
+		// table: the table comes with its first key inside.
+		key := k[0]
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		err := md.PrimitiveDecode(raw[key], setter(func(v any) error { return s.set(key, v) }))
+		var pe toml.ParseError
+		if errors.As(err, &pe) && pe.Position.Line == 0 && len(k) > 1 {
+			// A table made by a dotted key has no position: give
+			// the error at the dotted key.
+			err = at(&md, raw[key], k[1:], errors.New(pe.Message))
+		}
+		if err != nil {
+			return nil, configError(path, err)
+		}
+	}
+	return s, nil
+}
+
+// at returns err as the TOML library's error about the key path inside the
+// table p, so that it carries the key's position.
+func at(md *toml.MetaData, p toml.Primitive, path []string, err error) error {
+	if len(path) == 0 {
+		return md.PrimitiveDecode(p, setter(func(any) error { return err }))
+	}
+	var table map[string]toml.Primitive
+	if md.PrimitiveDecode(p, &table) != nil {
+		return err
+	}
+	return at(md, table[path[0]], path[1:], err)
+}
+
+// setter is a toml.Unmarshaler that hands the decoded value to a function.
+type setter func(any) error
+
+func (f setter) UnmarshalTOML(v any) error { return f(v) }
+
+// configError turns an error of the TOML library into a *ConfigError.
+func configError(path string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return &ConfigError{Path: path, Line: pe.Position.Line, Msg: pe.Message}
+	}
+	return &ConfigError{Path: path, Msg: err.Error()}
+}
+
+// set stores one key of the file.
+func (s *Settings) set(key string, v any) error {
+	var err error
+	switch key {
+	case "model":
+		s.Model, err = tomlString(key, v)
+	case "effort":
+		s.Effort, err = tomlString(key, v)
+	case "permission_mode":
+		s.PermissionMode, err = tomlString(key, v)
+	case "claude":
+		s.Claude, err = tomlString(key, v)
+	case "no_wait":
+		s.NoWait, err = tomlBool(key, v)
+	case "dangerously_skip_permissions":
+		s.SkipPermissions, err = tomlBool(key, v)
+	case "debug":
+		s.Debug, err = tomlBool(key, v)
+	case "quiet":
+		s.Quiet, err = tomlBool(key, v)
+	case "budget":
+		var f float64
+		if f, err = tomlNumber(key, v); err == nil {
+			if err = CheckBudget(f); err == nil {
+				s.Budget = &f
+			}
+		}
+	case "max_parallel":
+		n, ok := v.(int64)
+		switch {
+		case !ok:
+			err = fmt.Errorf("max_parallel must be a whole number, not %s", tomlType(v))
+		case n < 1 || n > math.MaxInt32:
+			err = fmt.Errorf("max_parallel must be at least 1, not %d", n)
+		default:
+			m := int(n)
+			s.MaxParallel = &m
+		}
+	case "timeout":
+		var d time.Duration
+		switch t := v.(type) {
+		case string:
+			d, err = ParseTimeout(t)
+		case int64:
+			d, err = ParseTimeout(fmt.Sprint(t))
+		case float64:
+			d, err = ParseTimeout(fmt.Sprint(t))
+		default:
+			err = fmt.Errorf("timeout must be a duration such as \"90s\" or a number of seconds, not %s", tomlType(v))
+		}
+		if err == nil {
+			s.Timeout = &d
+		}
+	default:
+		err = fmt.Errorf("unknown key %q; the keys allowed are %s", key, strings.Join(ConfigKeys, ", "))
+	}
+	return err
+}
+
+func tomlString(key string, v any) (*string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, fmt.Errorf("%s must be a string, not %s", key, tomlType(v))
+	}
+	return &s, nil
+}
+
+func tomlBool(key string, v any) (*bool, error) {
+	b, ok := v.(bool)
+	if !ok {
+		return nil, fmt.Errorf("%s must be true or false, not %s", key, tomlType(v))
+	}
+	return &b, nil
+}
+
+func tomlNumber(key string, v any) (float64, error) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), nil
+	case float64:
+		return n, nil
+	}
+	return 0, fmt.Errorf("%s must be a number, not %s", key, tomlType(v))
+}
+
+// tomlType names the TOML type of a decoded value for error messages.
+func tomlType(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case map[string]any:
+		return "a table"
+	case []any, []map[string]any:
+		return "an array"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// ParseTimeout reads a step timeout: a Go duration (90s, 10m) or a bare
+// number of seconds; 0 means never; negative is an error.
+func ParseTimeout(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	var d time.Duration
+	if secs, err := strconv.ParseFloat(s, 64); err == nil {
+		if secs > float64(1<<63-1)/float64(time.Second) {
+			return 0, fmt.Errorf("%q seconds is too long", s)
+		}
+		d = time.Duration(secs * float64(time.Second))
+	} else if d, err = time.ParseDuration(s); err != nil {
+		return 0, fmt.Errorf("%q is neither a duration such as 90s or 10m nor a number of seconds", s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%q is negative; use 0 for no timeout", s)
+	}
+	return d, nil
+}
+
+// CheckBudget accepts a positive budget in USD.
+func CheckBudget(usd float64) error {
+	if !(usd > 0) || usd > 1e9 {
+		return fmt.Errorf("the budget must be a positive amount of USD, not %v", usd)
+	}
+	return nil
+}

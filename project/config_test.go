@@ -1,0 +1,145 @@
+package project
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want Settings
+	}{
+		{name: "empty", text: "", want: Settings{}},
+		{name: "comments only", text: "# nothing\n\n", want: Settings{}},
+		{
+			name: "every key",
+			text: `model = "sonnet"
+effort = "high"
+budget = 2.5
+max_parallel = 3
+timeout = "90s"
+no_wait = true
+permission_mode = "plan"
+dangerously_skip_permissions = false
+claude = "/opt/claude"
+debug = false
+quiet = true
+`,
+			want: Settings{
+				Model: ptr("sonnet"), Effort: ptr("high"), Budget: ptr(2.5), MaxParallel: ptr(3),
+				Timeout: ptr(90 * time.Second), NoWait: ptr(true), PermissionMode: ptr("plan"),
+				SkipPermissions: ptr(false), Claude: ptr("/opt/claude"), Debug: ptr(false), Quiet: ptr(true),
+			},
+		},
+		{name: "integer budget", text: "budget = 3", want: Settings{Budget: ptr(3.0)}},
+		{name: "timeout in seconds", text: "timeout = 45", want: Settings{Timeout: ptr(45 * time.Second)}},
+		{name: "fractional seconds", text: "timeout = 1.5", want: Settings{Timeout: ptr(1500 * time.Millisecond)}},
+		{name: "timeout zero is never", text: `timeout = "0"`, want: Settings{Timeout: ptr(time.Duration(0))}},
+		{name: "quoted key", text: `"model" = "opus"`, want: Settings{Model: ptr("opus")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseConfig("c.toml", []byte(tt.text))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, *got)
+		})
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []string // substrings of the message
+	}{
+		{name: "unknown key", text: "model = \"x\"\nmodle = \"y\"\n", want: []string{"c.toml:2:", `unknown key "modle"`, "model, effort, budget"}},
+		{name: "input is not a key", text: `input = "x"`, want: []string{"c.toml:1:", `unknown key "input"`}},
+		{name: "table", text: "quiet = true\n\n[run]\nmodel = \"x\"\n", want: []string{"c.toml:3:", `unknown key "run"`}},
+		{name: "syntax", text: "model = \"x\"\nbudget = = 3\n", want: []string{"c.toml:2:"}},
+		{name: "unterminated string", text: "model = \"x\n", want: []string{"c.toml:1:"}},
+		{name: "string for a number", text: "\nbudget = \"2\"\n", want: []string{"c.toml:2:", "budget must be a number, not a string"}},
+		{name: "number for a string", text: "model = 4", want: []string{"c.toml:1:", "model must be a string, not an integer"}},
+		{name: "string for a bool", text: `quiet = "yes"`, want: []string{"quiet must be true or false"}},
+		{name: "float max_parallel", text: "max_parallel = 2.5", want: []string{"max_parallel must be a whole number"}},
+		{name: "zero max_parallel", text: "max_parallel = 0", want: []string{"max_parallel must be at least 1"}},
+		{name: "zero budget", text: "budget = 0", want: []string{"positive"}},
+		{name: "negative budget", text: "budget = -1", want: []string{"positive"}},
+		{name: "negative timeout", text: "timeout = -5", want: []string{"negative"}},
+		{name: "bad timeout", text: `timeout = "soon"`, want: []string{`"soon" is neither a duration`}},
+		{name: "bool timeout", text: `timeout = true`, want: []string{"timeout must be a duration"}},
+		{name: "first problem wins", text: "a = 1\nb = 2\n", want: []string{"c.toml:1:", `"a"`}},
+		{name: "first problem of any kind wins", text: "\nbudget = \"2\"\nmodle = 1\n", want: []string{"c.toml:2:", "budget must be a number"}},
+		{name: "unknown key after a bad value", text: "modle = 1\nbudget = \"2\"\n", want: []string{"c.toml:1:", `unknown key "modle"`}},
+		{name: "dotted key", text: "model = \"x\"\nrun.model = \"y\"\n", want: []string{"c.toml:2:", `unknown key "run"`}},
+		{name: "deep dotted key", text: "\n\nrun.a.b = 1\nrun.a.c = 2\n", want: []string{"c.toml:3:", `unknown key "run"`}},
+		{name: "dotted key under a known key", text: "model.name = \"x\"\n", want: []string{"c.toml:1:", "model must be a string, not a table"}},
+		{name: "array of tables", text: "\n[[run]]\nmodel = \"x\"\n", want: []string{"c.toml:2:", `unknown key "run"`}},
+		{name: "table for a string", text: "quiet = true\n[model]\nname = \"x\"\n", want: []string{"c.toml:2:", "model must be a string, not a table"}},
+		{name: "inline array", text: "debug = false\neffort = [1, 2]\n", want: []string{"c.toml:2:", "effort must be a string, not an array"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseConfig("c.toml", []byte(tt.text))
+			require.Error(t, err)
+			var ce *ConfigError
+			require.ErrorAs(t, err, &ce, "a config error is a ConfigError (the CLI exits 2)")
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	dir := t.TempDir()
+	c, err := LoadConfig(filepath.Join(dir, "missing.toml"))
+	require.NoError(t, err, "a missing file is no config")
+	assert.Equal(t, Settings{}, *c)
+
+	path := filepath.Join(dir, "config.toml")
+	require.NoError(t, os.WriteFile(path, []byte("bogus = 1\n"), 0o644))
+	_, err = LoadConfig(path)
+	require.ErrorContains(t, err, path+":1:")
+}
+
+func TestParseTimeout(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"90s", 90 * time.Second, true},
+		{"10m", 10 * time.Minute, true},
+		{"1h30m", 90 * time.Minute, true},
+		{"90", 90 * time.Second, true},
+		{"0.25", 250 * time.Millisecond, true},
+		{"0", 0, true},
+		{"0s", 0, true},
+		{" 5 ", 5 * time.Second, true},
+		{"-1", 0, false},
+		{"-1m", 0, false},
+		{"", 0, false},
+		{"ten", 0, false},
+		{"1e300", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseTimeout(tt.in)
+			if !tt.ok {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

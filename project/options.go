@@ -1,0 +1,105 @@
+package project
+
+import (
+	"raymond/orchestrator"
+	"raymond/state"
+)
+
+// Given is what a caller gives for a new run: the settings it sets (the
+// flags of raymond run), the input, and the value of RAYMOND_CLAUDE.
+type Given struct {
+	Settings
+	// Input is the text of {{input}}; nil when none was given, which is
+	// not the same as an empty input.
+	Input *string
+	// ClaudeEnv is RAYMOND_CLAUDE, "" when unset.
+	ClaudeEnv string
+}
+
+// NewOptions merges what the caller gave, RAYMOND_CLAUDE, the project's
+// config and the defaults, in that order of precedence, into the options
+// and budget (USD, 0 for none) of a new run of the project.
+func (p *Project) NewOptions(g Given) (state.Options, float64) {
+	cfg := p.config()
+	o := state.Options{
+		Model:           pick(g.Model, cfg.Model, ""),
+		Effort:          pick(g.Effort, cfg.Effort, ""),
+		MaxParallel:     pick(g.MaxParallel, cfg.MaxParallel, orchestrator.DefaultMaxParallel),
+		Timeout:         state.Duration(pick(g.Timeout, cfg.Timeout, orchestrator.DefaultTimeout)),
+		NoWait:          pick(g.NoWait, cfg.NoWait, false),
+		PermissionMode:  pick(g.PermissionMode, cfg.PermissionMode, orchestrator.DefaultPermissionMode),
+		SkipPermissions: pick(g.SkipPermissions, cfg.SkipPermissions, false),
+		Debug:           pick(g.Debug, cfg.Debug, true),
+		Input:           g.Input,
+		ProjectDir:      p.Dir,
+	}
+	claude := cfg.Claude
+	if g.ClaudeEnv != "" {
+		claude = &g.ClaudeEnv
+	}
+	o.ClaudePath = pick(g.Claude, claude, "")
+	if o.SkipPermissions && g.PermissionMode == nil {
+		o.PermissionMode = ""
+	}
+	return o, pick(g.Budget, cfg.Budget, 0)
+}
+
+// Quiet says whether progress is quiet: as given, else as the project's
+// config says, else not.
+func (p *Project) Quiet(given Settings) bool {
+	return pick(given.Quiet, p.config().Quiet, false)
+}
+
+// config returns the project's config, empty when it has none.
+func (p *Project) config() *Settings {
+	if p.Config == nil {
+		return &Settings{}
+	}
+	return p.Config
+}
+
+// Override applies the settings given, and only those, to a stored run (raymond
+// resume): neither the config nor RAYMOND_CLAUDE applies again.
+func Override(r *state.Run, given Settings) {
+	o := &r.Options
+	set(given.Model, &o.Model)
+	set(given.Effort, &o.Effort)
+	set(given.MaxParallel, &o.MaxParallel)
+	if given.Timeout != nil {
+		o.Timeout = state.Duration(*given.Timeout)
+	}
+	set(given.NoWait, &o.NoWait)
+	if given.PermissionMode != nil {
+		o.PermissionMode, o.SkipPermissions = *given.PermissionMode, false
+	}
+	if given.SkipPermissions != nil {
+		o.SkipPermissions = *given.SkipPermissions
+		if o.SkipPermissions {
+			o.PermissionMode = ""
+		} else if o.PermissionMode == "" {
+			o.PermissionMode = orchestrator.DefaultPermissionMode
+		}
+	}
+	set(given.Claude, &o.ClaudePath)
+	set(given.Debug, &o.Debug)
+	set(given.Budget, &r.BudgetUSD)
+}
+
+// pick returns the given value when there is one, else the config's when it
+// has one, else the default.
+func pick[T any](given, cfg *T, def T) T {
+	switch {
+	case given != nil:
+		return *given
+	case cfg != nil:
+		return *cfg
+	}
+	return def
+}
+
+// set stores the given value, if any, in dst.
+func set[T any](given *T, dst *T) {
+	if given != nil {
+		*dst = *given
+	}
+}

@@ -1,0 +1,90 @@
+package project
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"raymond/state"
+)
+
+// ErrNotFolder is matched (errors.Is) by the error of opening a project
+// whose folder does not exist or is not a folder.
+var ErrNotFolder = errors.New("not a folder")
+
+// Project is a project: the folder that holds .raymond/, its config and its
+// store of runs.
+type Project struct {
+	// Dir is the absolute project folder.
+	Dir string
+	// Config is the content of .raymond/config.toml; empty when there is
+	// no such file.
+	Config *Settings
+	// Store is the folder of the runs' state files. It may not exist yet
+	// (see Init).
+	Store *state.Store
+}
+
+// StateDir returns the folder of the state files of the project in dir.
+func StateDir(dir string) string { return filepath.Join(dir, ".raymond", "state") }
+
+// DebugDir returns the folder of the transcripts of the project in dir;
+// each run writes into DebugDir/<run-id>.
+func DebugDir(dir string) string { return filepath.Join(dir, ".raymond", "debug") }
+
+// ConfigPath returns the config file of the project in dir.
+func ConfigPath(dir string) string { return filepath.Join(dir, ".raymond", "config.toml") }
+
+// OfTranscript returns the project folder of the transcript folder path
+// when path lies where a project keeps transcripts (<dir>/.raymond/debug/ID);
+// ok is false otherwise.
+func OfTranscript(path string) (dir string, ok bool) {
+	debug := filepath.Dir(path)
+	if filepath.Base(debug) != "debug" || filepath.Base(filepath.Dir(debug)) != ".raymond" {
+		return "", false
+	}
+	return filepath.Dir(filepath.Dir(debug)), true
+}
+
+// Open opens the project in the folder dir and reads its config. It creates
+// nothing: a project without .raymond/ is a project with no runs. A folder
+// that cannot be read as one is ErrNotFolder; a config file that cannot be used is a
+// *ConfigError.
+func Open(dir string) (*Project, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("project folder: %w", err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("project %s: %w", dir, ErrNotFolder)
+	}
+	cfg, err := LoadConfig(ConfigPath(abs))
+	if err != nil {
+		return nil, err
+	}
+	return &Project{Dir: abs, Config: cfg, Store: &state.Store{Dir: StateDir(abs)}}, nil
+}
+
+// Init creates the state folder when it is missing, for a command that is
+// about to create a run.
+func (p *Project) Init() error {
+	store, err := state.Open(StateDir(p.Dir))
+	if err != nil {
+		return err
+	}
+	p.Store = store
+	return nil
+}
+
+// Runs returns the runs of the project, none when its state folder does not
+// exist. Runs that could be read come with the error about those that
+// could not.
+func (p *Project) Runs() ([]*state.Run, error) {
+	runs, err := p.Store.List()
+	if errors.Is(err, fs.ErrNotExist) && runs == nil {
+		return nil, nil
+	}
+	return runs, err
+}

@@ -1,0 +1,164 @@
+package project
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"raymond/state"
+)
+
+// Exit statuses of a command, as cli.md defines them. A Summary carries the
+// one its run ends with (ExitFor).
+const (
+	ExitOK     = 0 // completed
+	ExitFailed = 1 // failed, or an error
+	ExitUsage  = 2 // bad usage
+	ExitPaused = 3 // paused, waiting or over budget: resumable
+)
+
+// ExitFor returns the exit status a run in status s ends the process with.
+func ExitFor(s state.Status) int {
+	switch s {
+	case state.StatusCompleted:
+		return ExitOK
+	case state.StatusFailed:
+		return ExitFailed
+	}
+	// Paused, waiting, over budget, or stopped before it got anywhere: the
+	// run can be resumed.
+	return ExitPaused
+}
+
+// Listing is one run as raymond list shows it; its JSON is an element of
+// list --json.
+type Listing struct {
+	RunID        string       `json:"run_id"`
+	Workflow     string       `json:"workflow"`
+	ScopeDir     string       `json:"scope_dir"`
+	Status       state.Status `json:"status"`
+	Interrupted  bool         `json:"interrupted"`
+	AgentsActive int          `json:"agents_active"`
+	AgentsTotal  int          `json:"agents_total"`
+	TotalCostUSD float64      `json:"total_cost_usd"`
+	BudgetUSD    float64      `json:"budget_usd"`
+	CreatedAt    time.Time    `json:"created_at"`
+	UpdatedAt    time.Time    `json:"updated_at"`
+	DrivenBy     *int         `json:"driven_by"` // pid, nil when no process drives it
+}
+
+// Describe returns the Listing of run r, asking store whether a process
+// drives it. A run that says it is running or waiting while no process
+// drives it is interrupted.
+func Describe(store *state.Store, r *state.Run) (Listing, error) {
+	l := Listing{
+		RunID:        r.WorkflowID,
+		Workflow:     filepath.Base(r.ScopeDir),
+		ScopeDir:     r.ScopeDir,
+		Status:       r.Status,
+		AgentsTotal:  len(r.Agents),
+		TotalCostUSD: r.TotalCostUSD,
+		BudgetUSD:    r.BudgetUSD,
+		CreatedAt:    r.CreatedAt,
+		UpdatedAt:    r.UpdatedAt,
+	}
+	for _, a := range r.Agents {
+		if !a.Status.Ended() {
+			l.AgentsActive++
+		}
+	}
+	pid, held, err := store.Holder(r.WorkflowID)
+	if err != nil {
+		return Listing{}, err
+	}
+	if held {
+		l.DrivenBy = &pid
+	}
+	l.Interrupted = !held && (r.Status == state.StatusRunning || r.Status == state.StatusWaiting)
+	return l, nil
+}
+
+// ShownStatus is the status a person is shown: the run's status, or
+// "interrupted".
+func (l Listing) ShownStatus() string {
+	if l.Interrupted {
+		return "interrupted"
+	}
+	return string(l.Status)
+}
+
+// Detail is the JSON of raymond status --json: the state file as it is,
+// plus who drives the run.
+type Detail struct {
+	*state.Run
+	DrivenBy *int `json:"driven_by"`
+}
+
+// Summary is the JSON object printed at the end of a run (run --json).
+type Summary struct {
+	RunID        string         `json:"run_id"`
+	Status       state.Status   `json:"status"`
+	Result       *string        `json:"result"` // nil unless completed
+	TotalCostUSD float64        `json:"total_cost_usd"`
+	BudgetUSD    float64        `json:"budget_usd"`
+	Agents       []AgentSummary `json:"agents"`
+	Project      string         `json:"project"`
+	Transcript   *string        `json:"transcript"` // its folder, nil without one
+	ExitCode     int            `json:"exit_code"`
+}
+
+// AgentSummary is one agent in a Summary.
+type AgentSummary struct {
+	ID     string            `json:"id"`
+	Status state.AgentStatus `json:"status"`
+	State  string            `json:"state"`
+	Result *string           `json:"result"`
+	Error  *string           `json:"error"`
+}
+
+// NewSummary describes r, a run of the project in dir.
+func NewSummary(r *state.Run, dir string) Summary {
+	s := Summary{
+		RunID:        r.WorkflowID,
+		Status:       r.Status,
+		TotalCostUSD: r.TotalCostUSD,
+		BudgetUSD:    r.BudgetUSD,
+		Agents:       make([]AgentSummary, 0, len(r.Agents)),
+		Project:      dir,
+		ExitCode:     ExitFor(r.Status),
+	}
+	if r.Status == state.StatusCompleted {
+		s.Result = r.Result
+	}
+	if r.Options.Debug {
+		t := filepath.Join(DebugDir(dir), r.WorkflowID)
+		s.Transcript = &t
+	}
+	for _, a := range r.Agents {
+		as := AgentSummary{ID: a.ID, Status: a.Status, State: a.CurrentState, Result: a.Result}
+		if a.LastError != "" {
+			as.Error = &a.LastError
+		}
+		s.Agents = append(s.Agents, as)
+	}
+	return s
+}
+
+// NextStep says, for a run that did not complete, what happened and how to
+// go on, as one line for a person; "" for a completed run.
+func NextStep(r *state.Run) string {
+	id := r.WorkflowID
+	switch r.Status {
+	case state.StatusCompleted:
+		return ""
+	case state.StatusFailed:
+		// The driver's summary already named each failed agent.
+		return fmt.Sprintf("'raymond resume %s' retries the failed agents", id)
+	case state.StatusBudgetExceeded:
+		return fmt.Sprintf("run %s reached its budget ($%.4f of $%.4f); resume it with: raymond resume %s --budget USD",
+			id, r.TotalCostUSD, r.BudgetUSD, id)
+	case state.StatusWaiting:
+		return fmt.Sprintf("run %s is waiting; resume it with: raymond resume %s", id, id)
+	}
+	return fmt.Sprintf("run %s paused; resume it with: raymond resume %s", id, id)
+}

@@ -1,0 +1,24 @@
+package project
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"raymond/state"
+)
+
+func TestExitFor(t *testing.T) {
+	tests := map[state.Status]int{
+		state.StatusCompleted:      ExitOK,
+		state.StatusFailed:         ExitFailed,
+		state.StatusPaused:         ExitPaused,
+		state.StatusWaiting:        ExitPaused,
+		state.StatusBudgetExceeded: ExitPaused,
+		state.StatusRunning:        ExitPaused,
+		state.StatusCreated:        ExitPaused,
+	}
+	for s, want := range tests {
+		assert.Equal(t, want, ExitFor(s), s)
+	}
+}
