@@ -84,7 +84,9 @@ func TestRefusedAnswersExplainFailures(t *testing.T) {
 	assert.Equal(t, 1, c.Reminders)
 	var b strings.Builder
 	require.NoError(t, WriteText(&b, rep, true))
-	assert.Contains(t, b.String(), "--- PASS: join/passes with its reminder (0.0")
+	// The case's time is printed, but how long it takes is not this test's
+	// business: a loaded machine takes longer (timings live in benchmarks).
+	assert.Regexp(t, `--- PASS: join/passes with its reminder \(\d+\.\d\ds\)`, b.String())
 	assert.Contains(t, b.String(), "    path:\n      main: [START, goto JOIN]\n    completed, 3 steps, 1 reminder, 0 USD\n")
 }
 
