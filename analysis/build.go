@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"raymond/report"
 	"raymond/transcript"
 )
 
@@ -289,24 +290,12 @@ func (b *builder) spawn(e *transcript.Event) {
 // warningText is a warning event as one line.
 func warningText(e *transcript.Event) string {
 	var parts []string
-	for _, p := range []string{e.Agent, warningMessage(e)} {
+	for _, p := range []string{e.Agent, report.Warning(e)} {
 		if p != "" {
 			parts = append(parts, p)
 		}
 	}
 	return strings.Join(parts, ": ")
-}
-
-// warningMessage is a warning event's message led by its state, once:
-// the warnings of package prompts already name their state.
-func warningMessage(e *transcript.Event) string {
-	if e.State == "" || strings.HasPrefix(e.Message, e.State+": ") {
-		return e.Message
-	}
-	if e.Message == "" {
-		return e.State
-	}
-	return e.State + ": " + e.Message
 }
 
 // splitName splits a step name, <agent>_<stem>_<NNN>, into the agent, the

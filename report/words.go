@@ -150,7 +150,7 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 	case transcript.EventBudgetExceeded:
 		return because("stopped at the budget", e.Message), showNone
 	case transcript.EventWarning:
-		return "warning: " + free(warningMessage(e)), showImportant
+		return "warning: " + free(Warning(e)), showImportant
 	case transcript.EventTranscriptFailed:
 		return fmt.Sprintf("warning: cannot write the transcript (%s); the run goes on without it", free(e.Message)), showImportant
 	case transcript.EventRunEnded:
@@ -291,9 +291,9 @@ func summary(e *transcript.Event, free func(string) string) string {
 	return s
 }
 
-// warningMessage is a warning event's message led by its state, once:
+// Warning is a warning event's message led by its state, once:
 // the warnings of package workflow already name their state.
-func warningMessage(e *transcript.Event) string {
+func Warning(e *transcript.Event) string {
 	if e.State == "" || strings.HasPrefix(e.Message, e.State+": ") {
 		return e.Message
 	}
