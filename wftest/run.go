@@ -15,6 +15,7 @@ import (
 
 	"raymond/analysis"
 	"raymond/orchestrator"
+	"raymond/project"
 	"raymond/state"
 )
 
@@ -231,7 +232,7 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 		return fmt.Errorf("make the case's project folder: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	store, err := state.Open(filepath.Join(dir, ".raymond", "state"))
+	store, err := state.Open(project.StateDir(dir))
 	if err != nil {
 		return fmt.Errorf("open the case's state store: %w", err)
 	}
@@ -244,7 +245,7 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 	if err != nil {
 		return fmt.Errorf("start the run: %w", err)
 	}
-	debug := filepath.Join(dir, ".raymond", "debug")
+	debug := project.DebugDir(dir)
 	d := &orchestrator.Driver{Store: store, Runner: runner, DebugDir: debug, Clock: &orchestrator.InstantClock{}}
 	runCtx, cancel := context.WithCancel(ctx)
 	if timeout > 0 {
