@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"time"
 
 	"raymond/machine"
 	"raymond/state"
@@ -15,11 +14,12 @@ import (
 	"raymond/workflow"
 )
 
-// Defaults of the options cli.md gives defaults for.
+// Defaults of the options cli.md gives defaults for; they live with the
+// options in package state.
 const (
-	DefaultMaxParallel    = 8
-	DefaultTimeout        = 10 * time.Minute
-	DefaultPermissionMode = "acceptEdits"
+	DefaultMaxParallel    = state.DefaultMaxParallel
+	DefaultTimeout        = state.DefaultTimeout
+	DefaultPermissionMode = state.DefaultPermissionMode
 )
 
 // NewRun is what raymond run and raymond start know about a run to create.

@@ -1,7 +1,6 @@
 package project
 
 import (
-	"raymond/orchestrator"
 	"raymond/state"
 )
 
@@ -24,10 +23,10 @@ func (p *Project) NewOptions(g Given) (state.Options, float64) {
 	o := state.Options{
 		Model:           pick(g.Model, cfg.Model, ""),
 		Effort:          pick(g.Effort, cfg.Effort, ""),
-		MaxParallel:     pick(g.MaxParallel, cfg.MaxParallel, orchestrator.DefaultMaxParallel),
-		Timeout:         state.Duration(pick(g.Timeout, cfg.Timeout, orchestrator.DefaultTimeout)),
+		MaxParallel:     pick(g.MaxParallel, cfg.MaxParallel, state.DefaultMaxParallel),
+		Timeout:         state.Duration(pick(g.Timeout, cfg.Timeout, state.DefaultTimeout)),
 		NoWait:          pick(g.NoWait, cfg.NoWait, false),
-		PermissionMode:  pick(g.PermissionMode, cfg.PermissionMode, orchestrator.DefaultPermissionMode),
+		PermissionMode:  pick(g.PermissionMode, cfg.PermissionMode, state.DefaultPermissionMode),
 		SkipPermissions: pick(g.SkipPermissions, cfg.SkipPermissions, false),
 		Debug:           pick(g.Debug, cfg.Debug, true),
 		Input:           g.Input,
@@ -77,7 +76,7 @@ func Override(r *state.Run, given Settings) {
 		if o.SkipPermissions {
 			o.PermissionMode = ""
 		} else if o.PermissionMode == "" {
-			o.PermissionMode = orchestrator.DefaultPermissionMode
+			o.PermissionMode = state.DefaultPermissionMode
 		}
 	}
 	set(given.Claude, &o.ClaudePath)

@@ -121,6 +121,13 @@ type Wait struct {
 	Reason string `json:"reason"`
 }
 
+// Defaults of the options cli.md gives defaults for.
+const (
+	DefaultMaxParallel    = 8
+	DefaultTimeout        = 10 * time.Minute
+	DefaultPermissionMode = "acceptEdits"
+)
+
 // Options are the flags of run, start and resume (cli.md) that shape how a run
 // is driven. resume may override them; the file keeps the latest.
 type Options struct {

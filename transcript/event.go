@@ -40,7 +40,7 @@ type Event struct {
 	Session string `json:"session,omitempty"`
 	// Attempt counts the tries of a step, from 1.
 	Attempt int `json:"attempt,omitempty"`
-	// Outcome is how a step ended, claude.Outcome.String().
+	// Outcome is how a step ended, in its runner's words (step.Result.Class).
 	Outcome string `json:"outcome,omitempty"`
 	// CostUSD is the cost of a step.
 	CostUSD *float64 `json:"cost_usd,omitempty"`

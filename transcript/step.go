@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"raymond/claude"
+	"raymond/step"
 )
 
 // The suffixes of a step's files.
@@ -45,18 +45,18 @@ type Meta struct {
 	DurationMS int64     `json:"duration_ms"`
 	ExitCode   int       `json:"exit_code"`
 	Signal     string    `json:"signal,omitempty"`
-	// Outcome is claude.Outcome.String().
+	// Outcome is how the step ended, in its runner's words (step.Result.Class).
 	Outcome string `json:"outcome"`
 	Error   string `json:"error,omitempty"`
 	// CostUSD is the cost of this step.
 	CostUSD float64 `json:"cost_usd"`
 	// TotalCostUSD is the run's cost after this step.
-	TotalCostUSD  float64      `json:"total_cost_usd"`
-	Usage         claude.Usage `json:"usage"`
-	NumTurns      int          `json:"num_turns,omitempty"`
-	Model         string       `json:"model,omitempty"`
-	ClaudeVersion string       `json:"claude_version,omitempty"`
-	StderrTail    string       `json:"stderr_tail,omitempty"`
+	TotalCostUSD  float64    `json:"total_cost_usd"`
+	Usage         step.Usage `json:"usage"`
+	NumTurns      int        `json:"num_turns,omitempty"`
+	Model         string     `json:"model,omitempty"`
+	ClaudeVersion string     `json:"claude_version,omitempty"`
+	StderrTail    string     `json:"stderr_tail,omitempty"`
 	// Runner is "claude" or "scripted".
 	Runner string `json:"runner,omitempty"`
 }
