@@ -117,12 +117,15 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	g.loop(ctx)
 	g.steps.Wait()
 
-	g.publish(transcript.Event{Type: transcript.EventRunEnded, Status: string(r.Status), TotalCostUSD: ptr(r.TotalCostUSD), Message: r.Error}, nil)
-	g.publish(g.summary(), nil)
+	// The end of the run is on disk, as one fsynced snapshot, before it is
+	// announced: a process killed after saying "completed" must not leave a
+	// run that reads as interrupted.
 	stopErr := g.m.Err()
 	if err := g.journal.Close(); err != nil && stopErr == nil {
 		stopErr = err
 	}
+	g.publish(transcript.Event{Type: transcript.EventRunEnded, Status: string(r.Status), TotalCostUSD: ptr(r.TotalCostUSD), Message: r.Error}, nil)
+	g.publish(g.summary(), nil)
 	return r, stopErr
 }
 

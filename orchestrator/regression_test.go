@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"raymond/claude"
 	"raymond/state"
 	"raymond/step"
+	"raymond/transcript"
 )
 
 // Tests written during the review of the orchestrator: each failed before
@@ -192,4 +194,55 @@ func breakState(t *testing.T, w *world, name string) {
 	if err := os.WriteFile(filepath.Join(w.wf, name), []byte("---\nallowed_transitions: [\n---\nbroken\n"), 0o644); err != nil {
 		t.Error(err) // called from a step's goroutine: no FailNow
 	}
+}
+
+// endSink checks, when the end of the run is announced, what a process
+// killed at that moment would leave on disk: the snapshot alone, with no
+// journal to replay.
+type endSink struct {
+	t     *testing.T
+	store *state.Store
+	id    string
+	seen  []string
+}
+
+func (s *endSink) Event(e transcript.Event) {
+	if e.Type != transcript.EventRunEnded && e.Type != transcript.EventSummary {
+		return
+	}
+	s.seen = append(s.seen, e.Type)
+	data, err := os.ReadFile(s.store.Path(s.id))
+	if err != nil {
+		s.t.Errorf("read the state file at %s: %v", e.Type, err)
+		return
+	}
+	var r state.Run
+	if err := json.Unmarshal(data, &r); err != nil {
+		s.t.Errorf("decode the state file at %s: %v", e.Type, err)
+		return
+	}
+	assert.Equal(s.t, state.StatusCompleted, r.Status, "the snapshot on disk when %s is published", e.Type)
+	assert.NotNil(s.t, r.Result, "the result on disk when %s is published", e.Type)
+	_, err = os.Stat(strings.TrimSuffix(s.store.Path(s.id), ".json") + ".journal")
+	assert.True(s.t, os.IsNotExist(err), "no journal is left to replay when %s is published", e.Type)
+}
+
+// Issue 9, item 1: the end of a run is durable before it is announced. A
+// run killed after it said "completed" read as interrupted, because the
+// final status reached disk only in the snapshot written after the summary.
+func TestRunEndIsDurableBeforeItIsAnnounced(t *testing.T) {
+	w := newWorld(t, map[string]string{"START.md": "Go.", "END.md": "End."})
+	w.create(t, "r1", state.Options{}, 0)
+	r := replies(t, `
+replies:
+  START: ["<goto>END</goto>"]
+  END: ["<result>ok</result>"]
+`)
+	d := w.driver(r)
+	sink := &endSink{t: t, store: w.store, id: "r1"}
+	d.Sinks = []Sink{sink}
+	run, err := d.Drive(context.Background(), "r1", nil)
+	require.NoError(t, err)
+	assert.Equal(t, state.StatusCompleted, run.Status)
+	assert.Equal(t, []string{transcript.EventRunEnded, transcript.EventSummary}, sink.seen)
 }
