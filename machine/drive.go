@@ -47,13 +47,13 @@ func (m *Machine) tick(now time.Time) []Effect {
 		return []Effect{Done{}}
 	}
 	out, wake := m.schedule(now)
-	if len(m.dirty) > 0 {
-		out = append(out, Save{Agents: m.takeDirty()})
-	}
 	if len(m.running) == 0 {
 		if done := m.settle(now); done != nil {
-			return append(out, done...)
+			return append(out, done...) // settling saves
 		}
+	}
+	if len(m.dirty) > 0 {
+		out = append(out, Save{Agents: m.takeDirty()})
 	}
 	if !wake.IsZero() {
 		out = append(out, Wake{At: wake})

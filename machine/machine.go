@@ -187,7 +187,7 @@ func (m *Machine) takeDirty() []string {
 }
 
 // finished sets the run's final status when every agent has ended: failed
-// if one failed, else completed with main's result.
+// if one failed, else completed; main's result is the run's either way.
 func (m *Machine) finished() bool {
 	if m.active() {
 		return false
@@ -199,7 +199,9 @@ func (m *Machine) finished() bool {
 			r.Status = state.StatusFailed
 		}
 	}
-	if main := m.agent(MainAgent); main != nil && r.Status == state.StatusCompleted {
+	// main's result is the run's whatever its siblings did: a failed
+	// worker must not hide it (the status says the run failed).
+	if main := m.agent(MainAgent); main != nil {
 		r.Result = main.Result
 	}
 	r.Wait = nil

@@ -98,7 +98,7 @@ type Detail struct {
 type Summary struct {
 	RunID        string         `json:"run_id"`
 	Status       state.Status   `json:"status"`
-	Result       *string        `json:"result"` // nil unless completed
+	Result       *string        `json:"result"` // main's result; nil until main has one
 	TotalCostUSD float64        `json:"total_cost_usd"`
 	BudgetUSD    float64        `json:"budget_usd"`
 	Agents       []AgentSummary `json:"agents"`
@@ -127,9 +127,7 @@ func NewSummary(r *state.Run, dir string) Summary {
 		Project:      dir,
 		ExitCode:     ExitFor(r.Status),
 	}
-	if r.Status == state.StatusCompleted {
-		s.Result = r.Result
-	}
+	s.Result = r.Result
 	if r.Options.Debug {
 		t := filepath.Join(DebugDir(dir), r.WorkflowID)
 		s.Transcript = &t

@@ -23,7 +23,7 @@ func report(stdout, stderr io.Writer, r *state.Run, dir string, asJSON bool) int
 			return exitFailed
 		}
 		fmt.Fprintf(stdout, "%s\n", data)
-	case r.Status == state.StatusCompleted && r.Result != nil:
+	case r.Result != nil: // main's result, even when a worker failed
 		res := *r.Result
 		if !strings.HasSuffix(res, "\n") {
 			res += "\n"

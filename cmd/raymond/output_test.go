@@ -111,7 +111,8 @@ func TestSummaryJSON(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, exitFailed, report(&stdout, &stderr, r, "/p", true))
-	want := `{"run_id":"a","status":"failed","result":null,"total_cost_usd":0.25,"budget_usd":1,` +
+	// Issue 9 item 5: main's result stands even though a worker failed.
+	want := `{"run_id":"a","status":"failed","result":"ok","total_cost_usd":0.25,"budget_usd":1,` +
 		`"agents":[{"id":"main","status":"completed","state":"S.md","result":"ok","error":null},` +
 		`{"id":"main_w1","status":"failed","state":"W.md","result":null,"error":"boom"}],` +
 		`"project":"/p","transcript":"/p/.raymond/debug/a","exit_code":1}`
