@@ -54,10 +54,10 @@ func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
 	res := ev.Result
 	switch {
 	case res.NotStarted && res.Outcome == step.Unusable:
-		a.Status = state.AgentReady
+		m.ready(a)
 		return m.unusable(a, ev.Now, res)
 	case res.NotStarted:
-		a.Status = state.AgentReady
+		m.ready(a)
 		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s", s.State, res.Reason))
 	case res.Outcome == step.Succeeded && ev.DecideErr == nil:
 		m.limitStreak = 0
@@ -66,15 +66,15 @@ func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
 		m.limitStreak = 0
 		return m.refused(a, ev)
 	case res.Outcome == step.Canceled:
-		a.Status = state.AgentReady
+		m.ready(a)
 		return []Effect{deferred(a, ev.Now, "canceled")}
 	case res.Outcome == step.UsageLimit:
 		return m.usageLimit(a, ev.Now, res)
 	case res.Outcome == step.Unusable:
-		a.Status = state.AgentReady
+		m.ready(a)
 		return m.unusable(a, ev.Now, res)
 	case res.Outcome == step.BudgetExhausted && overBudget(m.run):
-		a.Status = state.AgentReady
+		m.ready(a)
 		return []Effect{deferred(a, ev.Now, "exhausted")}
 	case res.Outcome == step.Transient, res.Outcome == step.BudgetExhausted:
 		return m.retry(a, ev)
@@ -113,7 +113,7 @@ func (m *Machine) retry(a *state.Agent, ev StepEnded) []Effect {
 	}
 	delay := RetryDelay(s.Attempt)
 	s.Attempt++
-	a.Status = state.AgentReady
+	m.ready(a)
 	a.LastError = reason
 	m.notBefore[a.ID] = ev.Now.Add(delay)
 	return []Effect{note(a.ID, transcript.Event{Time: ev.Now, Type: transcript.EventRetry, Step: ev.Name, State: s.State, Attempt: s.Attempt,
@@ -124,7 +124,7 @@ func (m *Machine) retry(a *state.Agent, ev StepEnded) []Effect {
 // with no reset known (or one already past), 5 minutes doubling up to 2
 // hours. The step runs again after the wait; it is not a failed attempt.
 func (m *Machine) usageLimit(a *state.Agent, now time.Time, res step.Result) []Effect {
-	a.Status = state.AgentReady
+	m.ready(a)
 	until := res.ResetAt
 	if !until.IsZero() {
 		until = until.Add(resetMargin)
@@ -169,7 +169,7 @@ func (m *Machine) refused(a *state.Agent, ev StepEnded) []Effect {
 			s.State, reason, a.Attempts, s.State, strings.Join(ev.Accepted, ", ")))
 	}
 	a.Attempts++
-	a.Status = state.AgentReady
+	m.ready(a)
 	a.LastError = reason
 	return []Effect{note(a.ID, transcript.Event{Time: ev.Now, Type: transcript.EventReminder, Step: ev.Name, State: s.State, Attempt: a.Attempts,
 		Message: reason, Max: maxAttempts - 1})}

@@ -2,6 +2,8 @@ package machine
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -357,4 +359,36 @@ func TestStepCap(t *testing.T) {
 	assert.InDelta(t, 1e-6, m.stepCap(&state.Step{Mode: state.SessionNew}), 1e-12, "never 0, which would lift the cap")
 	m.run.BudgetUSD = 0
 	assert.Zero(t, m.stepCap(&state.Step{Mode: state.SessionNew}))
+}
+
+// Issue 9 item 4: steps start in the order they became ready. A parent
+// that forks more workers than may run at once runs its own next step
+// first, not after all of them.
+func TestForkingParentIsNotStarved(t *testing.T) {
+	m := oneAgent(state.SessionResume)
+	var b strings.Builder
+	for i := 1; i <= 50; i++ {
+		fmt.Fprintf(&b, "<fork next=\"J.md\" item=\"w%d\">W.md</fork>\n", i)
+	}
+	m.apply(success(t, b.String(), 0), t0)
+	var order []string
+	for _, e := range m.Apply(Tick{Now: t0}) {
+		if p, ok := e.(Prepare); ok {
+			order = append(order, p.Agent)
+		}
+	}
+	require.Len(t, order, 8, "max_parallel 8")
+	assert.Equal(t, []string{"main", "main_w1", "main_w2", "main_w3", "main_w4", "main_w5", "main_w6", "main_w7"}, order)
+
+	// A retried step joins the queue when its back-off ends, behind the
+	// agents already waiting.
+	m.Apply(Prepared{Now: t0, Steps: []PreparedStep{{Agent: "main_w1", SessionID: "w1"}}})
+	m.apply(stepDone{agent: "main_w1", res: &claude.Result{Outcome: claude.Crash, ExitCode: 1}}, t0)
+	var next []string
+	for _, e := range m.Apply(Tick{Now: t0.Add(time.Minute)}) {
+		if p, ok := e.(Prepare); ok {
+			next = append(next, p.Agent)
+		}
+	}
+	assert.Equal(t, []string{"main_w8"}, next)
 }

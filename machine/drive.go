@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"raymond/state"
@@ -30,6 +31,11 @@ func (m *Machine) begin(ev Begin) []Effect {
 		}
 	}
 	m.reindex()
+	for i := range r.Agents { // in the order they were created
+		if a := &r.Agents[i]; a.Status == state.AgentReady && a.Pending != nil {
+			m.enqueue(a.ID)
+		}
+	}
 	r.Status = state.StatusRunning
 	r.Error = ""
 	r.PID = ev.PID
@@ -61,10 +67,11 @@ func (m *Machine) tick(now time.Time) []Effect {
 	return out
 }
 
-// schedule picks the agents whose steps start now, round-robin from where
-// the last pick stopped, up to the run's max_parallel steps at a time. It
-// returns their Prepare effects and when to look again for a back-off or
-// a wait that ends.
+// schedule picks the agents whose steps start now, up to the run's
+// max_parallel steps at a time: agents start in the order they became
+// ready (an agent whose retry back-off ends joins the queue then). It
+// returns their Prepare effects and when to look again for a back-off or a
+// wait that ends.
 func (m *Machine) schedule(now time.Time) (out []Effect, wake time.Time) {
 	r := m.run
 	if m.stopping || !m.active() || overBudget(r) {
@@ -81,28 +88,50 @@ func (m *Machine) schedule(now time.Time) (out []Effect, wake time.Time) {
 		r.Status = state.StatusRunning
 		out = append(out, Emit{Event: transcript.Event{Time: now, Type: transcript.EventWaitOver}})
 	}
+	wake = m.dueBackoffs(now)
 	maxPar := max(r.Options.MaxParallel, 1)
-	n, first := len(r.Agents), m.next
-	for k := 0; k < n && len(m.running) < maxPar; k++ {
-		i := (first + k) % n
-		a := &r.Agents[i]
-		if a.Status != state.AgentReady || a.Pending == nil || m.running[a.ID] {
-			continue
+	for len(m.running) < maxPar {
+		id, ok := m.dequeue()
+		if !ok {
+			break
 		}
-		if t, ok := m.notBefore[a.ID]; ok {
-			if now.Before(t) {
-				if wake.IsZero() || t.Before(wake) {
-					wake = t
-				}
-				continue
-			}
-			delete(m.notBefore, a.ID)
+		a := m.agent(id)
+		if a == nil || a.Status != state.AgentReady || a.Pending == nil || m.running[id] {
+			continue // no longer ready: ended, or already started
 		}
-		m.running[a.ID] = true
-		m.next = i + 1
-		out = append(out, Prepare{Agent: a.ID, Step: *a.Pending, Vars: Vars(r, a)})
+		if _, waiting := m.notBefore[id]; waiting {
+			continue // it joins the queue again when its back-off ends
+		}
+		m.running[id] = true
+		out = append(out, Prepare{Agent: id, Step: *a.Pending, Vars: Vars(r, a)})
 	}
 	return out, wake
+}
+
+// dueBackoffs moves the agents whose retry back-off has ended to the ready
+// queue, earliest first, and returns when the next one ends (zero for none).
+func (m *Machine) dueBackoffs(now time.Time) (next time.Time) {
+	var due []string
+	for id, t := range m.notBefore {
+		if now.Before(t) {
+			if next.IsZero() || t.Before(next) {
+				next = t
+			}
+			continue
+		}
+		due = append(due, id)
+	}
+	slices.SortFunc(due, func(a, b string) int {
+		if c := m.notBefore[a].Compare(m.notBefore[b]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	for _, id := range due {
+		delete(m.notBefore, id)
+		m.enqueue(id)
+	}
+	return next
 }
 
 // prepared turns the prepared steps into Starts, after one Save.
@@ -193,9 +222,9 @@ func (m *Machine) stepCap(s *state.Step) float64 {
 func (m *Machine) saveFailed(ev SaveFailed) []Effect {
 	for _, id := range ev.Held {
 		if a := m.agent(id); a != nil && m.running[id] {
-			a.Status = state.AgentReady
 			a.Steps--
 			delete(m.running, id)
+			m.ready(a)
 		}
 		m.touch(id)
 	}

@@ -55,8 +55,14 @@ type Machine struct {
 	notBefore map[string]time.Time
 	// running are the agents whose step is being prepared or runs.
 	running map[string]bool
-	// next is where the round-robin scan for ready agents starts.
-	next int
+	// queue holds the ready agents in the order they became ready, from
+	// head on; queued says which ids it holds. Entries whose agent is no
+	// longer ready when they come up are skipped.
+	queue  []string
+	head   int
+	queued map[string]bool
+	// fresh are the agents added since the last transition enqueued them.
+	fresh []string
 	// limitStreak counts usage limits in a row without a known reset.
 	limitStreak int
 	// stopping: no new step starts (quiesce, cancel, a fatal error).
@@ -76,7 +82,7 @@ func New(r *state.Run) *Machine {
 	if r.SessionCosts == nil {
 		r.SessionCosts = map[string]float64{}
 	}
-	m := &Machine{run: r, dirty: map[string]bool{}, notBefore: map[string]time.Time{}, running: map[string]bool{}}
+	m := &Machine{run: r, dirty: map[string]bool{}, notBefore: map[string]time.Time{}, running: map[string]bool{}, queued: map[string]bool{}}
 	m.reindex()
 	return m
 }
@@ -160,7 +166,40 @@ func (m *Machine) add(a state.Agent) {
 	if !a.Status.Ended() {
 		m.live++
 	}
+	m.fresh = append(m.fresh, a.ID)
 	m.touch(a.ID)
+}
+
+// ready makes an agent ready to run its pending step, after those that
+// became ready before it.
+func (m *Machine) ready(a *state.Agent) {
+	a.Status = state.AgentReady
+	m.enqueue(a.ID)
+}
+
+// enqueue puts an agent at the end of the ready queue, unless it is there.
+func (m *Machine) enqueue(id string) {
+	if m.queued[id] {
+		return
+	}
+	m.queued[id] = true
+	m.queue = append(m.queue, id)
+}
+
+// dequeue takes the first agent of the ready queue; false when it is empty.
+func (m *Machine) dequeue() (string, bool) {
+	if m.head == len(m.queue) {
+		return "", false
+	}
+	id := m.queue[m.head]
+	m.queue[m.head] = ""
+	m.head++
+	if m.head > 1024 && m.head*2 > len(m.queue) { // reclaim the taken half
+		m.queue = append(m.queue[:0:0], m.queue[m.head:]...)
+		m.head = 0
+	}
+	delete(m.queued, id)
+	return id, true
 }
 
 // end marks an agent as ended with status s.

@@ -81,7 +81,13 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 	next.Attempt = 1
 	a.Pending = next
 	a.CurrentState = next.State
-	a.Status = state.AgentReady
+	// The parent's next step is ready before the workers it forked: steps
+	// start in the order they became ready.
+	m.ready(a)
+	for _, id := range m.fresh {
+		m.enqueue(id)
+	}
+	m.fresh = m.fresh[:0]
 
 	name := tag.Name
 	if len(ev.Transition.Forks) > 0 {
@@ -131,7 +137,7 @@ func (m *Machine) complete(a *state.Agent, ev StepEnded, s *state.Step, session 
 func (m *Machine) spawn(parent string, ev StepEnded) ([]string, []Effect) {
 	var spawned []string
 	var effects []Effect
-	p := m.run.Agent(parent)
+	p := m.agent(parent)
 	parentCwd := p.Cwd
 	for i, f := range ev.Transition.Forks {
 		m.run.NextAgentSeq++
