@@ -392,3 +392,51 @@ func TestForkingParentIsNotStarved(t *testing.T) {
 	}
 	assert.Equal(t, []string{"main_w8"}, next)
 }
+
+// Issue 9 item 6: a fork that would make more agents alive than the run's
+// limit fails the forking agent and forks nothing; agents that have ended
+// do not count. A call past the depth limit fails its agent.
+func TestLimits(t *testing.T) {
+	m := oneAgent(state.SessionResume)
+	m.run.Options.MaxAgents = 4
+	m.apply(success(t, `<fork item="a">W.md</fork><fork item="b">W.md</fork><fork item="c">W.md</fork><goto>J.md</goto>`, 0), t0)
+	require.Len(t, m.run.Agents, 4, "main and three workers: at the limit, not past it")
+	m.running["main"] = true
+	m.run.Agents[0].Status = state.AgentRunning
+	effects := m.apply(success(t, `<fork item="d">W.md</fork><goto>J.md</goto>`, 0), t0)
+	assert.Len(t, m.run.Agents, 4, "nothing forked")
+	assert.Equal(t, state.AgentFailed, m.run.Agents[0].Status)
+	assert.Contains(t, m.run.Agents[0].LastError, "forking 1 agents would make 5 alive at once, over the run's limit of 4")
+	require.NotEmpty(t, effects)
+	assert.Equal(t, "agent_failed", effects[0].event.Type)
+
+	// Once a worker has ended, there is room for one more.
+	m = oneAgent(state.SessionResume)
+	m.run.Options.MaxAgents = 2
+	m.apply(success(t, `<fork item="a">W.md</fork><goto>J.md</goto>`, 0), t0)
+	m.running["main_w1"] = true
+	m.run.Agents[1].Status = state.AgentRunning
+	m.apply(stepDone{agent: "main_w1", res: &claude.Result{Outcome: claude.Success, HasResult: true, Text: "<result>a</result>"},
+		tr: mustParse(t, "<result>a</result>")}, t0)
+	m.running["main"] = true
+	m.run.Agents[0].Status = state.AgentRunning
+	m.apply(success(t, `<fork item="b">W.md</fork><goto>J.md</goto>`, 0), t0)
+	assert.Len(t, m.run.Agents, 3)
+	assert.Equal(t, state.AgentReady, m.run.Agents[0].Status)
+
+	// A call that would stack a frame past the depth limit.
+	m = oneAgent(state.SessionResume, state.Frame{Session: "c1", Ref: state.Ref{State: "R.md"}}, state.Frame{Session: "c2", Ref: state.Ref{State: "R.md"}})
+	m.run.Options.MaxDepth = 2
+	m.apply(success(t, `<call return="R.md">C.md</call>`, 0), t0)
+	a := m.run.Agents[0]
+	assert.Equal(t, state.AgentFailed, a.Status)
+	assert.Len(t, a.Stack, 2, "no frame pushed")
+	assert.Contains(t, a.LastError, "<call> would stack 3 frames, over the run's limit of 2")
+}
+
+func mustParse(t *testing.T, text string) parsing.Transition {
+	t.Helper()
+	tr, err := parsing.Parse(text)
+	require.NoError(t, err)
+	return tr
+}

@@ -16,6 +16,9 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 	now := ev.Now
 	s := a.Pending
 	tag := ev.Transition.Tag
+	if reason := m.overLimit(a, ev); reason != "" {
+		return m.fail(a, now, fmt.Sprintf("%s: %s", s.State, reason))
+	}
 	session := ev.Result.SessionID
 	if session == "" {
 		session = sessionOf(s)
@@ -109,6 +112,23 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 			Session: session, CostUSD: ptr(cost), TotalCostUSD: ptr(m.run.TotalCostUSD), Depth: len(a.Stack), Payload: tr.Payload},
 	}}
 	return append(out, effects...)
+}
+
+// overLimit says why a transition would take the run past one of its
+// limits (issue: a fork bomb, a runaway recursion), or "" when it does not.
+// The agent fails; its siblings go on, and nothing of the transition is
+// applied: a resume with a higher limit runs its step again.
+func (m *Machine) overLimit(a *state.Agent, ev StepEnded) string {
+	maxAgents, maxDepth := m.run.Options.Limits()
+	switch tag := ev.Transition.Tag; {
+	case len(ev.Transition.Forks) > 0 && m.live+len(ev.Transition.Forks) > maxAgents:
+		return fmt.Sprintf("forking %d agents would make %d alive at once, over the run's limit of %d (--max-agents, config max_agents); nothing was forked",
+			len(ev.Transition.Forks), m.live+len(ev.Transition.Forks), maxAgents)
+	case (tag.Name == parsing.Call || tag.Name == parsing.Function) && len(a.Stack)+1 > maxDepth:
+		return fmt.Sprintf("<%s> would stack %d frames, over the run's limit of %d (--max-depth, config max_depth): is the workflow calling itself without end?",
+			tag.Name, len(a.Stack)+1, maxDepth)
+	}
+	return ""
 }
 
 // complete ends an agent whose <result> found an empty stack.

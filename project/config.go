@@ -18,7 +18,7 @@ import (
 // error message lists them. They mirror the flags of raymond run; --input
 // is not one.
 var ConfigKeys = []string{
-	"model", "effort", "budget", "max_parallel", "timeout", "no_wait",
+	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "timeout", "no_wait",
 	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet",
 }
 
@@ -30,6 +30,8 @@ type Settings struct {
 	Effort          *string
 	Budget          *float64 // USD, positive
 	MaxParallel     *int
+	MaxAgents       *int
+	MaxDepth        *int
 	Timeout         *time.Duration // 0 means never
 	NoWait          *bool
 	PermissionMode  *string
@@ -159,16 +161,11 @@ func (s *Settings) set(key string, v any) error {
 			}
 		}
 	case "max_parallel":
-		n, ok := v.(int64)
-		switch {
-		case !ok:
-			err = fmt.Errorf("max_parallel must be a whole number, not %s", tomlType(v))
-		case n < 1 || n > math.MaxInt32:
-			err = fmt.Errorf("max_parallel must be at least 1, not %d", n)
-		default:
-			m := int(n)
-			s.MaxParallel = &m
-		}
+		s.MaxParallel, err = tomlCount(key, v)
+	case "max_agents":
+		s.MaxAgents, err = tomlCount(key, v)
+	case "max_depth":
+		s.MaxDepth, err = tomlCount(key, v)
 	case "timeout":
 		var d time.Duration
 		switch t := v.(type) {
@@ -260,4 +257,17 @@ func CheckBudget(usd float64) error {
 		return fmt.Errorf("the budget must be a positive amount of USD, not %v", usd)
 	}
 	return nil
+}
+
+// tomlCount reads a whole number of at least 1.
+func tomlCount(key string, v any) (*int, error) {
+	n, ok := v.(int64)
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("%s must be a whole number, not %s", key, tomlType(v))
+	case n < 1 || n > math.MaxInt32:
+		return nil, fmt.Errorf("%s must be at least 1, not %d", key, n)
+	}
+	m := int(n)
+	return &m, nil
 }

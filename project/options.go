@@ -24,6 +24,8 @@ func (p *Project) NewOptions(g Given) (state.Options, float64) {
 		Model:           pick(g.Model, cfg.Model, ""),
 		Effort:          pick(g.Effort, cfg.Effort, ""),
 		MaxParallel:     pick(g.MaxParallel, cfg.MaxParallel, state.DefaultMaxParallel),
+		MaxAgents:       pick(g.MaxAgents, cfg.MaxAgents, 0), // 0: the default (Options.Limits)
+		MaxDepth:        pick(g.MaxDepth, cfg.MaxDepth, 0),
 		Timeout:         state.Duration(pick(g.Timeout, cfg.Timeout, state.DefaultTimeout)),
 		NoWait:          pick(g.NoWait, cfg.NoWait, false),
 		PermissionMode:  pick(g.PermissionMode, cfg.PermissionMode, state.DefaultPermissionMode),
@@ -64,6 +66,8 @@ func Override(r *state.Run, given Settings) {
 	set(given.Model, &o.Model)
 	set(given.Effort, &o.Effort)
 	set(given.MaxParallel, &o.MaxParallel)
+	set(given.MaxAgents, &o.MaxAgents)
+	set(given.MaxDepth, &o.MaxDepth)
 	if given.Timeout != nil {
 		o.Timeout = state.Duration(*given.Timeout)
 	}

@@ -124,9 +124,24 @@ type Wait struct {
 // Defaults of the options cli.md gives defaults for.
 const (
 	DefaultMaxParallel    = 8
+	DefaultMaxAgents      = 2000
+	DefaultMaxDepth       = 64
 	DefaultTimeout        = 10 * time.Minute
 	DefaultPermissionMode = "acceptEdits"
 )
+
+// Limits returns the run's agent and depth limits, with the defaults for
+// those not set.
+func (o Options) Limits() (agents, depth int) {
+	agents, depth = o.MaxAgents, o.MaxDepth
+	if agents <= 0 {
+		agents = DefaultMaxAgents
+	}
+	if depth <= 0 {
+		depth = DefaultMaxDepth
+	}
+	return agents, depth
+}
 
 // Options are the flags of run, start and resume (cli.md) that shape how a run
 // is driven. resume may override them; the file keeps the latest.
@@ -139,6 +154,13 @@ type Options struct {
 	Effort string `json:"effort,omitempty"`
 	// MaxParallel is the most steps that run at once.
 	MaxParallel int `json:"max_parallel"`
+	// MaxAgents is the most agents alive at once in the run, main
+	// included; a fork past it fails the forking agent. 0 means
+	// DefaultMaxAgents (runs made before the limit existed).
+	MaxAgents int `json:"max_agents,omitempty"`
+	// MaxDepth is the deepest an agent's return stack may grow; a call or
+	// function past it fails the agent. 0 means DefaultMaxDepth.
+	MaxDepth int `json:"max_depth,omitempty"`
 	// Timeout kills a step that prints nothing for this long; 0 means never.
 	Timeout Duration `json:"timeout"`
 	// NoWait pauses the run on a usage limit instead of sleeping.

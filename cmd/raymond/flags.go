@@ -36,6 +36,8 @@ type runFlags struct {
 	effort          string
 	budget          float64
 	maxParallel     int
+	maxAgents       int
+	maxDepth        int
 	timeout         string
 	noWait          bool
 	permissionMode  string
@@ -71,6 +73,8 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	fs.StringVar(&f.effort, "effort", "", "default `EFFORT` of states without an effort")
 	fs.Float64Var(&f.budget, "budget", 0, "stop starting paid steps once the run has cost `USD` (default: unlimited)")
 	fs.IntVar(&f.maxParallel, "max-parallel", orchestrator.DefaultMaxParallel, "run at most `N` steps at the same time")
+	fs.IntVar(&f.maxAgents, "max-agents", state.DefaultMaxAgents, "fail a fork that would make more than `N` agents alive at once")
+	fs.IntVar(&f.maxDepth, "max-depth", state.DefaultMaxDepth, "fail a call or function that would stack more than `N` frames")
 	fs.StringVar(&f.timeout, "timeout", orchestrator.DefaultTimeout.String(),
 		"kill a step that prints nothing for `DUR` (90s, 10m; a bare number is seconds; 0 = never)")
 	fs.BoolVar(&f.noWait, "no-wait", false, "on a usage limit, pause and exit instead of sleeping until the reset")
@@ -101,8 +105,13 @@ func (f *runFlags) check(h help) error {
 			return h.usageError("--budget: %v", err)
 		}
 	}
-	if f.changed("max-parallel") && f.maxParallel < 1 {
-		return h.usageError("--max-parallel must be at least 1, not %d", f.maxParallel)
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"max-parallel", f.maxParallel}, {"max-agents", f.maxAgents}, {"max-depth", f.maxDepth}} {
+		if f.changed(c.name) && c.n < 1 {
+			return h.usageError("--%s must be at least 1, not %d", c.name, c.n)
+		}
 	}
 	if f.fs.Lookup("timeout") != nil {
 		d, err := project.ParseTimeout(f.timeout)
@@ -135,6 +144,8 @@ func (f *runFlags) settings() project.Settings {
 		Effort:          given(f, "effort", f.effort),
 		Budget:          given(f, "budget", f.budget),
 		MaxParallel:     given(f, "max-parallel", f.maxParallel),
+		MaxAgents:       given(f, "max-agents", f.maxAgents),
+		MaxDepth:        given(f, "max-depth", f.maxDepth),
 		Timeout:         given(f, "timeout", f.timeoutDur),
 		NoWait:          given(f, "no-wait", f.noWait),
 		PermissionMode:  given(f, "permission-mode", f.permissionMode),
