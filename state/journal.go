@@ -39,6 +39,7 @@ type Journal struct {
 	snapSize int64                      // bytes of that snapshot
 	header   map[string]json.RawMessage // the header the disk holds, as header returns it
 	costs    map[string]float64         // the session costs the disk holds
+	index    AgentIndex                 // the run's agents by id, for Save's picks
 	// dirty is set when the journal may hold bytes past size (a failed
 	// append), or the snapshot on disk is in doubt (a failed compaction):
 	// Save then compacts instead of appending, until a compaction succeeds.
@@ -88,21 +89,48 @@ func (s *Store) Journal(r *Run) (*Journal, error) {
 // writes r in full as a new generation and empties the journal. On error the
 // state on disk is the one of the previous successful Save (or the state
 // saved now, when only the compaction failed), and the next Save compacts.
+//
+// Save compares every entry of r.SessionCosts with what the disk holds,
+// which takes time in proportion to the sessions of the whole run; a driver
+// that knows which entries it changed calls Commit instead.
 func (j *Journal) Save(r *Run, agents ...string) error {
-	if err := j.save(r, agents); err != nil {
+	if err := j.save(r, agents, nil, true); err != nil {
 		return fmt.Errorf("save run %s: %w", j.id, err)
 	}
 	return nil
 }
 
-func (j *Journal) save(r *Run, ids []string) error {
+// Change names what changed in a run since the last Commit or Save.
+type Change struct {
+	// Agents are the ids of the agents changed or created (in any order;
+	// duplicates are fine).
+	Agents []string
+	// Sessions are the ids of the sessions whose entry in SessionCosts was
+	// added or changed. An entry changed but not named here may not be saved.
+	Sessions []string
+}
+
+// Commit is Save told which session costs changed: it saves the header, the
+// agents of c and the entries of r.SessionCosts that c names, in time that
+// does not grow with the run's other agents and sessions. Everything Save
+// says about durability, order and errors holds for Commit.
+func (j *Journal) Commit(r *Run, c Change) error {
+	if err := j.save(r, c.Agents, c.Sessions, false); err != nil {
+		return fmt.Errorf("save run %s: %w", j.id, err)
+	}
+	return nil
+}
+
+// save saves r with the agents ids; allCosts compares every session cost
+// with the disk's, else only those of sessions.
+func (j *Journal) save(r *Run, ids, sessions []string, allCosts bool) error {
 	switch {
 	case j.f == nil:
 		return errors.New("its journal is closed")
 	case r.WorkflowID != j.id:
 		return fmt.Errorf("the journal is run %s's, not run %s's", j.id, r.WorkflowID)
 	}
-	agents, err := pick(r, ids)
+	agents, err := j.pick(r, ids)
 	if err != nil {
 		return err
 	}
@@ -114,7 +142,12 @@ func (j *Journal) save(r *Run, ids []string) error {
 	before := stampsOf(r)
 	stamp(r)
 	r.Gen = j.gen
-	line := journalLine{Gen: j.gen, Agents: agents, SessionCosts: j.changedCosts(r)}
+	line := journalLine{Gen: j.gen, Agents: agents}
+	if allCosts {
+		line.SessionCosts = j.changedCosts(r)
+	} else {
+		line.SessionCosts = j.namedCosts(r, sessions)
+	}
 	hdr, err := header(r)
 	var data []byte
 	if err == nil {
@@ -142,10 +175,10 @@ func (j *Journal) save(r *Run, ids []string) error {
 
 // pick returns the agents of r named by ids, once each, in their order in
 // r.Agents.
-func pick(r *Run, ids []string) ([]Agent, error) {
+func (j *Journal) pick(r *Run, ids []string) ([]Agent, error) {
 	at := make([]int, 0, len(ids))
 	for _, id := range ids {
-		i := agentIndex(r.Agents, id)
+		i := j.index.Find(r.Agents, id)
 		if i < 0 {
 			return nil, fmt.Errorf("it has no agent %q", id)
 		}
@@ -160,23 +193,31 @@ func pick(r *Run, ids []string) ([]Agent, error) {
 	return agents, nil
 }
 
-// agentIndex returns the position of agent id in agents, -1 when absent. A
-// linear scan is a few microseconds for thousands of agents, next to the
-// milliseconds of the fsync that follows.
-func agentIndex(agents []Agent, id string) int {
-	for i := range agents {
-		if agents[i].ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
 // changedCosts returns the entries of r.SessionCosts that the disk does not
 // hold yet, nil when there are none.
 func (j *Journal) changedCosts(r *Run) map[string]float64 {
 	var changed map[string]float64
 	for k, v := range r.SessionCosts {
+		if old, ok := j.costs[k]; ok && old == v {
+			continue
+		}
+		if changed == nil {
+			changed = make(map[string]float64)
+		}
+		changed[k] = v
+	}
+	return changed
+}
+
+// namedCosts returns the entries of r.SessionCosts among sessions that the
+// disk does not hold yet, nil when there are none.
+func (j *Journal) namedCosts(r *Run, sessions []string) map[string]float64 {
+	var changed map[string]float64
+	for _, k := range sessions {
+		v, ok := r.SessionCosts[k]
+		if !ok {
+			continue
+		}
 		if old, ok := j.costs[k]; ok && old == v {
 			continue
 		}

@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -292,4 +293,54 @@ func TestJournalFanoutSmoke(t *testing.T) {
 	assert.Len(t, got.Agents, 51)
 	assert.Equal(t, StatusCompleted, got.Status)
 	assert.True(t, slices.ContainsFunc(got.Agents, func(a Agent) bool { return a.Status == AgentCompleted }))
+}
+
+// TestJournalCommitRoundTrip is TestJournalRoundTrip through Commit, told
+// the session costs that changed: Read still returns the run as it is in
+// memory.
+func TestJournalCommitRoundTrip(t *testing.T) {
+	smallFloor(t, 2<<10)
+	for seed := range uint64(6) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 43))
+			s := openStore(t)
+			r, j := startRun(t, s, "prop")
+			for i := range 150 {
+				costs := maps.Clone(r.SessionCosts)
+				ids := mutate(rng, r)
+				var sessions []string
+				for k, v := range r.SessionCosts {
+					if old, ok := costs[k]; !ok || old != v {
+						sessions = append(sessions, k)
+					}
+				}
+				require.NoError(t, j.Commit(r, Change{Agents: ids, Sessions: sessions}), "commit %d", i)
+				requireOnDisk(t, s, r, "after commit %d", i)
+				if rng.IntN(25) == 0 {
+					crash(t, j)
+					var err error
+					r, err = s.Read("prop")
+					require.NoError(t, err)
+					j, err = s.Journal(r)
+					require.NoError(t, err)
+				}
+			}
+			require.NoError(t, j.Close())
+			requireOnDisk(t, s, r, "after close")
+		})
+	}
+}
+
+// TestJournalCommitNamesSessions: Commit writes the session costs it is
+// told of, and those only.
+func TestJournalCommitNamesSessions(t *testing.T) {
+	s := openStore(t)
+	r, j := startRun(t, s, "named")
+	r.SessionCosts = map[string]float64{"s1": 0.5, "s2": 0.25}
+	require.NoError(t, j.Commit(r, Change{Sessions: []string{"s1", "gone"}}))
+	got, err := s.Read("named")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]float64{"s1": 0.5}, got.SessionCosts)
+	require.NoError(t, j.Commit(r, Change{Sessions: []string{"s2"}}))
+	requireOnDisk(t, s, r)
 }
