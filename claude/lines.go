@@ -29,8 +29,27 @@ type lineReader struct {
 	max int
 }
 
+// readers holds the 64 KiB buffered readers of steps that ended, for the
+// next steps: a fan-out of thousands of steps would otherwise allocate and
+// clear two of them per step.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+// newLineReader returns a reader of r's lines; release it when done.
 func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &lineReader{br: br, max: max}
+}
+
+// release gives the reader's buffer back for another step: no line it
+// returned may be used after.
+func (lr *lineReader) release() {
+	if lr.br == nil {
+		return
+	}
+	lr.br.Reset(nil)
+	readers.Put(lr.br)
+	lr.br, lr.buf = nil, nil
 }
 
 // next returns the next line without its newline. The slice is valid until

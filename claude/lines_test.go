@@ -51,6 +51,32 @@ func TestLineReader(t *testing.T) {
 	}
 }
 
+// TestLineReaderRelease: a reader given back with bytes still buffered
+// hands none of them to the next reader that reuses its buffer.
+func TestLineReaderRelease(t *testing.T) {
+	for range 3 {
+		first := newLineReader(strings.NewReader("a\nleft over\n"), maxLine)
+		line, _, err := first.next()
+		if err != nil || string(line) != "a" {
+			t.Fatalf("first line = %q, %v; want \"a\"", line, err)
+		}
+		first.release()
+		first.release() // a second release does nothing
+
+		second := newLineReader(strings.NewReader("b\n"), maxLine)
+		var got []string
+		for {
+			line, _, err := second.next()
+			if err != nil {
+				break
+			}
+			got = append(got, string(line))
+		}
+		second.release()
+		eq(t, "lines after reuse", got, []string{"b"})
+	}
+}
+
 func TestTail(t *testing.T) {
 	tl := &tail{size: 8}
 	for _, s := range []string{"abc", "defg", "hij"} {

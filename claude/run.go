@@ -108,6 +108,7 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 		}
 		st.decode(line)
 	}
+	lr.release()
 	readers.Wait()
 	waitErr := cmd.Wait()
 	idle.stop()
@@ -232,6 +233,7 @@ func lookExecutable(name string) (string, error) {
 // readStderr passes stderr on line by line and keeps its tail.
 func readStderr(r io.Reader, t *tail, idle *watchdog, on func(string)) {
 	lr := newLineReader(r, maxStderrLine)
+	defer lr.release()
 	for {
 		line, _, err := lr.next()
 		if err != nil {
