@@ -152,7 +152,7 @@ func (j *Journal) save(r *Run, ids, sessions []string, allCosts bool) error {
 	var data []byte
 	if err == nil {
 		line.Header, line.Unset = diffHeader(j.header, hdr)
-		data, err = json.Marshal(&line)
+		data, err = marshalLine(&line)
 	}
 	if err == nil {
 		err = j.append(append(data, '\n'))

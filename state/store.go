@@ -100,11 +100,7 @@ func encode(r *Run) ([]byte, error) {
 	}
 	stamp(r)
 	r.Gen++
-	data, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return append(data, '\n'), nil
+	return marshalRun(r)
 }
 
 // stamp sets what every write of r sets: Version and UpdatedAt, and CreatedAt
