@@ -353,31 +353,52 @@ func BenchmarkFanout1000(b *testing.B) {
 		d, id := newRun(b, root, wf, state.Options{ClaudePath: f.exe})
 		d.Runner = &shrinking{script: path}
 		return d, id
-	}, func() { spawnMany(b, f, "replies:\n"+workerScript) }, int64(len("replies:\n"+workerScript)))
+	}, func() {
+		f.fresh(b, "replies:\n"+workerScript)
+		spawnMany(b, f, fanoutWidth+2)
+	}, int64(len("replies:\n"+workerScript)))
 }
 
 // BenchmarkFanout1000Instant is BenchmarkFanout1000 against instantclaude.
 func BenchmarkFanout1000Instant(b *testing.B) {
-	f := newInstant(b)
-	wf := writeWorkflow(b, fanoutFiles)
-	script := rules("Start", forkText(fanoutWidth), "Work on", "<result>ok</result>", "Finish", "<result>done</result>")
-	root := b.TempDir()
-	benchFanout(b, fanoutWidth, func() (*orchestrator.Driver, string) {
-		f.fresh(b, script)
-		return newRun(b, root, wf, state.Options{ClaudePath: f.exe})
-	}, func() { spawnMany(b, f, script) }, 0)
+	benchFanoutInstant(b, fanoutWidth, true)
 }
 
-// spawnMany is the floor of the fan-out: as many bare fake processes as the
-// run has steps, each a new session with a worker's prompt, at most
-// DefaultMaxParallel at once.
-func spawnMany(b *testing.B, f *fake, script string) {
+// BenchmarkFanout10000Instant is BenchmarkFanout1000Instant with 10,000
+// workers, for its peak memory (at most 40 MiB); it measures no floor.
+func BenchmarkFanout10000Instant(b *testing.B) {
+	benchFanoutInstant(b, 10*fanoutWidth, false)
+}
+
+// benchFanoutInstant runs benchFanout against instantclaude, with the floor
+// of width+2 bare spawns when withFloor is set.
+func benchFanoutInstant(b *testing.B, width int, withFloor bool) {
+	f := newInstant(b)
+	wf := writeWorkflow(b, fanoutFiles)
+	script := rules("Start", forkText(width), "Work on", "<result>ok</result>", "Finish", "<result>done</result>")
+	root := b.TempDir()
+	var floor func()
+	if withFloor {
+		floor = func() {
+			f.fresh(b, script)
+			spawnMany(b, f, width+2)
+		}
+	}
+	benchFanout(b, width, func() (*orchestrator.Driver, string) {
+		f.fresh(b, script)
+		return newRun(b, root, wf, state.Options{ClaudePath: f.exe})
+	}, floor, 0)
+}
+
+// spawnMany is the floor of the fan-out: n bare fake processes, as many as
+// the run has steps, each a new session with a worker's prompt, at most
+// DefaultMaxParallel at once, against the fake's current script.
+func spawnMany(b *testing.B, f *fake, n int) {
 	b.Helper()
-	f.fresh(b, script)
 	cwd := b.TempDir()
 	var g errgroup.Group
 	g.SetLimit(orchestrator.DefaultMaxParallel)
-	for i := range fanoutWidth + 2 {
+	for i := range n {
 		g.Go(func() error {
 			_, err := f.spawn(context.Background(), fmt.Sprintf("Work on w%04d.\n", i), cwd, "")
 			return err
