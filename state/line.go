@@ -34,11 +34,70 @@ func header(r *Run) (map[string]json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
+	fields, err := topFields(data)
+	if err != nil {
 		return nil, err
 	}
 	delete(fields, "agents") // null: it has no omitempty
+	return fields, nil
+}
+
+// topFields splits the JSON object that json.Marshal wrote into its fields:
+// what json.Unmarshal into a map of json.RawMessage returns, without
+// decoding the object a second time (every Save does this). The values are
+// slices of data. Keys are returned as written: json.Marshal escapes none of
+// the field names of a Run.
+func topFields(data []byte) (map[string]json.RawMessage, error) {
+	fields := make(map[string]json.RawMessage, 16)
+	bad := func() (map[string]json.RawMessage, error) {
+		return nil, fmt.Errorf("split the fields of %.40q: not a compact JSON object", data)
+	}
+	if len(data) < 2 || data[0] != '{' || data[len(data)-1] != '}' {
+		return bad()
+	}
+	i, end := 1, len(data)-1
+	for i < end {
+		// A key: a string without escapes, then a colon.
+		if data[i] != '"' {
+			return bad()
+		}
+		k := bytes.IndexByte(data[i+1:end], '"')
+		if k < 0 || i+k+2 >= end || data[i+k+2] != ':' {
+			return bad()
+		}
+		key := string(data[i+1 : i+1+k])
+		i += k + 3
+		// A value: up to the comma or the end at depth 0, outside strings.
+		start, depth, inString := i, 0, false
+		for ; i < end; i++ {
+			c := data[i]
+			switch {
+			case inString:
+				if c == '\\' {
+					i++
+				} else if c == '"' {
+					inString = false
+				}
+				continue
+			case c == '"':
+				inString = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				depth--
+			}
+			if c == ',' && depth == 0 {
+				break
+			}
+		}
+		if start == i || depth != 0 || inString {
+			return bad()
+		}
+		fields[key] = json.RawMessage(data[start:i])
+		if i < end {
+			i++ // the comma
+		}
+	}
 	return fields, nil
 }
 

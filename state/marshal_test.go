@@ -57,3 +57,45 @@ func TestMarshalRunIsJSONMarshal(t *testing.T) {
 		})
 	}
 }
+
+// TestTopFieldsIsUnmarshal: header splits the fields of a run's JSON as
+// json.Unmarshal does, whatever its strings hold.
+func TestTopFieldsIsUnmarshal(t *testing.T) {
+	check := func(t *testing.T, r *Run) {
+		t.Helper()
+		h := *r
+		h.Agents, h.SessionCosts = nil, nil
+		data, err := json.Marshal(&h)
+		must(t, err)
+		var want map[string]json.RawMessage
+		must(t, json.Unmarshal(data, &want))
+		got, err := topFields(data)
+		must(t, err)
+		if len(got) != len(want) {
+			t.Fatalf("topFields has %d fields, want %d\n%s", len(got), len(want), data)
+		}
+		for k, v := range want {
+			if !bytes.Equal(got[k], v) {
+				t.Fatalf("field %s = %s, want %s", k, got[k], v)
+			}
+		}
+	}
+	r := fullRun("fields")
+	check(t, r)
+	r.Error = `a "quoted" {brace} [bracket], comma \ backslash \" <tag> ` + "\x00\u2028é"
+	r.Warned = append(r.Warned, r.Error, `}`, `\`, `"`)
+	r.Options.Model = `,"x":{`
+	check(t, r)
+	check(t, &Run{})
+	rng := rand.New(rand.NewPCG(1, 2))
+	r = &Run{WorkflowID: "rnd", Agents: []Agent{{ID: "main"}}}
+	for range 100 {
+		mutate(rng, r)
+		check(t, r)
+	}
+	for _, bad := range []string{"", "{", `{"a"}`, `{"a":}`, `{"a":{"b":1}`, `["a"]`, `{"a":"x}`} {
+		if _, err := topFields([]byte(bad)); err == nil {
+			t.Errorf("topFields(%q) did not fail", bad)
+		}
+	}
+}
