@@ -93,11 +93,16 @@ func (s *StepLog) open() bool {
 	if s.lines != nil {
 		return true
 	}
-	if err := os.MkdirAll(s.w.dir, 0o755); err != nil {
-		s.w.fail(fmt.Errorf("create transcript folder: %w", err))
-		return false
-	}
+	// The folder is there but for the first step or after someone removed
+	// it: create it only then, not with a system call at every step.
 	f, err := os.OpenFile(s.path(linesSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(s.w.dir, 0o755); err != nil {
+			s.w.fail(fmt.Errorf("create transcript folder: %w", err))
+			return false
+		}
+		f, err = os.OpenFile(s.path(linesSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	}
 	if err != nil {
 		s.w.fail(fmt.Errorf("open transcript: %w", err))
 		return false
