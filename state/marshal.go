@@ -85,17 +85,19 @@ func marshalLine(line *journalLine) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// estimate guesses the size of skeleton with agents in it, from the size
-// of the first and the last agent, so that the buffer is allocated once.
+// estimate guesses the size of skeleton with agents in it, from the largest
+// of a few agents and a margin, so that the buffer is allocated once: an
+// estimate short by a byte costs a second buffer twice the size.
 func estimate(skeleton []byte, agents []Agent) int {
 	if len(agents) == 0 {
 		return len(skeleton)
 	}
-	size := func(a *Agent) int {
-		data, _ := json.Marshal(a)
-		return len(data) + 1
+	most := 0
+	for _, i := range []int{0, len(agents) / 3, len(agents) / 2, 2 * len(agents) / 3, len(agents) - 1} {
+		data, _ := json.Marshal(&agents[i])
+		most = max(most, len(data)+1)
 	}
-	return len(skeleton) + len(agents)*max(size(&agents[0]), size(&agents[len(agents)-1]))*9/8
+	return len(skeleton) + len(agents)*most*5/4
 }
 
 // splice writes skeleton to buf with the agents placeholder replaced by
