@@ -157,7 +157,7 @@ func TestApplyRunEnds(t *testing.T) {
 	m = oneAgent(state.SessionResume)
 	m.run.Agents = append(m.run.Agents, state.Agent{ID: "main_w1", Status: state.AgentFailed})
 	m.apply(success(t, "<result>x</result>", 0), t0)
-	require.Equal(t, []Effect{Save{Agents: []string{"main"}}, Done{}}, m.Apply(Tick{Now: t0}))
+	require.Equal(t, []Effect{Save{Agents: []string{"main"}, Sessions: []string{"s1"}}, Done{}}, m.Apply(Tick{Now: t0}))
 	assert.Equal(t, state.StatusFailed, m.run.Status)
 	// Issue 9 item 5: a failed worker does not hide main's result.
 	assert.Equal(t, "x", *m.run.Result)

@@ -58,8 +58,8 @@ func (m *Machine) tick(now time.Time) []Effect {
 			return append(out, done...) // settling saves
 		}
 	}
-	if len(m.dirty) > 0 {
-		out = append(out, Save{Agents: m.takeDirty()})
+	if len(m.dirty) > 0 || len(m.costed) > 0 {
+		out = append(out, m.save())
 	}
 	if !wake.IsZero() {
 		out = append(out, Wake{At: wake})
@@ -144,8 +144,8 @@ func (m *Machine) prepared(ev Prepared) []Effect {
 			starts = append(starts, *start)
 		}
 	}
-	if len(starts) > 0 || len(m.dirty) > 0 {
-		out = append(out, Save{Agents: m.takeDirty()})
+	if len(starts) > 0 || len(m.dirty) > 0 || len(m.costed) > 0 {
+		out = append(out, m.save())
 	}
 	return append(out, starts...)
 }
@@ -239,7 +239,7 @@ func (m *Machine) settle(now time.Time) []Effect {
 	r := m.run
 	if m.finished() {
 		m.settled = true
-		return []Effect{Save{Agents: m.takeDirty()}, Done{}}
+		return []Effect{m.save(), Done{}}
 	}
 	switch {
 	case m.stopping:
@@ -268,7 +268,7 @@ func (m *Machine) settle(now time.Time) []Effect {
 	}
 	return []Effect{
 		Emit{Event: transcript.Event{Time: now, Type: kind, Status: string(r.Status), Message: r.Error}},
-		Save{Agents: m.takeDirty()},
+		m.save(),
 		Done{},
 	}
 }
@@ -283,7 +283,7 @@ func (m *Machine) waiting(now time.Time, w *state.Wait) ([]Effect, time.Time) {
 	if r.Status != state.StatusWaiting || !m.waitShown.Equal(w.Until) {
 		r.Status = state.StatusWaiting
 		m.waitShown = w.Until
-		out = append(out, Save{Agents: m.takeDirty()},
+		out = append(out, m.save(),
 			Emit{Event: transcript.Event{Time: now, Type: transcript.EventWait, Until: ptr(w.Until), Message: w.Reason}})
 	} else if !now.Before(m.nextTick) {
 		out = append(out, Emit{Event: transcript.Event{Time: now, Type: transcript.EventWaitTick, Until: ptr(w.Until)}})

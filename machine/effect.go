@@ -28,10 +28,11 @@ type Start struct {
 	Request step.Request
 }
 
-// Save asks for the run to be written: its header and the agents listed,
-// which are those changed since the last Save.
+// Save asks for the run to be written: its header, the agents listed and
+// the session costs listed, which are those changed since the last Save.
 type Save struct {
-	Agents []string
+	Agents   []string
+	Sessions []string
 }
 
 // Emit publishes an event of the run to its sinks: the transcript, the

@@ -49,8 +49,10 @@ type Machine struct {
 	index map[string]int
 	// live counts the agents that have not ended.
 	live int
-	// dirty are the agents changed since the last Save.
-	dirty map[string]bool
+	// dirty are the agents changed since the last Save; costed the
+	// sessions whose cost changed since then.
+	dirty  map[string]bool
+	costed []string
 	// notBefore holds agents waiting for a retry back-off.
 	notBefore map[string]time.Time
 	// running are the agents whose step is being prepared or runs.
@@ -215,14 +217,16 @@ func (m *Machine) touch(id string) { m.dirty[id] = true }
 // active reports whether any agent has not ended.
 func (m *Machine) active() bool { return m.live > 0 }
 
-// takeDirty returns the agents changed since the last save and forgets them.
-func (m *Machine) takeDirty() []string {
+// save is the Save of what changed since the last one.
+func (m *Machine) save() Save {
 	ids := make([]string, 0, len(m.dirty))
 	for id := range m.dirty {
 		ids = append(ids, id)
 	}
 	clear(m.dirty)
-	return ids
+	s := Save{Agents: ids, Sessions: m.costed}
+	m.costed = nil
+	return s
 }
 
 // finished sets the run's final status when every agent has ended: failed
@@ -256,6 +260,7 @@ func (m *Machine) book(res step.Result) float64 {
 	m.run.TotalCostUSD = math.Round((m.run.TotalCostUSD+c)*1e9) / 1e9
 	if res.SessionID != "" {
 		m.run.SessionCosts[res.SessionID] = res.SessionCostUSD
+		m.costed = append(m.costed, res.SessionID)
 	}
 	return c
 }

@@ -199,7 +199,7 @@ func (g *driving) carry(effects []machine.Effect) {
 		case machine.Emit:
 			g.publish(e.Event, e.Transition)
 		case machine.Save:
-			if err := g.journal.Save(g.m.Run(), e.Agents...); err != nil {
+			if err := g.journal.Commit(g.m.Run(), state.Change{Agents: e.Agents, Sessions: e.Sessions}); err != nil {
 				g.carry(g.m.Apply(machine.SaveFailed{Err: err, Held: held(effects[i+1:])}))
 				return
 			}

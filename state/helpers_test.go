@@ -29,6 +29,8 @@ func fullRun(id string) *Run {
 			Model:           "sonnet",
 			Effort:          "high",
 			MaxParallel:     4,
+			MaxAgents:       100,
+			MaxDepth:        10,
 			Timeout:         Duration(90 * time.Second),
 			NoWait:          true,
 			PermissionMode:  "acceptEdits",
