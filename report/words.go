@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"raymond/claude"
+	"raymond/parsing"
 	"raymond/transcript"
 )
 
@@ -162,7 +163,7 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 	case transcript.EventSummary:
 		return summary(e, free), showImportant
 	case transcript.EventText:
-		t := firstLine(e.Message)
+		t := untagged(firstLine(e.Message))
 		if t == "" {
 			return "", showNone
 		}
@@ -311,4 +312,21 @@ func vars(v map[string]string) string {
 		parts[i] = fmt.Sprintf("%s=%q", k, v[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// untagged is a line of what the model wrote, cut before its first
+// transition tag: while the step runs, a tag is only text, and shown as it
+// was written it would read as a transition taken. The transition line
+// says it once the answer is accepted; a refusal or a retry says why not.
+func untagged(line string) string {
+	cut := len(line)
+	for _, name := range parsing.Names {
+		if i := strings.Index(line, "<"+name); i >= 0 && i < cut {
+			rest := line[i+1+len(name):]
+			if rest == "" || rest[0] == '>' || rest[0] == ' ' || rest[0] == '\t' {
+				cut = i
+			}
+		}
+	}
+	return strings.TrimSpace(line[:cut])
 }

@@ -183,3 +183,22 @@ func TestLiveEventsAreNotPersisted(t *testing.T) {
 		assert.False(t, (&transcript.Event{Type: typ}).Live(), typ)
 	}
 }
+
+// Issue 9 item 17: a tag in what the model writes is cut from the progress
+// line; the prose before it stays.
+func TestTextLineLeavesTagsOut(t *testing.T) {
+	for in, want := range map[string]string{
+		"Moving on. <goto>NEXT.md</goto>":   "Moving on.",
+		"<result>done</result>":             "",
+		"Reading <fork next=\"J\">W</fork>": "Reading",
+		"Use <gotoX> and <results> freely":  "Use <gotoX> and <results> freely",
+		"Plain text":                        "Plain text",
+	} {
+		line, _ := Progress(&transcript.Event{Type: transcript.EventText, State: "S.md", Message: in})
+		if want == "" {
+			assert.Empty(t, line, in)
+			continue
+		}
+		assert.Equal(t, "S.md: "+want, line, in)
+	}
+}
