@@ -223,6 +223,16 @@ func TestParseErrors(t *testing.T) {
 		{"unknown on function", `<function return="R" x="1">N</function>`, Malformed, "<function> has no attribute x; it takes only return and input"},
 		{"keys are case-sensitive", `<call Return="R">N</call>`, Malformed, "<call> has no attribute Return; it takes only return and input"},
 
+		// Malformed: a NUL byte in a value that is passed on.
+		{"NUL in input", "<goto input=\"a\x00b\">N</goto>", Malformed,
+			"the input attribute of <goto> holds a NUL byte, which cannot be passed on to a prompt; write it without one"},
+		{"NUL in a fork variable", "<fork next=\"J\" item=\"\x00\">W</fork>", Malformed,
+			"the item attribute of <fork> holds a NUL byte, which cannot be passed on to a prompt; write it without one"},
+		{"NUL in a payload", "<result>done\x00</result>", Malformed,
+			"the payload of <result> holds a NUL byte, which cannot be passed on to a prompt; write it without one"},
+		{"NUL in a target, quoted visibly", "<goto>A\x00B</goto>", UnsafeTarget,
+			`the target "A\x00B" of <goto>A\x00B</goto> contains the control character U+0000, but a target must be the bare name of a file in the workflow folder`},
+
 		// MissingAttr.
 		{"call without return", "<call>X</call>", MissingAttr,
 			`<call> needs a return attribute naming the state to continue at when it returns, as in <call return="NEXT">X</call>`},

@@ -101,6 +101,27 @@ func checkNames(t Tag) *Error {
 	return nil
 }
 
+// checkNUL refuses a NUL byte in the values t passes on: its attributes
+// (an input, a fork variable) and a result's payload. Such a value would
+// reach a later prompt, and a NUL cannot be passed in a process's
+// arguments: every start of that step would fail, and every resume again,
+// since the value is kept in the run's pending step. Refused here, the
+// answer is a protocol error of the step that wrote it, which can still
+// be corrected (targets are refused by checkNames already).
+func checkNUL(t Tag) *Error {
+	for _, a := range t.Attrs {
+		if strings.IndexByte(a.Value, 0) >= 0 {
+			return &Error{Kind: Malformed, Tag: t.Raw, Msg: fmt.Sprintf(
+				"the %s attribute of <%s> holds a NUL byte, which cannot be passed on to a prompt; write it without one", a.Key, t.Name)}
+		}
+	}
+	if strings.IndexByte(t.Payload, 0) >= 0 {
+		return &Error{Kind: Malformed, Tag: t.Raw, Msg: fmt.Sprintf(
+			"the payload of <%s> holds a NUL byte, which cannot be passed on to a prompt; write it without one", t.Name)}
+	}
+	return nil
+}
+
 // trimStateAttrs trims the values of t's state attributes (StateAttr) in
 // place: like a target, they name a state.
 func trimStateAttrs(t *Tag) {

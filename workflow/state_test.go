@@ -149,6 +149,7 @@ func TestParseStateErrors(t *testing.T) {
 		{"return on goto", fm + "  - {tag: goto, target: A, return: B}\n---\n", "X.md:3: allowed_transitions entry 1: return does not apply to goto"},
 		{"next on call", fm + "  - {tag: call, target: A, next: B}\n---\n", "X.md:3: allowed_transitions entry 1: next does not apply to call"},
 		{"payload on fork", fm + "  - {tag: fork, target: A, payload: B}\n---\n", "X.md:3: allowed_transitions entry 1: payload does not apply to fork"},
+		{"NUL in a payload", fm + "  - {tag: result, payload: \"a\\0\"}\n---\n", "X.md:3: allowed_transitions entry 1: payload holds a NUL byte, which cannot be passed on to a prompt"},
 		{"force_implicit without rules", "---\nmodel: x\nforce_implicit: true\n---\n", "X.md:3: force_implicit needs exactly one allowed transition that fixes everything"},
 		{"force_implicit with a free rule", "---\nforce_implicit: true\n" + "allowed_transitions:\n  - {tag: call, target: A}\n---\n", "X.md:2: force_implicit needs exactly one"},
 		{"force_implicit with two rules", "---\nforce_implicit: true\n" + "allowed_transitions:\n  - {tag: goto, target: A}\n  - {tag: goto, target: B}\n---\n", "X.md:2: force_implicit needs exactly one"},
