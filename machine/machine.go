@@ -270,17 +270,18 @@ func overBudget(r *state.Run) bool {
 	return r.BudgetUSD > 0 && r.TotalCostUSD >= r.BudgetUSD
 }
 
-// Vars are the template values of an agent's pending step: run_id (and its
-// seed-plan name workflow_id), agent_id, state, the fork variables, input.
+// Vars are the template values of an agent's pending step: the fork
+// variables, then run_id (and its seed-plan name workflow_id), agent_id,
+// state and input, which no fork variable can replace (a fork that names
+// one is refused; a run saved by an older raymond may still hold one).
 func Vars(r *state.Run, a *state.Agent) map[string]string {
 	s := a.Pending
-	vars := map[string]string{
-		"run_id": r.WorkflowID, "workflow_id": r.WorkflowID,
-		"agent_id": a.ID, "state": s.State,
-	}
+	vars := make(map[string]string, len(s.Vars)+5)
 	for k, v := range s.Vars {
 		vars[k] = v
 	}
+	vars["run_id"], vars["workflow_id"] = r.WorkflowID, r.WorkflowID
+	vars["agent_id"], vars["state"] = a.ID, s.State
 	if s.Input != nil {
 		vars["input"] = *s.Input
 	}

@@ -27,6 +27,11 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 		}
 		prompt := ""
 		if p.Step.Reminder == "" {
+			if name, ok := workflow.NULPlaceholder(st.Body, p.Vars); ok {
+				err := fmt.Errorf("%s: the value of {{%s}} holds a NUL byte, which cannot be sent in a prompt", st.Name, name)
+				out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: err})
+				continue
+			}
 			prompt = workflow.Render(st.Body, p.Vars)
 		}
 		g.launches[p.Agent] = &launch{st: st}

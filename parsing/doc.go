@@ -62,11 +62,18 @@
 //  4. Attributes: goto takes input; reset takes input and cd; call and
 //     function take return (required: MissingAttr) and input; fork takes
 //     next, cd, input and any other key, which become template variables
-//     (Tag.Vars); result takes none. Anything else is Malformed.
+//     (Tag.Vars), except the reserved names: the built-in template values
+//     (run_id, workflow_id, agent_id, state, result, task_folder, ask_id)
+//     and the names a script's environment keeps (PATH, HOME, …, and the
+//     prefixes RAYMOND_, LD_, DYLD_, BASH_, CLAUDE); result takes none.
+//     Anything else is Malformed.
 //  5. Names: targets, and the values of return (on call and function) and
 //     next (on fork), must be bare file names (see ValidTarget and
 //     StateAttr): EmptyTarget or UnsafeTarget. A target may omit its
 //     extension; nothing here touches the file system.
+//  6. Values: no other attribute value, and no result payload, may hold a
+//     NUL byte (Malformed): it would reach a prompt, which is a process
+//     argument.
 //
 // The values of return and next are trimmed like targets are. On a fork,
 // return is a template variable like any other, kept as written.

@@ -13,7 +13,7 @@ const (
 	SeveralTags
 	// Malformed: a tag whose syntax or attributes are wrong (duplicate attribute,
 	// bad attribute syntax, self-closing tag, unknown attribute, attribute not
-	// allowed on this tag).
+	// allowed on this tag, a NUL byte in an attribute or a payload).
 	Malformed
 	// Unclosed: no tag, but an opening transition tag without its closing tag.
 	Unclosed

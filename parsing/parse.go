@@ -40,6 +40,11 @@ func Parse(text string) (Transition, error) {
 			return Transition{}, perr
 		}
 	}
+	for _, t := range tags {
+		if perr := checkNUL(t); perr != nil {
+			return Transition{}, perr
+		}
+	}
 	return tr, nil
 }
 

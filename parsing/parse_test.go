@@ -135,6 +135,9 @@ func TestParseFork(t *testing.T) {
 		{"return on a fork is a variable", `<fork next="J" return=" a/b ">W</fork>`,
 			tg(Fork, "W", `<fork next="J" return=" a/b ">W</fork>`, at("next", "J"), at("return", " a/b ")),
 			[]Tag{tg(Fork, "W", `<fork next="J" return=" a/b ">W</fork>`, at("next", "J"), at("return", " a/b "))}},
+		{"names are case-sensitive", `<fork next="J" State="s" path="p" Run_ID="r">W</fork>`,
+			tg(Fork, "W", `<fork next="J" State="s" path="p" Run_ID="r">W</fork>`, at("next", "J"), at("State", "s"), at("path", "p"), at("Run_ID", "r")),
+			[]Tag{tg(Fork, "W", `<fork next="J" State="s" path="p" Run_ID="r">W</fork>`, at("next", "J"), at("State", "s"), at("path", "p"), at("Run_ID", "r"))}},
 		{"single fork with goto", g1 + "<goto>MAIN</goto>", tg(Goto, "MAIN", "<goto>MAIN</goto>"), []Tag{plain1}},
 		{"goto first", "<goto>MAIN</goto>" + g1 + g2, tg(Goto, "MAIN", "<goto>MAIN</goto>"), []Tag{plain1, plain2}},
 	}
@@ -222,6 +225,34 @@ func TestParseErrors(t *testing.T) {
 		{"unknown on goto", `<goto item="x">N</goto>`, Malformed, "<goto> has no attribute item; it takes only input"},
 		{"unknown on function", `<function return="R" x="1">N</function>`, Malformed, "<function> has no attribute x; it takes only return and input"},
 		{"keys are case-sensitive", `<call Return="R">N</call>`, Malformed, "<call> has no attribute Return; it takes only return and input"},
+
+		// Malformed: a fork variable with a reserved name (§7, §11.3).
+		{"fork sets run_id", `<fork next="J" item="a" run_id="X">W</fork>`, Malformed,
+			"run_id is a reserved name ({{run_id}} is set by raymond), so a <fork> cannot set it; give the variable another name"},
+		{"fork sets agent_id", `<fork agent_id="Y">W</fork><goto>J</goto>`, Malformed, "agent_id is a reserved name ({{agent_id}} is set by raymond), so a <fork> cannot set it; give the variable another name"},
+		{"fork sets state", `<fork next="J" state="Z">W</fork>`, Malformed, "state is a reserved name ({{state}} is set by raymond), so a <fork> cannot set it; give the variable another name"},
+		{"fork sets workflow_id", `<fork next="J" workflow_id="Z">W</fork>`, Malformed, "workflow_id is a reserved name ({{workflow_id}} is set by raymond), so a <fork> cannot set it; give the variable another name"},
+		{"fork sets result", `<fork next="J" result="Z">W</fork>`, Malformed, "result is a reserved name ({{result}} is set by raymond), so a <fork> cannot set it; give the variable another name"},
+		{"fork sets task_folder", `<fork next="J" task_folder="Z">W</fork>`, Malformed, "task_folder is a reserved name ({{task_folder}} is set by raymond), so a <fork> cannot set it; give the variable another name"},
+		{"fork sets ask_id", `<fork next="J" ask_id="Z">W</fork>`, Malformed, "ask_id is a reserved name ({{ask_id}} is set by raymond), so a <fork> cannot set it; give the variable another name"},
+		{"fork sets PATH", `<fork next="J" PATH="x">W</fork>`, Malformed,
+			"PATH is a reserved name (a script state's environment keeps its own PATH), so a <fork> cannot set it; give the variable another name"},
+		{"fork sets CDPATH", `<fork next="J" CDPATH="x">W</fork>`, Malformed, "CDPATH is a reserved name (a script state's environment keeps its own CDPATH), so a <fork> cannot set it; give the variable another name"},
+		{"fork sets a RAYMOND_ name", `<fork next="J" RAYMOND_RUN_ID="x">W</fork>`, Malformed,
+			"RAYMOND_RUN_ID is a reserved name (names starting with RAYMOND_ are kept for a script state's environment), so a <fork> cannot set it; give the variable another name"},
+		{"fork sets a CLAUDE name", `<fork next="J" CLAUDECODE="1">W</fork>`, Malformed,
+			"CLAUDECODE is a reserved name (names starting with CLAUDE are kept for a script state's environment), so a <fork> cannot set it; give the variable another name"},
+		{"second of a fan-out sets state", `<fork next="J" item="a">W</fork><fork next="J" state="s">W</fork>`, Malformed, "state is a reserved name ({{state}} is set by raymond), so a <fork> cannot set it; give the variable another name"},
+
+		// Malformed: a NUL byte in a value that is passed on.
+		{"NUL in input", "<goto input=\"a\x00b\">N</goto>", Malformed,
+			"the input attribute of <goto> holds a NUL byte, which cannot be passed on to a prompt; write it without one"},
+		{"NUL in a fork variable", "<fork next=\"J\" item=\"\x00\">W</fork>", Malformed,
+			"the item attribute of <fork> holds a NUL byte, which cannot be passed on to a prompt; write it without one"},
+		{"NUL in a payload", "<result>done\x00</result>", Malformed,
+			"the payload of <result> holds a NUL byte, which cannot be passed on to a prompt; write it without one"},
+		{"NUL in a target, quoted visibly", "<goto>A\x00B</goto>", UnsafeTarget,
+			`the target "A\x00B" of <goto>A\x00B</goto> contains the control character U+0000, but a target must be the bare name of a file in the workflow folder`},
 
 		// MissingAttr.
 		{"call without return", "<call>X</call>", MissingAttr,

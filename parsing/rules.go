@@ -37,9 +37,40 @@ func StateAttr(name, key string) bool {
 	return false
 }
 
+// builtinVars are the template values raymond sets itself (protocol §7):
+// input is an attribute of its own, the others cannot be fork variables.
+var builtinVars = []string{"run_id", "workflow_id", "agent_id", "state", "result", "task_folder", "ask_id"}
+
+// envNames and envPrefixes are the names a script state's environment
+// keeps for itself (protocol §11.3).
+var (
+	envNames    = []string{"PATH", "HOME", "SHELL", "USER", "PWD", "TMPDIR", "IFS", "ENV", "BASH_ENV", "CDPATH"}
+	envPrefixes = []string{"RAYMOND_", "LD_", "DYLD_", "BASH_", "CLAUDE"}
+)
+
+// reservedVar says why a fork may not set the variable key, or returns ""
+// when it may. A fork variable that took a built-in's name would change
+// what {{run_id}}, {{agent_id}} or {{state}} mean in the new agent's
+// prompt; one that took a reserved environment name would be dropped from
+// a script's environment. Names are case-sensitive, as placeholders are.
+func reservedVar(key string) string {
+	if slices.Contains(builtinVars, key) {
+		return "{{" + key + "}} is set by raymond"
+	}
+	if slices.Contains(envNames, key) {
+		return "a script state's environment keeps its own " + key
+	}
+	for _, p := range envPrefixes {
+		if strings.HasPrefix(key, p) {
+			return "names starting with " + p + " are kept for a script state's environment"
+		}
+	}
+	return ""
+}
+
 // checkAttrs applies the attribute rules of t's tag: every attribute must be
-// one the tag takes (Malformed), and call and function need return
-// (MissingAttr).
+// one the tag takes, a fork variable must not have a reserved name
+// (Malformed), and call and function need return (MissingAttr).
 func checkAttrs(t Tag) *Error {
 	if keys, ok := allowed[t.Name]; ok {
 		for _, a := range t.Attrs {
@@ -56,6 +87,14 @@ func checkAttrs(t Tag) *Error {
 				msg = fmt.Sprintf("<%s> has no attribute %s; it takes only %s", t.Name, a.Key, strings.Join(keys, " and "))
 			}
 			return &Error{Kind: Malformed, Tag: t.Raw, Msg: msg}
+		}
+	}
+	if t.Name == Fork {
+		for _, a := range t.Attrs {
+			if why := reservedVar(a.Key); why != "" {
+				return &Error{Kind: Malformed, Tag: t.Raw, Msg: fmt.Sprintf(
+					"%s is a reserved name (%s), so a <fork> cannot set it; give the variable another name", a.Key, why)}
+			}
 		}
 	}
 	if t.Name == Call || t.Name == Function {
@@ -97,6 +136,27 @@ func checkNames(t Tag) *Error {
 				"%s=%q in %s %s, but it must be the bare name of a file in the workflow folder",
 				a.Key, a.Value, short(t.Raw), why)}
 		}
+	}
+	return nil
+}
+
+// checkNUL refuses a NUL byte in the values t passes on: its attributes
+// (an input, a fork variable) and a result's payload. Such a value would
+// reach a later prompt, and a NUL cannot be passed in a process's
+// arguments: every start of that step would fail, and every resume again,
+// since the value is kept in the run's pending step. Refused here, the
+// answer is a protocol error of the step that wrote it, which can still
+// be corrected (targets are refused by checkNames already).
+func checkNUL(t Tag) *Error {
+	for _, a := range t.Attrs {
+		if strings.IndexByte(a.Value, 0) >= 0 {
+			return &Error{Kind: Malformed, Tag: t.Raw, Msg: fmt.Sprintf(
+				"the %s attribute of <%s> holds a NUL byte, which cannot be passed on to a prompt; write it without one", a.Key, t.Name)}
+		}
+	}
+	if strings.IndexByte(t.Payload, 0) >= 0 {
+		return &Error{Kind: Malformed, Tag: t.Raw, Msg: fmt.Sprintf(
+			"the payload of <%s> holds a NUL byte, which cannot be passed on to a prompt; write it without one", t.Name)}
 	}
 	return nil
 }

@@ -273,6 +273,10 @@ func dropQuoted(items []item, unclosedOutside bool) []item {
 // maxShort is how many bytes of a tag an error message quotes.
 const maxShort = 80
 
+// shortener puts a tag on one line for a message, and writes a NUL byte as
+// \x00: a message may become a reminder, which is a process's argument.
+var shortener = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\x00", `\x00`)
+
 // short returns s for an error message: on one line, and cut with "…" when it
 // is long.
 func short(s string) string {
@@ -283,5 +287,5 @@ func short(s string) string {
 		}
 		s = s[:cut] + "…"
 	}
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	return shortener.Replace(s)
 }

@@ -144,6 +144,9 @@ func decodeRule(n *yaml.Node) (Rule, error) {
 			return Rule{}, fmt.Errorf("%s does not apply to %s", key, tag)
 		}
 		if key == "payload" {
+			if strings.IndexByte(value, 0) >= 0 {
+				return Rule{}, fmt.Errorf("payload holds a NUL byte, which cannot be passed on to a prompt")
+			}
 			r.Payload = &value
 			continue
 		}

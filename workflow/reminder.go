@@ -12,13 +12,18 @@ import (
 // hold a tag as the model wrote it.
 const maxReasonLen = 300
 
+// reasonText puts an error on one line for a reminder, which is sent as a
+// process's argument: a NUL byte, which no argument can hold, is written
+// \x00, so that quoting a bad answer never makes the reminder unsendable.
+var reasonText = strings.NewReplacer("\n", " ", "\x00", `\x00`)
+
 // Reminder returns the short message sent to the model, in the same session,
 // when its output was not acceptable (§6.2): what was wrong — err's message —
 // and every tag the policy accepts, written out literally. It never repeats
 // the prompt.
 func Reminder(err error, p Policy) string {
 	var b strings.Builder
-	reason := strings.TrimSuffix(strings.TrimSpace(strings.ReplaceAll(err.Error(), "\n", " ")), ".")
+	reason := strings.TrimSuffix(strings.TrimSpace(reasonText.Replace(strings.ToValidUTF8(err.Error(), "\uFFFD"))), ".")
 	if r := []rune(reason); len(r) > maxReasonLen {
 		reason = string(r[:maxReasonLen]) + "…"
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestReminder(t *testing.T) {
@@ -91,5 +92,18 @@ func TestDescribe(t *testing.T) {
 		if tt.in != tt.want {
 			t.Errorf("describe = %q, want %q", tt.in, tt.want)
 		}
+	}
+}
+
+// A reminder is a process's argument: whatever the error quotes, it holds
+// no NUL byte and is valid UTF-8.
+func TestReminderSendable(t *testing.T) {
+	p := Policy{Rules: []Rule{{Tag: "goto", Target: "A.md"}}}
+	got := Reminder(errors.New("target \"A\x00B\" of <goto>A\x00B</goto> is wrong; caf\xe9"), p)
+	if strings.IndexByte(got, 0) >= 0 || !utf8.ValidString(got) {
+		t.Fatalf("reminder holds a NUL or is not UTF-8: %q", got)
+	}
+	if want := `Your last answer could not be used: target "A\x00B" of <goto>A\x00B</goto> is wrong; caf` + "\uFFFD.\n"; !strings.HasPrefix(got, want) {
+		t.Errorf("reminder:\n %q\nwant prefix\n %q", got, want)
 	}
 }

@@ -149,6 +149,7 @@ func TestParseStateErrors(t *testing.T) {
 		{"return on goto", fm + "  - {tag: goto, target: A, return: B}\n---\n", "X.md:3: allowed_transitions entry 1: return does not apply to goto"},
 		{"next on call", fm + "  - {tag: call, target: A, next: B}\n---\n", "X.md:3: allowed_transitions entry 1: next does not apply to call"},
 		{"payload on fork", fm + "  - {tag: fork, target: A, payload: B}\n---\n", "X.md:3: allowed_transitions entry 1: payload does not apply to fork"},
+		{"NUL in a payload", fm + "  - {tag: result, payload: \"a\\0\"}\n---\n", "X.md:3: allowed_transitions entry 1: payload holds a NUL byte, which cannot be passed on to a prompt"},
 		{"force_implicit without rules", "---\nmodel: x\nforce_implicit: true\n---\n", "X.md:3: force_implicit needs exactly one allowed transition that fixes everything"},
 		{"force_implicit with a free rule", "---\nforce_implicit: true\n" + "allowed_transitions:\n  - {tag: call, target: A}\n---\n", "X.md:2: force_implicit needs exactly one"},
 		{"force_implicit with two rules", "---\nforce_implicit: true\n" + "allowed_transitions:\n  - {tag: goto, target: A}\n  - {tag: goto, target: B}\n---\n", "X.md:2: force_implicit needs exactly one"},
@@ -190,5 +191,45 @@ func TestLoad(t *testing.T) {
 	var te *TargetError
 	if !errors.As(err, &te) || te.Kind != NotFound {
 		t.Errorf("Load(MISSING): got %v, want a NotFound *TargetError", err)
+	}
+}
+
+// A state file that cannot be sent as a prompt is refused when it is
+// loaded, naming the file and the line, not by the first real claude.
+func TestLoadRefusesBadText(t *testing.T) {
+	dir := writeScope(t, map[string]string{
+		"NUL.md":       "---\nmodel: haiku\n---\nDo\x00 it.\n",
+		"LATIN1.md":    "Caf\xe9\n",
+		"EMPTY.md":     "",
+		"BLANK.md":     " \n\t\n",
+		"FRONT.md":     "---\nmodel: haiku\n---\n\n",
+		"NULFRONT.md":  "---\nmodel: \"a\x00\"\n---\nB\n",
+		"FFFD.md":      "Keep \ufffd as it is.\n",
+		"NUL_ESC.md":   "Write \\x00 or \\0 as text.\n",
+		"ONLYSPACE.md": "---\n---\n   ",
+	})
+	scope := openScope(t, dir)
+	for name, want := range map[string]string{
+		"NUL.md":       "load state: NUL.md:4: the file holds a NUL byte, but a prompt must be text; remove it",
+		"NULFRONT.md":  "load state: NULFRONT.md:2: the file holds a NUL byte",
+		"LATIN1.md":    "load state: LATIN1.md:1: the file is not valid UTF-8 (byte 0xe9), but a prompt must be UTF-8 text; save it as UTF-8",
+		"EMPTY.md":     "load state: EMPTY.md: the file is empty, but a state needs a prompt to send; write what the agent should do",
+		"BLANK.md":     "load state: BLANK.md: the file is empty",
+		"FRONT.md":     "load state: FRONT.md: it has nothing after its frontmatter, but a state needs a prompt",
+		"ONLYSPACE.md": "load state: ONLYSPACE.md: it has nothing after its frontmatter",
+	} {
+		st, err := scope.Load(name)
+		if err == nil {
+			t.Errorf("Load(%s) = %+v, want error %q", name, st, want)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Load(%s):\n %q\nwant prefix\n %q", name, err, want)
+		}
+	}
+	for _, name := range []string{"FFFD.md", "NUL_ESC.md"} {
+		if _, err := scope.Load(name); err != nil {
+			t.Errorf("Load(%s): %v", name, err)
+		}
 	}
 }

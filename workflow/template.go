@@ -5,6 +5,21 @@ import (
 	"strings"
 )
 
+// NULPlaceholder returns the name of the first placeholder of text whose
+// value in vars holds a NUL byte: rendered, the prompt could not be sent,
+// since no process argument can hold one. Tags are refused with such values
+// (parsing), so only a run saved with one by an older raymond, or a state
+// file edited by hand, can have it.
+func NULPlaceholder(text string, vars map[string]string) (string, bool) {
+	found := ""
+	scan(text, func(_, _ int, name string) {
+		if found == "" && strings.IndexByte(vars[name], 0) >= 0 {
+			found = name
+		}
+	})
+	return found, found != ""
+}
+
 // Render replaces every {{name}} placeholder in text whose name is in vars
 // (§7). Spaces inside the braces are allowed ({{ name }}); a name starts with
 // a letter or _ and goes on with letters, digits, _ and -. A placeholder with

@@ -56,6 +56,7 @@ func TestScript(t *testing.T) {
 			"calls":     cmdCalls,
 			"signal":    cmdSignal,
 			"fixpaths":  cmdFixPaths,
+			"unescape":  cmdUnescape,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
