@@ -17,7 +17,11 @@ var cumulativeSince = [3]int{2, 1, 277}
 // session). The rules, from claude-code.md "Cost":
 //
 //  1. model_usage_since_last_result (Result.CallCostUSD) is this call's cost
-//     as the CLI itself computed it: use it whenever it is present.
+//     as the CLI itself computed it: use it whenever it is present, unless
+//     the session's cumulative total (a CLI known to report one) rose by
+//     more since the last total raymond recorded: then calls raymond never
+//     saw end were paid for (a step whose end was lost in a crash, run
+//     again on resume), and the rise is the cost.
 //  2. Otherwise total_cost_usd is cumulative over the session lineage on
 //     CLIs since 2.1.277 and per call before. On a resumed or branched run
 //     of a cumulative CLI, the step cost is total − prev.
@@ -38,6 +42,14 @@ func StepCost(r *Result, prev float64, known bool) float64 {
 		return 0
 	case r.CallCostUSD != nil:
 		cost = *r.CallCostUSD
+		// A cumulative total that rose by more than this call cost says
+		// calls raymond never saw end were paid for in the session: an
+		// attempt whose end was lost when raymond died, re-run on resume.
+		// They are counted now, so the run's cost (and its budget) never
+		// misses them.
+		if known && r.Version != "" && !perCallVersion(r.Version) && r.TotalCostUSD-prev > cost+1e-9 {
+			cost = r.TotalCostUSD - prev
+		}
 	case known && r.TotalCostUSD >= prev && !perCallVersion(r.Version):
 		cost = r.TotalCostUSD - prev
 	default:

@@ -15,7 +15,11 @@ func TestStepCost(t *testing.T) {
 		want  float64
 	}{
 		{"no result", nil, 0.5, true, 0},
-		{"per-call cost wins over everything", &Result{TotalCostUSD: 0.9, CallCostUSD: ptr(0.2), Version: "2.1.330"}, 0.5, true, 0.2},
+		{"per-call cost wins when the total agrees", &Result{TotalCostUSD: 0.7, CallCostUSD: ptr(0.2), Version: "2.1.330"}, 0.5, true, 0.2},
+		// Issue 9 item 3: the cumulative total reveals a call whose end was
+		// lost (0.9 - 0.5 = 0.4 spent, of which this call 0.2).
+		{"a larger cumulative rise reveals a lost call", &Result{TotalCostUSD: 0.9, CallCostUSD: ptr(0.2), Version: "2.1.330"}, 0.5, true, 0.4},
+		{"per-call cost of an older CLI wins over its total", &Result{TotalCostUSD: 0.9, CallCostUSD: ptr(0.2), Version: "2.1.200"}, 0.5, true, 0.2},
 		{"per-call cost of zero is still the cost", &Result{TotalCostUSD: 0.9, CallCostUSD: ptr(0.0)}, 0.1, true, 0},
 		{"new session: the total", &Result{TotalCostUSD: 0.3, Version: "2.1.330"}, 0, false, 0.3},
 		{"resumed, cumulative total: the difference", &Result{TotalCostUSD: 0.8, Version: "2.1.300"}, 0.5, true, 0.3},

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -76,6 +77,26 @@ func (c Runner) Argv(req step.Request) []string {
 		exe = "claude"
 	}
 	return append([]string{exe}, argv...)
+}
+
+// Salvage implements [step.Salvager].
+func (Runner) Salvage(req step.Request, lines []byte) (step.Result, bool) {
+	return Salvage(req, lines)
+}
+
+// Salvage reads the stream-json lines of a step whose end was not applied
+// and, when they hold its result line, returns the step's Result with what
+// it cost (from the session's prior total the request carries).
+func Salvage(req step.Request, lines []byte) (step.Result, bool) {
+	d := NewDecoder(nil)
+	for line := range bytes.Lines(lines) {
+		d.Line(bytes.TrimRight(line, "\n"))
+	}
+	res := d.Result()
+	if !res.HasResult {
+		return step.Result{}, false
+	}
+	return Neutral(d.Finish(End{}), req), true
 }
 
 // Live turns the decoder's events into the step's live events, dropping

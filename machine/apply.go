@@ -194,3 +194,19 @@ func note(agent string, ev transcript.Event) Effect {
 func deferred(a *state.Agent, now time.Time, outcome string) Effect {
 	return note(a.ID, transcript.Event{Time: now, Type: transcript.EventStepDeferred, State: a.Pending.State, Outcome: outcome})
 }
+
+// salvaged books the cost of a step whose end was lost with its driver.
+func (m *Machine) salvaged(ev Salvaged) []Effect {
+	a := m.agent(ev.Agent)
+	if a == nil || !ev.Result.Billed {
+		return nil
+	}
+	cost := m.book(ev.Result)
+	stateName := ""
+	if a.Pending != nil {
+		stateName = a.Pending.State
+	}
+	return []Effect{note(a.ID, transcript.Event{Time: ev.Now, Type: transcript.EventWarning, State: stateName,
+		Message: fmt.Sprintf("the step in flight when raymond stopped had ended and cost $%.4f; that is counted, and the step runs again", cost)}),
+		m.save()}
+}

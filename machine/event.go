@@ -79,6 +79,16 @@ type StepEnded struct {
 	Cwds []string
 }
 
+// Salvaged reports how a step ended that was in flight when the last
+// driver died: its output showed its end, which was never applied. The
+// machine books what it cost, so the run's cost and budget count it; the
+// step itself runs again (steps are at least once).
+type Salvaged struct {
+	Agent  string
+	Now    time.Time
+	Result step.Result
+}
+
 // Quiesce asks the run to stop at its next step boundary: no new step
 // starts, the steps in flight end and are applied, then the run pauses.
 type Quiesce struct{}
@@ -98,6 +108,7 @@ func (Begin) event()      {}
 func (Tick) event()       {}
 func (Prepared) event()   {}
 func (StepEnded) event()  {}
+func (Salvaged) event()   {}
 func (Quiesce) event()    {}
 func (Cancel) event()     {}
 func (SaveFailed) event() {}

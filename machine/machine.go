@@ -109,6 +109,8 @@ func (m *Machine) Apply(ev Event) []Effect {
 		return m.prepared(ev)
 	case StepEnded:
 		return m.stepEnded(ev)
+	case Salvaged:
+		return m.salvaged(ev)
 	case Quiesce:
 		return m.stop(nil, transcript.Event{Type: transcript.EventStopping})
 	case Cancel:

@@ -111,7 +111,11 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	if g.journal, err = d.Store.Journal(r); err != nil {
 		return nil, err
 	}
+	lost := g.salvage(r)
 	g.carry(g.m.Apply(machine.Begin{Now: g.clock.Now(), PID: os.Getpid()}))
+	for _, ev := range lost {
+		g.carry(g.m.Apply(ev))
+	}
 
 	g.ctx = ctx
 	g.loop(ctx)
@@ -259,3 +263,29 @@ func (g *driving) publish(e transcript.Event, tr *transcript.Transition) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// salvage finds the steps that were in flight when the last driver died
+// and whose output (in the transcript) shows they ended: what they cost
+// was paid, though their end was never applied.
+func (g *driving) salvage(r *state.Run) []machine.Salvaged {
+	sv, ok := g.runner.(step.Salvager)
+	if !ok || g.tr == nil {
+		return nil
+	}
+	var out []machine.Salvaged
+	for i := range r.Agents {
+		a := &r.Agents[i]
+		if a.Status != state.AgentRunning || a.Pending == nil || a.Steps == 0 {
+			continue
+		}
+		req := step.Request{RunID: r.WorkflowID, Agent: a.ID, Seq: a.Steps, Step: *a.Pending, Options: r.Options}
+		if s := a.Pending; s.Mode != state.SessionNew && s.ResumeSession != "" {
+			req.PriorCostUSD, req.PriorCostKnown = r.SessionCosts[s.ResumeSession]
+		}
+		lines := g.tr.StepOutput(req.Name())
+		if res, ended := sv.Salvage(req, lines); ended && lines != nil {
+			out = append(out, machine.Salvaged{Agent: a.ID, Now: g.clock.Now(), Result: res})
+		}
+	}
+	return out
+}

@@ -246,3 +246,56 @@ replies:
 	assert.Equal(t, state.StatusCompleted, run.Status)
 	assert.Equal(t, []string{transcript.EventRunEnded, transcript.EventSummary}, sink.seen)
 }
+
+// Issue 9 item 3: a step that ended inside claude but whose end was not
+// saved when raymond died is run again on resume, and what its first
+// attempt cost (its result line is in the transcript) is counted.
+func TestCostOfALostStepEndIsCounted(t *testing.T) {
+	w := newWorld(t, map[string]string{"START.md": "Go.", "END.md": "End."})
+	w.create(t, "r1", state.Options{}, 0)
+	// The run as a driver killed mid-step leaves it: main running its
+	// first step, whose output already holds the result line.
+	run, err := w.store.Read("r1")
+	require.NoError(t, err)
+	a := &run.Agents[0]
+	a.Status, a.Steps = state.AgentRunning, 1
+	a.Pending.SessionID = "11111111-2222-4333-8444-555555555555"
+	run.Status = state.StatusRunning
+	require.NoError(t, w.store.Write(run))
+	dir := filepath.Join(w.dir, ".raymond", "debug", "r1")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	lost := `{"type":"system","subtype":"init","session_id":"11111111-2222-4333-8444-555555555555"}
+{"type":"result","subtype":"success","is_error":false,"result":"<goto>END</goto>","session_id":"11111111-2222-4333-8444-555555555555","total_cost_usd":0.25,"num_turns":1}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main_START_001.jsonl"), []byte(lost), 0o600))
+
+	r := replies(t, `
+replies:
+  START: [{text: "<goto>END</goto>", cost: 0.01}]
+  END: [{text: "<result>ok</result>", cost: 0.02}]
+`)
+	got, err := w.driver(r).Drive(context.Background(), "r1", nil)
+	require.NoError(t, err)
+	assert.Equal(t, state.StatusCompleted, got.Status)
+	assert.InDelta(t, 0.28, got.TotalCostUSD, 1e-9, "the lost attempt, the re-run and END")
+	assert.Contains(t, w.out.String(), "had ended and cost $0.2500; that is counted")
+	// The re-run is a new step file, not the lost one rewritten.
+	_, err = os.Stat(filepath.Join(dir, "main_START_002.jsonl"))
+	assert.NoError(t, err)
+
+	// Its budget counts it too: with a budget of 0.25, nothing more runs.
+	w2 := newWorld(t, map[string]string{"START.md": "Go.", "END.md": "End."})
+	w2.create(t, "r2", state.Options{}, 0.25)
+	run, err = w2.store.Read("r2")
+	require.NoError(t, err)
+	run.Agents[0].Status, run.Agents[0].Steps = state.AgentRunning, 1
+	run.Status = state.StatusRunning
+	require.NoError(t, w2.store.Write(run))
+	dir = filepath.Join(w2.dir, ".raymond", "debug", "r2")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main_START_001.jsonl"), []byte(lost), 0o600))
+	got, err = w2.driver(replies(t, "replies:\n  START: [\"<goto>END</goto>\"]\n")).Drive(context.Background(), "r2", nil)
+	require.NoError(t, err)
+	assert.Equal(t, state.StatusBudgetExceeded, got.Status)
+	assert.InDelta(t, 0.25, got.TotalCostUSD, 1e-9)
+}

@@ -38,6 +38,11 @@ type Runner struct {
 
 var _ step.Runner = (*Runner)(nil)
 
+// Salvage implements step.Salvager: a scripted step's lines are claude's.
+func (r *Runner) Salvage(req step.Request, lines []byte) (step.Result, bool) {
+	return claude.Salvage(req, lines)
+}
+
 // Name implements step.Named.
 func (r *Runner) Name() string { return "scripted" }
 

@@ -71,6 +71,16 @@ type Describer interface {
 	Argv(req Request) []string
 }
 
+// Salvager is implemented by runners that can tell, from the output lines
+// a step wrote (Handler.OnLine, as the transcript keeps them), how a step
+// ended whose driver died before it could apply the end. The driver books
+// what such a step cost before it runs the step again, so a crash never
+// makes a run's cost miss a call that was paid for. ok is false when the
+// lines do not show the step's end.
+type Salvager interface {
+	Salvage(req Request, lines []byte) (res Result, ok bool)
+}
+
 // Named is implemented by runners that have a name for the transcript's meta
 // record ("claude", "scripted"); others are named by their Go type.
 type Named interface {

@@ -115,6 +115,21 @@ func (s *StepLog) path(suffix string) string {
 	return filepath.Join(s.w.dir, s.name+suffix)
 }
 
+// StepOutput returns the output lines a step wrote, as its .jsonl holds
+// them: what a step interrupted by the driver's death had reported. It
+// returns nil when the writer is nil or the step has no file.
+func (w *Writer) StepOutput(name string) []byte {
+	if w == nil || name == "" || strings.ContainsAny(name, `/\`) {
+		return nil
+	}
+	s := &StepLog{w: w, name: name}
+	data, err := os.ReadFile(s.path(linesSuffix))
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
 // Prompt writes <name>.prompt.md: text, the exact prompt sent.
 func (s *StepLog) Prompt(text string) {
 	if s == nil {
