@@ -39,6 +39,7 @@ type Journal struct {
 	snapSize int64                      // bytes of that snapshot
 	header   map[string]json.RawMessage // the header the disk holds, as header returns it
 	costs    map[string]float64         // the session costs the disk holds
+	stacks   map[string][]Frame         // the non-empty stacks the disk holds, by agent
 	index    AgentIndex                 // the run's agents by id, for Save's picks
 	// dirty is set when the journal may hold bytes past size (a failed
 	// append), or the snapshot on disk is in doubt (a failed compaction):
@@ -143,6 +144,7 @@ func (j *Journal) save(r *Run, ids, sessions []string, allCosts bool) error {
 	stamp(r)
 	r.Gen = j.gen
 	line := journalLine{Gen: j.gen, Agents: agents}
+	line.Stacks = j.stackDeltas(agents)
 	if allCosts {
 		line.SessionCosts = j.changedCosts(r)
 	} else {
@@ -162,6 +164,7 @@ func (j *Journal) save(r *Run, ids, sessions []string, allCosts bool) error {
 		return err
 	}
 	j.header = hdr
+	j.wroteStacks(agents, line.Stacks)
 	if j.costs == nil {
 		j.costs = make(map[string]float64, len(line.SessionCosts))
 	}
@@ -284,7 +287,59 @@ func (j *Journal) snapshot(r *Run) error {
 	}
 	j.gen, j.snapSize, j.header = r.Gen, int64(len(data)), hdr
 	j.costs = maps.Clone(r.SessionCosts)
+	j.stacks = make(map[string][]Frame, len(r.Agents))
+	for i := range r.Agents {
+		if a := &r.Agents[i]; len(a.Stack) > 0 {
+			j.stacks[a.ID] = slices.Clone(a.Stack)
+		}
+	}
 	return nil
+}
+
+// stackDeltas writes the stacks of agents as changes to what the disk
+// holds: for an agent whose stack on disk is known and shares frames with
+// its stack now, the line says how many frames stay and which follow, and
+// the agent is written without its stack. So a save costs what changed, not
+// the depth of the stack.
+func (j *Journal) stackDeltas(agents []Agent) map[string]stackDelta {
+	var out map[string]stackDelta
+	for k := range agents {
+		a := &agents[k]
+		old, ok := j.stacks[a.ID]
+		if !ok || len(old) == 0 {
+			continue
+		}
+		keep := 0
+		for keep < len(old) && keep < len(a.Stack) && sameFrame(&old[keep], &a.Stack[keep]) {
+			keep++
+		}
+		if out == nil {
+			out = make(map[string]stackDelta)
+		}
+		out[a.ID] = stackDelta{Keep: keep, Push: a.Stack[keep:]}
+		a.Stack = nil // in the line, not in the run: agents are copies
+	}
+	return out
+}
+
+// wroteStacks records the stacks a line written with agents and deltas put
+// on disk.
+func (j *Journal) wroteStacks(agents []Agent, deltas map[string]stackDelta) {
+	if j.stacks == nil {
+		j.stacks = make(map[string][]Frame)
+	}
+	for k := range agents {
+		a := &agents[k]
+		if d, ok := deltas[a.ID]; ok {
+			j.stacks[a.ID] = append(j.stacks[a.ID][:d.Keep], d.Push...)
+			continue
+		}
+		if len(a.Stack) == 0 {
+			delete(j.stacks, a.ID)
+			continue
+		}
+		j.stacks[a.ID] = slices.Clone(a.Stack)
+	}
 }
 
 // stamps are the fields of a run that a write sets, kept to undo them when

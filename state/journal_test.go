@@ -62,7 +62,7 @@ func crash(t *testing.T, j *Journal) {
 // mutate changes r the way a driver does between two saves, and returns the
 // agents to save: every agent it changed, in any order, maybe twice.
 func mutate(rng *rand.Rand, r *Run) []string {
-	switch rng.IntN(6) {
+	switch rng.IntN(7) {
 	case 0, 1: // fork
 		r.NextAgentSeq++
 		id := fmt.Sprintf("main_w%d", r.NextAgentSeq)
@@ -111,6 +111,16 @@ func mutate(rng *rand.Rand, r *Run) []string {
 			r.Wait = nil
 		}
 		return nil
+	case 5: // calls and results: the stack grows and shrinks
+		a := &r.Agents[rng.IntN(len(r.Agents))]
+		if n := len(a.Stack); n > 0 && rng.IntN(3) == 0 {
+			a.Stack = a.Stack[:n-1-rng.IntN(n)]
+		} else {
+			for range 1 + rng.IntN(3) {
+				a.Stack = append(a.Stack, Frame{Session: fmt.Sprintf("s%d", rng.IntN(1000)), Ref: Ref{State: "RET.md"}, Cwd: "/p"})
+			}
+		}
+		return []string{a.ID}
 	default: // main, twice
 		r.Agents[0].Steps++
 		return []string{"main", "main"}
@@ -343,4 +353,37 @@ func TestJournalCommitNamesSessions(t *testing.T) {
 	assert.Equal(t, map[string]float64{"s1": 0.5}, got.SessionCosts)
 	require.NoError(t, j.Commit(r, Change{Sessions: []string{"s2"}}))
 	requireOnDisk(t, s, r)
+}
+
+// Issue 9 item 6: saving an agent with a deep stack writes what changed in
+// the stack, not the whole stack again: a recursion's writes do not grow
+// with its depth, and Read still gives every frame.
+func TestJournalStackWritesDoNotGrowWithDepth(t *testing.T) {
+	s := openStore(t)
+	r, j := startRun(t, s, "deep")
+	a := &r.Agents[0]
+	var sizes []int64
+	for depth := 1; depth <= 200; depth++ {
+		a.Stack = append(a.Stack, Frame{Session: fmt.Sprintf("session-%04d", depth), Ref: Ref{State: "RET.md"}, Cwd: "/p/work"})
+		a.Steps++
+		before := j.size
+		require.NoError(t, j.Save(r, "main"))
+		if j.size > before { // not a compaction
+			sizes = append(sizes, j.size-before)
+		}
+		if depth%50 == 0 {
+			requireOnDisk(t, s, r, "depth %d", depth)
+		}
+	}
+	require.Greater(t, len(sizes), 100)
+	slices.Sort(sizes)
+	assert.Less(t, sizes[len(sizes)-1], sizes[0]+200, "a line at depth 200 is about as long as one at depth 2")
+	// Pops, and a push after them, read back too.
+	a.Stack = a.Stack[:120]
+	require.NoError(t, j.Save(r, "main"))
+	a.Stack = append(a.Stack, Frame{Session: "again", Ref: Ref{State: "X.md"}, Cwd: "/p"})
+	require.NoError(t, j.Save(r, "main"))
+	requireOnDisk(t, s, r)
+	crash(t, j)
+	requireOnDisk(t, s, r, "after a crash, from the snapshot and the journal")
 }

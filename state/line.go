@@ -21,6 +21,11 @@ type journalLine struct {
 	Unset []string `json:"unset,omitempty"`
 	// Agents are the agents saved, in full.
 	Agents []Agent `json:"agents,omitempty"`
+	// Stacks gives, for agents of Agents written without their stack, how
+	// their stack changed since the journal last wrote it: Keep frames of
+	// that stack, then Push. A deep stack is written once, not at every
+	// save of its agent.
+	Stacks map[string]stackDelta `json:"stacks,omitempty"`
 	// SessionCosts are the entries that changed.
 	SessionCosts map[string]float64 `json:"session_costs,omitempty"`
 }
@@ -133,7 +138,15 @@ func apply(r *Run, hdr map[string]json.RawMessage, line *journalLine, at map[str
 		delete(hdr, k)
 	}
 	for _, a := range line.Agents {
-		if i, ok := at[a.ID]; ok {
+		i, ok := at[a.ID]
+		if d, delta := line.Stacks[a.ID]; delta {
+			var prev []Frame
+			if ok {
+				prev = r.Agents[i].Stack
+			}
+			a.Stack = append(slices.Clip(prev[:min(d.Keep, len(prev))]), d.Push...)
+		}
+		if ok {
 			r.Agents[i] = a
 			continue
 		}
@@ -169,4 +182,16 @@ func setHeader(r *Run, hdr map[string]json.RawMessage, path string) error {
 	h.Gen, h.Agents, h.SessionCosts = r.Gen, r.Agents, r.SessionCosts
 	*r = h
 	return nil
+}
+
+// stackDelta is how an agent's stack changed since the journal last wrote
+// it: the first Keep frames stay, then Push follows.
+type stackDelta struct {
+	Keep int     `json:"keep"`
+	Push []Frame `json:"push,omitempty"`
+}
+
+// sameFrame reports whether two frames are equal.
+func sameFrame(a, b *Frame) bool {
+	return a.Session == b.Session && a.Ref == b.Ref && a.Cwd == b.Cwd
 }
