@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -102,13 +103,38 @@ func (d *driving) driveAndReport(ctx context.Context, id string, update func(*st
 	defer stop()
 	r, err := d.driver(quiesce, "").Drive(ctx, id, update)
 	if err != nil {
-		return driveFailed(id, r, err)
+		err = driveFailed(id, r, err)
+		d.summarize(id, r, err)
+		return err
 	}
 	code := report(d.env.stdout, d.env.stderr, r, d.project.Dir, d.flags.json)
 	if code == exitOK {
 		return nil
 	}
 	return &exitError{code: code}
+}
+
+// summarize prints, with --json, the summary of run id when it was not
+// driven to an end (err carries the exit status): r as Drive left it, else
+// as it is stored. A script then reads exit_code from stdout as it would
+// after any run. Nothing is printed for a usage error or a run that cannot
+// be read.
+func (d *driving) summarize(id string, r *state.Run, err error) {
+	var xe *exitError
+	if !d.flags.json || !errors.As(err, &xe) {
+		return
+	}
+	if r == nil {
+		var rerr error
+		if r, rerr = d.project.Store.Read(id); rerr != nil {
+			return
+		}
+	}
+	s := project.NewSummary(r, d.project.Dir)
+	s.ExitCode = xe.code
+	if data, err := json.Marshal(s); err == nil {
+		fmt.Fprintf(d.env.stdout, "%s\n", data)
+	}
 }
 
 // driveFailed turns the error of driving run id, which left the run r (nil
@@ -123,7 +149,7 @@ func driveFailed(id string, r *state.Run, err error) error {
 		if errors.Is(err, claude.ErrNotFound) {
 			next += " --claude PATH"
 		}
-		return fmt.Errorf("run %s: %w\nThe run is paused; once that is fixed: %s", id, err, next)
+		return &exitError{code: exitNoClaude, msg: fmt.Sprintf("run %s: %v\nThe run is paused; once that is fixed: %s", id, err, next)}
 	}
 	return driveError(err)
 }
@@ -134,7 +160,11 @@ func driveError(err error) error {
 	if errors.As(err, &we) {
 		return &usageError{msg: we.Error(), hint: "Check the workflow folder: raymond needs its first state to load."}
 	}
-	return err // a locked run, an unusable claude, a store error: exit 1
+	var le *state.LockedError
+	if errors.As(err, &le) {
+		return &exitError{code: exitNotDriven, msg: le.Error()}
+	}
+	return err // an unusable claude without a run, a store error: exit 1
 }
 
 // checkResumable refuses to drive run id when that cannot work: it does not
@@ -150,7 +180,7 @@ func checkResumable(store *state.Store, id string, f *runFlags) error {
 	}
 	switch r.Status {
 	case state.StatusCompleted:
-		return &exitError{code: exitFailed, msg: fmt.Sprintf("run %s already completed; 'raymond status %s' shows its result", id, id)}
+		return &exitError{code: exitNotDriven, msg: fmt.Sprintf("run %s already completed; 'raymond status %s' shows its result", id, id)}
 	case state.StatusBudgetExceeded:
 		budget := r.BudgetUSD
 		if f != nil && f.changed("budget") {
