@@ -136,11 +136,17 @@ func (s *Settings) set(key string, v any) error {
 	var err error
 	switch key {
 	case "model":
-		s.Model, err = tomlString(key, v)
+		if s.Model, err = tomlString(key, v); err == nil {
+			err = CheckModel(*s.Model)
+		}
 	case "effort":
-		s.Effort, err = tomlString(key, v)
+		if s.Effort, err = tomlString(key, v); err == nil {
+			err = CheckEffort(*s.Effort)
+		}
 	case "permission_mode":
-		s.PermissionMode, err = tomlString(key, v)
+		if s.PermissionMode, err = tomlString(key, v); err == nil {
+			err = CheckPermissionMode(*s.PermissionMode)
+		}
 	case "claude":
 		s.Claude, err = tomlString(key, v)
 	case "no_wait":

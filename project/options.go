@@ -5,7 +5,8 @@ import (
 )
 
 // Given is what a caller gives for a new run: the settings it sets (the
-// flags of raymond run), the input, and the value of RAYMOND_CLAUDE.
+// flags of raymond run), the input, and the value of RAYMOND_CLAUDE. The
+// caller has checked the settings and made its paths absolute (AbsPath).
 type Given struct {
 	Settings
 	// Input is the text of {{input}}; nil when none was given, which is
@@ -32,11 +33,17 @@ func (p *Project) NewOptions(g Given) (state.Options, float64) {
 		Input:           g.Input,
 		ProjectDir:      p.Dir,
 	}
-	claude := cfg.Claude
-	if g.ClaudeEnv != "" {
-		claude = &g.ClaudeEnv
+	// The claude executable: the caller's, else RAYMOND_CLAUDE, else the
+	// config's, whose relative path is taken from the project folder.
+	// Where it came from, unless the caller gave it, is kept to be shown.
+	switch {
+	case g.Claude != nil:
+		o.ClaudePath = *g.Claude
+	case g.ClaudeEnv != "":
+		o.ClaudePath, o.ClaudeFrom = g.ClaudeEnv, "RAYMOND_CLAUDE"
+	case cfg.Claude != nil && *cfg.Claude != "":
+		o.ClaudePath, o.ClaudeFrom = AbsPath(*cfg.Claude, p.Dir), ConfigPath(p.Dir)
 	}
-	o.ClaudePath = pick(g.Claude, claude, "")
 	if o.SkipPermissions && g.PermissionMode == nil {
 		o.PermissionMode = ""
 	}
@@ -79,7 +86,9 @@ func Override(r *state.Run, given Settings) {
 			o.PermissionMode = state.DefaultPermissionMode
 		}
 	}
-	set(given.Claude, &o.ClaudePath)
+	if given.Claude != nil {
+		o.ClaudePath, o.ClaudeFrom = *given.Claude, ""
+	}
 	set(given.Debug, &o.Debug)
 	set(given.Budget, &r.BudgetUSD)
 }

@@ -34,6 +34,7 @@ func fullRun(id string) *Run {
 			PermissionMode:  "acceptEdits",
 			SkipPermissions: true,
 			ClaudePath:      "/usr/bin/claude",
+			ClaudeFrom:      "RAYMOND_CLAUDE",
 			Debug:           true,
 			ProjectDir:      "/p",
 		},

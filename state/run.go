@@ -147,8 +147,13 @@ type Options struct {
 	PermissionMode string `json:"permission_mode,omitempty"`
 	// SkipPermissions passes --dangerously-skip-permissions instead.
 	SkipPermissions bool `json:"skip_permissions,omitempty"`
-	// ClaudePath is the claude executable.
+	// ClaudePath is the claude executable: absolute, or a bare name looked
+	// up in PATH.
 	ClaudePath string `json:"claude_path,omitempty"`
+	// ClaudeFrom says where ClaudePath was set when the person did not give
+	// it on the command line: the config file's path, or "RAYMOND_CLAUDE".
+	// Each drive names that program on its first line.
+	ClaudeFrom string `json:"claude_from,omitempty"`
 	// Debug turns the transcript folder on.
 	Debug bool `json:"debug"`
 	// ProjectDir is the absolute folder that holds .raymond/.

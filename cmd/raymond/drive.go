@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"raymond/claude"
@@ -96,12 +98,66 @@ func (d *driving) driver(quiesce <-chan struct{}, prefix string) *orchestrator.D
 	}
 }
 
+// prepare returns the update Drive applies to run id once it holds it:
+// with override, the flags given replace the stored options (raymond
+// resume); then the options are checked, since a run made by an older
+// raymond may hold values claude refuses, which would fail every step;
+// then, when claude runs the steps and the person did not choose it, the
+// first line says which program that is and who chose it.
+func (d *driving) prepare(id string, override bool, progress io.Writer, prefix string) func(*state.Run) error {
+	return func(r *state.Run) error {
+		if override {
+			project.Override(r, d.flags.settings())
+		}
+		var oe *project.OptionError
+		if err := project.CheckOptions(r.Options); errors.As(err, &oe) {
+			return &usageError{
+				msg:  fmt.Sprintf("run %s is stored with %v", id, err),
+				hint: fmt.Sprintf("Give another value to use from now on: raymond resume %s %s %s", id, oe.Flag, flagValue(oe.Flag)),
+			}
+		}
+		if _, ok := d.runner.(claude.Runner); ok && r.Options.ClaudeFrom != "" {
+			fmt.Fprintf(progress, "%sraymond: claude is %s, as set by %s (--claude chooses another)\n",
+				prefix, describeProgram(r.Options.ClaudePath), r.Options.ClaudeFrom)
+		}
+		return nil
+	}
+}
+
+// flagValue names the value a flag of raymond resume takes, for a hint.
+func flagValue(flag string) string {
+	switch flag {
+	case "--permission-mode":
+		return "MODE"
+	case "--claude":
+		return "PATH"
+	case "--timeout":
+		return "DUR"
+	case "--max-parallel":
+		return "N"
+	}
+	return strings.ToUpper(strings.TrimPrefix(flag, "--"))
+}
+
+// describeProgram names the program path runs: the path itself, and for a
+// bare name the file PATH gives for it.
+func describeProgram(path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	if found, err := exec.LookPath(path); err == nil {
+		return fmt.Sprintf("%s (%s)", path, found)
+	}
+	return path
+}
+
 // driveAndReport drives run id alone, reports how it ended and returns the
-// error that carries the exit status.
-func (d *driving) driveAndReport(ctx context.Context, id string, update func(*state.Run) error) error {
+// error that carries the exit status. override applies the flags given to
+// the stored options (resume).
+func (d *driving) driveAndReport(ctx context.Context, id string, override bool) error {
 	ctx, quiesce, stop := interrupts(ctx, d.env.stderr)
 	defer stop()
-	r, err := d.driver(quiesce, "").Drive(ctx, id, update)
+	r, err := d.driver(quiesce, "").Drive(ctx, id, d.prepare(id, override, d.env.stderr, ""))
 	if err != nil {
 		err = driveFailed(id, r, err)
 		d.summarize(id, r, err)

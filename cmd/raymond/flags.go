@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -101,6 +102,26 @@ func (f *runFlags) check(h help) error {
 			return h.usageError("--budget: %v", err)
 		}
 	}
+	if f.changed("model") {
+		if err := project.CheckModel(f.model); err != nil {
+			return h.usageError("--model: %v", err)
+		}
+	}
+	if f.changed("effort") {
+		if err := project.CheckEffort(f.effort); err != nil {
+			return h.usageError("--effort: %v", err)
+		}
+	}
+	if f.changed("permission-mode") {
+		if err := project.CheckPermissionMode(f.permissionMode); err != nil {
+			return h.usageError("--permission-mode: %v", err)
+		}
+	}
+	if f.changed("claude") {
+		// Stored absolute: a resume from another folder runs the same
+		// program.
+		f.claude = project.AbsPath(f.claude, cwd())
+	}
 	if f.changed("max-parallel") && f.maxParallel < 1 {
 		return h.usageError("--max-parallel must be at least 1, not %d", f.maxParallel)
 	}
@@ -154,7 +175,7 @@ func (f *runFlags) settings() project.Settings {
 // given returns what the command line gave for a new run: its settings,
 // --input, and RAYMOND_CLAUDE from getenv.
 func (f *runFlags) given(getenv func(string) string) project.Given {
-	g := project.Given{Settings: f.settings(), ClaudeEnv: getenv("RAYMOND_CLAUDE")}
+	g := project.Given{Settings: f.settings(), ClaudeEnv: project.AbsPath(getenv("RAYMOND_CLAUDE"), cwd())}
 	if f.changed("input") {
 		g.Input = ptrTo(f.input)
 	}
@@ -170,6 +191,14 @@ func given[T any](f *runFlags, name string, v T) *T {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// cwd returns the current folder, which relative paths given on the
+// command line are taken from; "" when it cannot be known, which leaves
+// them as they are (project.AbsPath).
+func cwd() string {
+	dir, _ := os.Getwd()
+	return dir
+}
 
 // logger returns the developer logger --log-level asks for, writing to w;
 // nil when logs are off. check has validated the level.

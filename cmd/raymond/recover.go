@@ -148,7 +148,7 @@ func (d *driving) recoverOne(ctx context.Context, id string, quiesce <-chan stru
 	}
 	drv := d.driver(quiesce, id+" ")
 	drv.Progress = stderr
-	r, err := drv.Drive(ctx, id, nil)
+	r, err := drv.Drive(ctx, id, d.prepare(id, false, stderr, id+" "))
 	if err != nil {
 		return exitCode(stderr, driveFailed(id, r, err))
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"raymond/orchestrator"
-	"raymond/project"
 	"raymond/state"
 )
 
@@ -88,7 +87,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	return d.driveAndReport(ctx, r.WorkflowID, nil)
+	return d.driveAndReport(ctx, r.WorkflowID, false)
 }
 
 // create creates a run of workflow, mapping a workflow that cannot start and
@@ -139,8 +138,5 @@ func (d *driving) resume(ctx context.Context, id string) error {
 		d.summarize(id, nil, err)
 		return err
 	}
-	return d.driveAndReport(ctx, id, func(r *state.Run) error {
-		project.Override(r, d.flags.settings())
-		return nil
-	})
+	return d.driveAndReport(ctx, id, true)
 }
