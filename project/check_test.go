@@ -85,3 +85,19 @@ func TestNewOptionsClaudeFrom(t *testing.T) {
 	assert.Equal(t, "/other", r.Options.ClaudePath)
 	assert.Empty(t, r.Options.ClaudeFrom, "resume --claude chooses it")
 }
+
+func TestNewSession(t *testing.T) {
+	in := "the bug"
+	r := &state.Run{WorkflowID: "r", Agents: []state.Agent{
+		{ID: "main", Status: state.AgentFailed, Pending: &state.Step{
+			Ref: state.Ref{State: "NEXT.md"}, Mode: state.SessionResume, ResumeSession: "s1", SessionID: "x",
+			Input: &in, Vars: map[string]string{"k": "v"}, Cwd: "/w", Reminder: "use a tag", Model: "opus",
+		}},
+		{ID: "done", Status: state.AgentCompleted},
+	}}
+	require.NoError(t, NewSession(r, "main"))
+	assert.Equal(t, &state.Step{Ref: state.Ref{State: "NEXT.md"}, Mode: state.SessionNew,
+		Input: &in, Vars: map[string]string{"k": "v"}, Cwd: "/w", Model: "opus"}, r.Agents[0].Pending)
+	assert.ErrorContains(t, NewSession(r, "nobody"), `no agent "nobody"`)
+	assert.ErrorContains(t, NewSession(r, "done"), "no step left")
+}

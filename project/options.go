@@ -1,6 +1,8 @@
 package project
 
 import (
+	"fmt"
+
 	"raymond/state"
 )
 
@@ -91,6 +93,24 @@ func Override(r *state.Run, given Settings) {
 	}
 	set(given.Debug, &o.Debug)
 	set(given.Budget, &r.BudgetUSD)
+}
+
+// NewSession makes the next step of agent id in run r start a new session
+// at the same state, with the same input, variables and working directory
+// (raymond resume --new-session): the way on for an agent whose session
+// claude no longer has. The step sends the state's whole prompt, not a
+// reminder meant for the lost conversation.
+func NewSession(r *state.Run, id string) error {
+	a := r.Agent(id)
+	switch {
+	case a == nil:
+		return fmt.Errorf("run %s has no agent %q", r.WorkflowID, id)
+	case a.Pending == nil:
+		return fmt.Errorf("agent %s of run %s has no step left to run (it is %s)", id, r.WorkflowID, a.Status)
+	}
+	p := a.Pending
+	p.Mode, p.ResumeSession, p.SessionID, p.Reminder = state.SessionNew, "", "", ""
+	return nil
 }
 
 // pick returns the given value when there is one, else the config's when it

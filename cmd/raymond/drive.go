@@ -108,6 +108,12 @@ func (d *driving) prepare(id string, override bool, progress io.Writer, prefix s
 	return func(r *state.Run) error {
 		if override {
 			project.Override(r, d.flags.settings())
+			for _, agent := range d.flags.newSession {
+				if err := project.NewSession(r, agent); err != nil {
+					return &usageError{msg: "--new-session: " + err.Error(),
+						hint: fmt.Sprintf("'raymond status %s' lists its agents.", id)}
+				}
+			}
 		}
 		var oe *project.OptionError
 		if err := project.CheckOptions(r.Options); errors.As(err, &oe) {

@@ -50,6 +50,8 @@ type runFlags struct {
 	replies         string
 	logLevel        string
 
+	newSession []string
+
 	// timeoutDur is timeout parsed by check.
 	timeoutDur time.Duration
 }
@@ -67,6 +69,9 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	if kind != kindResume {
 		fs.StringVar(&f.input, "input", "", "`TEXT` of {{input}} in the first state")
 		fs.StringVar(&f.id, "id", "", "the run `ID` (letters, digits, - and _; must be new; default: generated)")
+	} else {
+		fs.StringArrayVar(&f.newSession, "new-session", nil,
+			"start `AGENT` again at its state in a new session, e.g. when claude lost its session (repeatable)")
 	}
 	fs.StringVar(&f.model, "model", "", "default `MODEL` of states without a model (default: Claude Code's)")
 	fs.StringVar(&f.effort, "effort", "", "default `EFFORT` of states without an effort")

@@ -152,7 +152,7 @@ func (d *driving) recoverOne(ctx context.Context, id string, quiesce <-chan stru
 	if err != nil {
 		return exitCode(stderr, driveFailed(id, r, err))
 	}
-	if line := project.NextStep(r); line != "" {
+	for _, line := range nextSteps(r) {
 		fmt.Fprintf(stderr, "raymond: %s\n", line)
 	}
 	return project.ExitFor(r.Status)
