@@ -32,6 +32,7 @@ func (p *Project) NewOptions(g Given) (state.Options, float64) {
 		PermissionMode:  pick(g.PermissionMode, cfg.PermissionMode, state.DefaultPermissionMode),
 		SkipPermissions: pick(g.SkipPermissions, cfg.SkipPermissions, false),
 		Debug:           pick(g.Debug, cfg.Debug, true),
+		Confine:         pick(g.Confine, cfg.Confine, false),
 		Input:           g.Input,
 		ProjectDir:      p.Dir,
 	}
@@ -92,6 +93,7 @@ func Override(r *state.Run, given Settings) {
 		o.ClaudePath, o.ClaudeFrom = *given.Claude, ""
 	}
 	set(given.Debug, &o.Debug)
+	set(given.Confine, &o.Confine)
 	set(given.Budget, &r.BudgetUSD)
 }
 

@@ -37,6 +37,7 @@ func fullRun(id string) *Run {
 			ClaudeFrom:      "RAYMOND_CLAUDE",
 			Debug:           true,
 			ProjectDir:      "/p",
+			Confine:         true,
 		},
 		Agents: []Agent{{
 			ID:           "main_worker1",

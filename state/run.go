@@ -158,6 +158,10 @@ type Options struct {
 	Debug bool `json:"debug"`
 	// ProjectDir is the absolute folder that holds .raymond/.
 	ProjectDir string `json:"project_dir,omitempty"`
+	// Confine refuses a cd= that leaves ProjectDir (the model is reminded,
+	// as for a folder that does not exist); without it such a cd is allowed
+	// with a warning.
+	Confine bool `json:"confine,omitempty"`
 }
 
 // Duration is a time.Duration stored as Go duration text ("10m0s"), in JSON

@@ -49,6 +49,7 @@ type runFlags struct {
 	project         string
 	replies         string
 	logLevel        string
+	confine         bool
 
 	newSession []string
 
@@ -83,6 +84,7 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	fs.StringVar(&f.permissionMode, "permission-mode", orchestrator.DefaultPermissionMode, "permission `MODE` passed to claude")
 	fs.BoolVar(&f.skipPermissions, "dangerously-skip-permissions", false, "pass --dangerously-skip-permissions to claude instead of a permission mode")
 	fs.StringVar(&f.claude, "claude", "", "the claude executable `PATH` (also RAYMOND_CLAUDE; default: claude on PATH)")
+	fs.BoolVar(&f.confine, "confine", false, "refuse a cd= outside the project folder (default: allowed, with a warning)")
 	fs.BoolVar(&f.debug, "debug", true, "write the transcript folder .raymond/debug/ID (the default)")
 	fs.BoolVar(&f.noDebug, "no-debug", false, "do not write the transcript folder")
 	if kind != kindStart {
@@ -167,6 +169,7 @@ func (f *runFlags) settings() project.Settings {
 		SkipPermissions: given(f, "dangerously-skip-permissions", f.skipPermissions),
 		Claude:          given(f, "claude", f.claude),
 		Quiet:           given(f, "quiet", f.quiet),
+		Confine:         given(f, "confine", f.confine),
 	}
 	switch {
 	case f.changed("no-debug"):

@@ -31,7 +31,7 @@ Progress goes to stderr.
 
 Defaults for the flags may be set in .raymond/config.toml (keys model, effort,
 budget, max_parallel, timeout, no_wait, permission_mode,
-dangerously_skip_permissions, claude, debug, quiet); flags override it, and
+dangerously_skip_permissions, claude, debug, quiet, confine); flags override it, and
 RAYMOND_CLAUDE overrides its claude.
 
 Exit status (also exit_code in --json):
