@@ -172,6 +172,11 @@ func Neutral(res *Result, req step.Request) step.Result {
 	return out
 }
 
+// SessionLost starts the reason of a step whose session claude no longer
+// has; the command line finds it in an agent's last error to say how to go
+// on (raymond resume --new-session).
+const SessionLost = "claude no longer has the session to resume"
+
 // outcomeReason says in one line why a step did not succeed.
 func outcomeReason(res *Result) string {
 	var b strings.Builder
@@ -189,7 +194,7 @@ func outcomeReason(res *Result) string {
 	case Exhausted:
 		fmt.Fprintf(&b, "the step used up its own limit (%s)", res.Subtype)
 	case SessionNotFound:
-		b.WriteString("claude no longer has the session to resume (was ~/.claude cleaned, or the working directory moved?)")
+		b.WriteString(SessionLost + " (was ~/.claude cleaned, or the working directory moved?)")
 	case InvocationError:
 		b.WriteString("the step could not run: ")
 		b.WriteString(firstLine(res.Stderr))

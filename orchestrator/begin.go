@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"raymond/machine"
 	"raymond/parsing"
@@ -78,38 +79,43 @@ func (g *driving) start(req step.Request) {
 	}
 	ctx := g.ctx
 	g.steps.Go(func() {
-		ev := runStep(ctx, g.runner, g.scope, l.st, req, h)
+		ev, warnings := runStep(ctx, g.runner, g.scope, l.st, req, h)
 		<-l.ready
-		g.done <- stepDone{ev: ev}
+		g.done <- stepDone{ev: ev, warnings: warnings}
 	})
 }
 
 // runStep runs one step and, when it succeeded, decides what its answer
 // says: the transition, or why it is refused. Parsing the answer and
 // checking the targets and working directories happen here, in the step's
-// goroutine, not in the loop.
-func runStep(ctx context.Context, runner step.Runner, scope *workflow.Scope, st *workflow.State, req step.Request, h step.Handler) machine.StepEnded {
+// goroutine, not in the loop. The warnings are about an accepted
+// transition (a cd outside the project).
+func runStep(ctx context.Context, runner step.Runner, scope *workflow.Scope, st *workflow.State, req step.Request, h step.Handler) (machine.StepEnded, []string) {
 	ev := machine.StepEnded{Agent: req.Agent, Seq: req.Seq, Name: req.Name(), Restricted: st.Policy.Restricted()}
 	ev.Result = runner.Run(ctx, req, h)
 	if ev.Result.Outcome != step.Succeeded {
-		return ev
+		return ev, nil
 	}
+	var warnings []string
 	ev.Transition, ev.DecideErr = workflow.Decide(scope, st, ev.Result.Text)
 	if ev.DecideErr == nil {
-		ev.Cwds, ev.DecideErr = resolveCwds(req.Step.Cwd, ev.Transition)
+		ev.Cwds, warnings, ev.DecideErr = resolveCwds(req.Step.Cwd, ev.Transition, req.Options.ProjectDir, req.Options.Confine)
 	}
 	if ev.DecideErr != nil {
 		ev.Reminder = workflow.Reminder(ev.DecideErr, st.Policy)
 		ev.Accepted = st.Policy.Accepted()
+		warnings = nil
 	}
-	return ev
+	return ev, warnings
 }
 
 // resolveCwds resolves the cd attributes of a transition against the
 // agent's working directory: [0] for the tag itself, [i+1] for fork i; ""
 // where there is none. A cd that names no existing folder is an error the
-// model is reminded of.
-func resolveCwds(cwd string, tr parsing.Transition) ([]string, error) {
+// model is reminded of. A cd outside project (the folder that holds
+// .raymond/; "" for none known) is refused when confine is set, else
+// allowed with a warning for the person.
+func resolveCwds(cwd string, tr parsing.Transition, project string, confine bool) (cwds, warnings []string, err error) {
 	resolve := func(t parsing.Tag) (string, error) {
 		dir, ok := t.Attr("cd")
 		if !ok {
@@ -123,21 +129,42 @@ func resolveCwds(cwd string, tr parsing.Transition) ([]string, error) {
 		if err != nil || !fi.IsDir() {
 			return "", fmt.Errorf("cd=%q names %s, which is not an existing folder", mustAttr(t, "cd"), dir)
 		}
+		if project == "" || inside(dir, project) {
+			return dir, nil
+		}
+		if confine {
+			return "", fmt.Errorf("cd=%q names %s, which is outside the project folder %s; this run keeps agents inside it (confine)",
+				mustAttr(t, "cd"), dir, project)
+		}
+		warnings = append(warnings, fmt.Sprintf("cd=%q takes the agent outside the project folder %s, to %s", mustAttr(t, "cd"), project, dir))
 		return dir, nil
 	}
-	cwds := make([]string, 1+len(tr.Forks))
-	var err error
+	cwds = make([]string, 1+len(tr.Forks))
 	if tr.Tag.Name != parsing.Fork {
 		if cwds[0], err = resolve(tr.Tag); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for i, f := range tr.Forks {
 		if cwds[i+1], err = resolve(f); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return cwds, nil
+	return cwds, warnings, nil
+}
+
+// inside reports whether folder dir is project or lies under it, symbolic
+// links resolved in both (dir exists; project may not resolve, and is then
+// taken as written).
+func inside(dir, project string) bool {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if real, err := filepath.EvalSymlinks(project); err == nil {
+		project = real
+	}
+	rel, err := filepath.Rel(project, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func mustAttr(t parsing.Tag, key string) string {

@@ -60,6 +60,8 @@ type launch struct {
 // stepDone is what a step's goroutine reports.
 type stepDone struct {
 	ev machine.StepEnded
+	// warnings are published before the step's end is applied.
+	warnings []string
 }
 
 func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) error) (*state.Run, error) {
@@ -190,6 +192,13 @@ func (g *driving) finish(ctx context.Context, d stepDone) {
 		l.res, l.decideErr = d.ev.Result, d.ev.DecideErr
 	}
 	d.ev.Now = g.clock.Now()
+	for _, w := range d.warnings {
+		state := ""
+		if l := g.launches[d.ev.Agent]; l != nil {
+			state = l.req.Step.State
+		}
+		g.publish(transcript.Event{Time: d.ev.Now, Type: transcript.EventWarning, Agent: d.ev.Agent, State: state, Message: w}, nil)
+	}
 	g.carry(g.m.Apply(d.ev))
 }
 

@@ -19,7 +19,7 @@ import (
 // is not one.
 var ConfigKeys = []string{
 	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "timeout", "no_wait",
-	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet",
+	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine",
 }
 
 // Settings are the settings of a run that one layer sets: the command line
@@ -39,6 +39,7 @@ type Settings struct {
 	Claude          *string
 	Debug           *bool // write the transcript
 	Quiet           *bool // progress shows only transitions, waits and errors
+	Confine         *bool // refuse a cd= outside the project folder
 }
 
 // ConfigError is a config file that cannot be used: malformed, an unknown
@@ -138,11 +139,17 @@ func (s *Settings) set(key string, v any) error {
 	var err error
 	switch key {
 	case "model":
-		s.Model, err = tomlString(key, v)
+		if s.Model, err = tomlString(key, v); err == nil {
+			err = CheckModel(*s.Model)
+		}
 	case "effort":
-		s.Effort, err = tomlString(key, v)
+		if s.Effort, err = tomlString(key, v); err == nil {
+			err = CheckEffort(*s.Effort)
+		}
 	case "permission_mode":
-		s.PermissionMode, err = tomlString(key, v)
+		if s.PermissionMode, err = tomlString(key, v); err == nil {
+			err = CheckPermissionMode(*s.PermissionMode)
+		}
 	case "claude":
 		s.Claude, err = tomlString(key, v)
 	case "no_wait":
@@ -153,6 +160,8 @@ func (s *Settings) set(key string, v any) error {
 		s.Debug, err = tomlBool(key, v)
 	case "quiet":
 		s.Quiet, err = tomlBool(key, v)
+	case "confine":
+		s.Confine, err = tomlBool(key, v)
 	case "budget":
 		var f float64
 		if f, err = tomlNumber(key, v); err == nil {

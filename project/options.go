@@ -1,11 +1,14 @@
 package project
 
 import (
+	"fmt"
+
 	"raymond/state"
 )
 
 // Given is what a caller gives for a new run: the settings it sets (the
-// flags of raymond run), the input, and the value of RAYMOND_CLAUDE.
+// flags of raymond run), the input, and the value of RAYMOND_CLAUDE. The
+// caller has checked the settings and made its paths absolute (AbsPath).
 type Given struct {
 	Settings
 	// Input is the text of {{input}}; nil when none was given, which is
@@ -31,14 +34,21 @@ func (p *Project) NewOptions(g Given) (state.Options, float64) {
 		PermissionMode:  pick(g.PermissionMode, cfg.PermissionMode, state.DefaultPermissionMode),
 		SkipPermissions: pick(g.SkipPermissions, cfg.SkipPermissions, false),
 		Debug:           pick(g.Debug, cfg.Debug, true),
+		Confine:         pick(g.Confine, cfg.Confine, false),
 		Input:           g.Input,
 		ProjectDir:      p.Dir,
 	}
-	claude := cfg.Claude
-	if g.ClaudeEnv != "" {
-		claude = &g.ClaudeEnv
+	// The claude executable: the caller's, else RAYMOND_CLAUDE, else the
+	// config's, whose relative path is taken from the project folder.
+	// Where it came from, unless the caller gave it, is kept to be shown.
+	switch {
+	case g.Claude != nil:
+		o.ClaudePath = *g.Claude
+	case g.ClaudeEnv != "":
+		o.ClaudePath, o.ClaudeFrom = g.ClaudeEnv, "RAYMOND_CLAUDE"
+	case cfg.Claude != nil && *cfg.Claude != "":
+		o.ClaudePath, o.ClaudeFrom = AbsPath(*cfg.Claude, p.Dir), ConfigPath(p.Dir)
 	}
-	o.ClaudePath = pick(g.Claude, claude, "")
 	if o.SkipPermissions && g.PermissionMode == nil {
 		o.PermissionMode = ""
 	}
@@ -83,9 +93,30 @@ func Override(r *state.Run, given Settings) {
 			o.PermissionMode = state.DefaultPermissionMode
 		}
 	}
-	set(given.Claude, &o.ClaudePath)
+	if given.Claude != nil {
+		o.ClaudePath, o.ClaudeFrom = *given.Claude, ""
+	}
 	set(given.Debug, &o.Debug)
+	set(given.Confine, &o.Confine)
 	set(given.Budget, &r.BudgetUSD)
+}
+
+// NewSession makes the next step of agent id in run r start a new session
+// at the same state, with the same input, variables and working directory
+// (raymond resume --new-session): the way on for an agent whose session
+// claude no longer has. The step sends the state's whole prompt, not a
+// reminder meant for the lost conversation.
+func NewSession(r *state.Run, id string) error {
+	a := r.Agent(id)
+	switch {
+	case a == nil:
+		return fmt.Errorf("run %s has no agent %q", r.WorkflowID, id)
+	case a.Pending == nil:
+		return fmt.Errorf("agent %s of run %s has no step left to run (it is %s)", id, r.WorkflowID, a.Status)
+	}
+	p := a.Pending
+	p.Mode, p.ResumeSession, p.SessionID, p.Reminder = state.SessionNew, "", "", ""
+	return nil
 }
 
 // pick returns the given value when there is one, else the config's when it

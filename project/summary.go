@@ -8,13 +8,17 @@ import (
 	"raymond/state"
 )
 
-// Exit statuses of a command, as cli.md defines them. A Summary carries the
-// one its run ends with (ExitFor).
+// Exit statuses of a command. cli.md defines 0 to 6; 7 is raymond's own.
+// A Summary carries the one its run ends with.
 const (
-	ExitOK     = 0 // completed
-	ExitFailed = 1 // failed, or an error
-	ExitUsage  = 2 // bad usage
-	ExitPaused = 3 // paused, waiting or over budget: resumable
+	ExitOK        = 0 // completed
+	ExitFailed    = 1 // failed (an agent failed), or raymond itself failed
+	ExitUsage     = 2 // bad usage
+	ExitPaused    = 3 // paused, resumable: a signal, a usage limit with --no-wait
+	ExitAsking    = 4 // reserved: waiting for answers (cli.md; not yet used)
+	ExitBudget    = 5 // the budget is reached: resumable with a higher --budget
+	ExitNotDriven = 6 // nothing driven: another process drives the run, or it had ended
+	ExitNoClaude  = 7 // claude cannot run at all; the run is paused until that is fixed
 )
 
 // ExitFor returns the exit status a run in status s ends the process with.
@@ -24,9 +28,11 @@ func ExitFor(s state.Status) int {
 		return ExitOK
 	case state.StatusFailed:
 		return ExitFailed
+	case state.StatusBudgetExceeded:
+		return ExitBudget
 	}
-	// Paused, waiting, over budget, or stopped before it got anywhere: the
-	// run can be resumed.
+	// Paused, waiting, or stopped before it got anywhere: the run can be
+	// resumed.
 	return ExitPaused
 }
 

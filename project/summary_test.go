@@ -14,7 +14,7 @@ func TestExitFor(t *testing.T) {
 		state.StatusFailed:         ExitFailed,
 		state.StatusPaused:         ExitPaused,
 		state.StatusWaiting:        ExitPaused,
-		state.StatusBudgetExceeded: ExitPaused,
+		state.StatusBudgetExceeded: ExitBudget, // was ExitPaused before issue 9 item 16
 		state.StatusRunning:        ExitPaused,
 		state.StatusCreated:        ExitPaused,
 	}

@@ -36,8 +36,10 @@ func fullRun(id string) *Run {
 			PermissionMode:  "acceptEdits",
 			SkipPermissions: true,
 			ClaudePath:      "/usr/bin/claude",
+			ClaudeFrom:      "RAYMOND_CLAUDE",
 			Debug:           true,
 			ProjectDir:      "/p",
+			Confine:         true,
 		},
 		Agents: []Agent{{
 			ID:           "main_worker1",

@@ -169,12 +169,21 @@ type Options struct {
 	PermissionMode string `json:"permission_mode,omitempty"`
 	// SkipPermissions passes --dangerously-skip-permissions instead.
 	SkipPermissions bool `json:"skip_permissions,omitempty"`
-	// ClaudePath is the claude executable.
+	// ClaudePath is the claude executable: absolute, or a bare name looked
+	// up in PATH.
 	ClaudePath string `json:"claude_path,omitempty"`
+	// ClaudeFrom says where ClaudePath was set when the person did not give
+	// it on the command line: the config file's path, or "RAYMOND_CLAUDE".
+	// Each drive names that program on its first line.
+	ClaudeFrom string `json:"claude_from,omitempty"`
 	// Debug turns the transcript folder on.
 	Debug bool `json:"debug"`
 	// ProjectDir is the absolute folder that holds .raymond/.
 	ProjectDir string `json:"project_dir,omitempty"`
+	// Confine refuses a cd= that leaves ProjectDir (the model is reminded,
+	// as for a folder that does not exist); without it such a cd is allowed
+	// with a warning.
+	Confine bool `json:"confine,omitempty"`
 }
 
 // Duration is a time.Duration stored as Go duration text ("10m0s"), in JSON

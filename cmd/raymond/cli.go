@@ -11,12 +11,16 @@ import (
 	"raymond/project"
 )
 
-// Exit codes, as cli.md defines them.
+// Exit codes, as cli.md defines them (project.ExitOK and the others say
+// what each means).
 const (
-	exitOK     = project.ExitOK
-	exitFailed = project.ExitFailed
-	exitUsage  = project.ExitUsage
-	exitPaused = project.ExitPaused
+	exitOK        = project.ExitOK
+	exitFailed    = project.ExitFailed
+	exitUsage     = project.ExitUsage
+	exitPaused    = project.ExitPaused
+	exitBudget    = project.ExitBudget
+	exitNotDriven = project.ExitNotDriven
+	exitNoClaude  = project.ExitNoClaude
 )
 
 // command is one subcommand. run receives the arguments after the command name.
@@ -136,5 +140,8 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(&b, "  %-12s %s\n", c.name, c.synopsis)
 	}
 	b.WriteString("\nRun 'raymond COMMAND --help' for a command's flags and examples.\n")
+	b.WriteString("\nExit status of run, resume and recover: 0 completed, 1 failed, 2 bad usage,\n" +
+		"3 paused (signal, usage limit), 5 budget reached, 6 nothing driven (driven\n" +
+		"elsewhere, or already completed), 7 claude cannot run (the run is paused).\n")
 	io.WriteString(w, b.String())
 }

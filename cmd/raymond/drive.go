@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"raymond/claude"
@@ -95,20 +98,105 @@ func (d *driving) driver(quiesce <-chan struct{}, prefix string) *orchestrator.D
 	}
 }
 
+// prepare returns the update Drive applies to run id once it holds it:
+// with override, the flags given replace the stored options (raymond
+// resume); then the options are checked, since a run made by an older
+// raymond may hold values claude refuses, which would fail every step;
+// then, when claude runs the steps and the person did not choose it, the
+// first line says which program that is and who chose it.
+func (d *driving) prepare(id string, override bool, progress io.Writer, prefix string) func(*state.Run) error {
+	return func(r *state.Run) error {
+		if override {
+			project.Override(r, d.flags.settings())
+			for _, agent := range d.flags.newSession {
+				if err := project.NewSession(r, agent); err != nil {
+					return &usageError{msg: "--new-session: " + err.Error(),
+						hint: fmt.Sprintf("'raymond status %s' lists its agents.", id)}
+				}
+			}
+		}
+		var oe *project.OptionError
+		if err := project.CheckOptions(r.Options); errors.As(err, &oe) {
+			return &usageError{
+				msg:  fmt.Sprintf("run %s is stored with %v", id, err),
+				hint: fmt.Sprintf("Give another value to use from now on: raymond resume %s %s %s", id, oe.Flag, flagValue(oe.Flag)),
+			}
+		}
+		if _, ok := d.runner.(claude.Runner); ok && r.Options.ClaudeFrom != "" {
+			fmt.Fprintf(progress, "%sraymond: claude is %s, as set by %s (--claude chooses another)\n",
+				prefix, describeProgram(r.Options.ClaudePath), r.Options.ClaudeFrom)
+		}
+		return nil
+	}
+}
+
+// flagValue names the value a flag of raymond resume takes, for a hint.
+func flagValue(flag string) string {
+	switch flag {
+	case "--permission-mode":
+		return "MODE"
+	case "--claude":
+		return "PATH"
+	case "--timeout":
+		return "DUR"
+	case "--max-parallel":
+		return "N"
+	}
+	return strings.ToUpper(strings.TrimPrefix(flag, "--"))
+}
+
+// describeProgram names the program path runs: the path itself, and for a
+// bare name the file PATH gives for it.
+func describeProgram(path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	if found, err := exec.LookPath(path); err == nil {
+		return fmt.Sprintf("%s (%s)", path, found)
+	}
+	return path
+}
+
 // driveAndReport drives run id alone, reports how it ended and returns the
-// error that carries the exit status.
-func (d *driving) driveAndReport(ctx context.Context, id string, update func(*state.Run) error) error {
+// error that carries the exit status. override applies the flags given to
+// the stored options (resume).
+func (d *driving) driveAndReport(ctx context.Context, id string, override bool) error {
 	ctx, quiesce, stop := interrupts(ctx, d.env.stderr)
 	defer stop()
-	r, err := d.driver(quiesce, "").Drive(ctx, id, update)
+	r, err := d.driver(quiesce, "").Drive(ctx, id, d.prepare(id, override, d.env.stderr, ""))
 	if err != nil {
-		return driveFailed(id, r, err)
+		err = driveFailed(id, r, err)
+		d.summarize(id, r, err)
+		return err
 	}
 	code := report(d.env.stdout, d.env.stderr, r, d.project.Dir, d.flags.json)
 	if code == exitOK {
 		return nil
 	}
 	return &exitError{code: code}
+}
+
+// summarize prints, with --json, the summary of run id when it was not
+// driven to an end (err carries the exit status): r as Drive left it, else
+// as it is stored. A script then reads exit_code from stdout as it would
+// after any run. Nothing is printed for a usage error or a run that cannot
+// be read.
+func (d *driving) summarize(id string, r *state.Run, err error) {
+	var xe *exitError
+	if !d.flags.json || !errors.As(err, &xe) {
+		return
+	}
+	if r == nil {
+		var rerr error
+		if r, rerr = d.project.Store.Read(id); rerr != nil {
+			return
+		}
+	}
+	s := project.NewSummary(r, d.project.Dir)
+	s.ExitCode = xe.code
+	if data, err := json.Marshal(s); err == nil {
+		fmt.Fprintf(d.env.stdout, "%s\n", data)
+	}
 }
 
 // driveFailed turns the error of driving run id, which left the run r (nil
@@ -123,7 +211,7 @@ func driveFailed(id string, r *state.Run, err error) error {
 		if errors.Is(err, claude.ErrNotFound) {
 			next += " --claude PATH"
 		}
-		return fmt.Errorf("run %s: %w\nThe run is paused; once that is fixed: %s", id, err, next)
+		return &exitError{code: exitNoClaude, msg: fmt.Sprintf("run %s: %v\nThe run is paused; once that is fixed: %s", id, err, next)}
 	}
 	return driveError(err)
 }
@@ -134,7 +222,11 @@ func driveError(err error) error {
 	if errors.As(err, &we) {
 		return &usageError{msg: we.Error(), hint: "Check the workflow folder: raymond needs its first state to load."}
 	}
-	return err // a locked run, an unusable claude, a store error: exit 1
+	var le *state.LockedError
+	if errors.As(err, &le) {
+		return &exitError{code: exitNotDriven, msg: le.Error()}
+	}
+	return err // an unusable claude without a run, a store error: exit 1
 }
 
 // checkResumable refuses to drive run id when that cannot work: it does not
@@ -150,7 +242,7 @@ func checkResumable(store *state.Store, id string, f *runFlags) error {
 	}
 	switch r.Status {
 	case state.StatusCompleted:
-		return &exitError{code: exitFailed, msg: fmt.Sprintf("run %s already completed; 'raymond status %s' shows its result", id, id)}
+		return &exitError{code: exitNotDriven, msg: fmt.Sprintf("run %s already completed; 'raymond status %s' shows its result", id, id)}
 	case state.StatusBudgetExceeded:
 		budget := r.BudgetUSD
 		if f != nil && f.changed("budget") {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -50,6 +51,9 @@ type runFlags struct {
 	project         string
 	replies         string
 	logLevel        string
+	confine         bool
+
+	newSession []string
 
 	// timeoutDur is timeout parsed by check.
 	timeoutDur time.Duration
@@ -68,6 +72,9 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	if kind != kindResume {
 		fs.StringVar(&f.input, "input", "", "`TEXT` of {{input}} in the first state")
 		fs.StringVar(&f.id, "id", "", "the run `ID` (letters, digits, - and _; must be new; default: generated)")
+	} else {
+		fs.StringArrayVar(&f.newSession, "new-session", nil,
+			"start `AGENT` again at its state in a new session, e.g. when claude lost its session (repeatable)")
 	}
 	fs.StringVar(&f.model, "model", "", "default `MODEL` of states without a model (default: Claude Code's)")
 	fs.StringVar(&f.effort, "effort", "", "default `EFFORT` of states without an effort")
@@ -81,6 +88,7 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	fs.StringVar(&f.permissionMode, "permission-mode", orchestrator.DefaultPermissionMode, "permission `MODE` passed to claude")
 	fs.BoolVar(&f.skipPermissions, "dangerously-skip-permissions", false, "pass --dangerously-skip-permissions to claude instead of a permission mode")
 	fs.StringVar(&f.claude, "claude", "", "the claude executable `PATH` (also RAYMOND_CLAUDE; default: claude on PATH)")
+	fs.BoolVar(&f.confine, "confine", false, "refuse a cd= outside the project folder (default: allowed, with a warning)")
 	fs.BoolVar(&f.debug, "debug", true, "write the transcript folder .raymond/debug/ID (the default)")
 	fs.BoolVar(&f.noDebug, "no-debug", false, "do not write the transcript folder")
 	if kind != kindStart {
@@ -104,6 +112,26 @@ func (f *runFlags) check(h help) error {
 		if err := project.CheckBudget(f.budget); err != nil {
 			return h.usageError("--budget: %v", err)
 		}
+	}
+	if f.changed("model") {
+		if err := project.CheckModel(f.model); err != nil {
+			return h.usageError("--model: %v", err)
+		}
+	}
+	if f.changed("effort") {
+		if err := project.CheckEffort(f.effort); err != nil {
+			return h.usageError("--effort: %v", err)
+		}
+	}
+	if f.changed("permission-mode") {
+		if err := project.CheckPermissionMode(f.permissionMode); err != nil {
+			return h.usageError("--permission-mode: %v", err)
+		}
+	}
+	if f.changed("claude") {
+		// Stored absolute: a resume from another folder runs the same
+		// program.
+		f.claude = project.AbsPath(f.claude, cwd())
 	}
 	for _, c := range []struct {
 		name string
@@ -152,6 +180,7 @@ func (f *runFlags) settings() project.Settings {
 		SkipPermissions: given(f, "dangerously-skip-permissions", f.skipPermissions),
 		Claude:          given(f, "claude", f.claude),
 		Quiet:           given(f, "quiet", f.quiet),
+		Confine:         given(f, "confine", f.confine),
 	}
 	switch {
 	case f.changed("no-debug"):
@@ -165,7 +194,7 @@ func (f *runFlags) settings() project.Settings {
 // given returns what the command line gave for a new run: its settings,
 // --input, and RAYMOND_CLAUDE from getenv.
 func (f *runFlags) given(getenv func(string) string) project.Given {
-	g := project.Given{Settings: f.settings(), ClaudeEnv: getenv("RAYMOND_CLAUDE")}
+	g := project.Given{Settings: f.settings(), ClaudeEnv: project.AbsPath(getenv("RAYMOND_CLAUDE"), cwd())}
 	if f.changed("input") {
 		g.Input = ptrTo(f.input)
 	}
@@ -181,6 +210,14 @@ func given[T any](f *runFlags, name string, v T) *T {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// cwd returns the current folder, which relative paths given on the
+// command line are taken from; "" when it cannot be known, which leaves
+// them as they are (project.AbsPath).
+func cwd() string {
+	dir, _ := os.Getwd()
+	return dir
+}
 
 // logger returns the developer logger --log-level asks for, writing to w;
 // nil when logs are off. check has validated the level.

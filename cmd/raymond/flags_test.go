@@ -67,6 +67,7 @@ func TestNewOptions(t *testing.T) {
 			config: "model = \"sonnet\"\nbudget = 4\nmax_parallel = 1\ntimeout = \"0\"\nno_wait = true\ndebug = false\nclaude = \"/cfg/claude\"\n",
 			want: with(func(o *state.Options) {
 				o.Model, o.MaxParallel, o.Timeout, o.NoWait, o.Debug, o.ClaudePath = "sonnet", 1, 0, true, false, "/cfg/claude"
+				o.ClaudeFrom = "/p/.raymond/config.toml"
 			}),
 			wantBudget: 4,
 		},
@@ -83,7 +84,7 @@ func TestNewOptions(t *testing.T) {
 			name:   "env overrides the config's claude",
 			config: `claude = "/cfg/claude"`,
 			env:    map[string]string{"RAYMOND_CLAUDE": "/env/claude"},
-			want:   with(func(o *state.Options) { o.ClaudePath = "/env/claude" }),
+			want:   with(func(o *state.Options) { o.ClaudePath, o.ClaudeFrom = "/env/claude", "RAYMOND_CLAUDE" }),
 		},
 		{
 			name:   "--claude overrides env",

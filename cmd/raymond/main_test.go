@@ -166,16 +166,18 @@ func cmdSetStatus(ts *testscript.TestScript, neg bool, args []string) {
 // cmdSignal sends a signal to the process that drives a run of the project
 // in $WORK, found by the run's lock:
 //
-//	signal RUN_ID INT|TERM
+//	signal RUN_ID INT|TERM|HUP|QUIT
 //
 // testscript's kill sends only to a background command, and two SIGINTs sent
 // at once may reach the process as one; SIGINT then SIGTERM always arrive as
 // two signals.
 func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: signal RUN_ID INT|TERM")
+		ts.Fatalf("usage: signal RUN_ID INT|TERM|HUP|QUIT")
 	}
-	sig := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[args[1]]
+	sig := map[string]syscall.Signal{
+		"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP, "QUIT": syscall.SIGQUIT,
+	}[args[1]]
 	if sig == 0 {
 		ts.Fatalf("signal: unknown signal %q", args[1])
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"raymond/claude"
 	"raymond/project"
 	"raymond/state"
 )
@@ -30,8 +31,34 @@ func report(stdout, stderr io.Writer, r *state.Run, dir string, asJSON bool) int
 		}
 		io.WriteString(stdout, res)
 	}
-	if line := project.NextStep(r); line != "" {
+	for _, line := range nextSteps(r) {
 		fmt.Fprintf(stderr, "raymond: %s\n", line)
 	}
 	return code
+}
+
+// nextSteps says, for a run that did not complete, how to go on
+// (project.NextStep); for a failed agent whose session claude no longer
+// has, a retry would fail the same way, so its line names --new-session.
+func nextSteps(r *state.Run) []string {
+	var lines, lost []string
+	others := false
+	for _, a := range r.Agents {
+		if a.Status != state.AgentFailed || r.Status != state.StatusFailed {
+			continue
+		}
+		if strings.Contains(a.LastError, claude.SessionLost) && a.Pending != nil {
+			lines = append(lines, fmt.Sprintf("%s lost its claude session; start it again at %s in a new session with: raymond resume %s --new-session %s",
+				a.ID, a.Pending.State, r.WorkflowID, a.ID))
+			lost = append(lost, a.ID)
+		} else {
+			others = true
+		}
+	}
+	if len(lost) == 0 || others {
+		if line := project.NextStep(r); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return lines
 }

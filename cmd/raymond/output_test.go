@@ -21,6 +21,11 @@ func TestWorse(t *testing.T) {
 		{exitFailed, exitPaused, exitFailed},
 		{exitFailed, exitUsage, exitUsage},
 		{exitUsage, exitOK, exitUsage},
+		{exitNotDriven, exitOK, exitNotDriven},
+		{exitPaused, exitNotDriven, exitPaused},
+		{exitBudget, exitPaused, exitBudget},
+		{exitNoClaude, exitBudget, exitNoClaude},
+		{exitNoClaude, exitFailed, exitFailed},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, worse(tt.a, tt.b), "worse(%d, %d)", tt.a, tt.b)
@@ -84,7 +89,7 @@ func TestReport(t *testing.T) {
 		{
 			name:       "over budget",
 			run:        state.Run{WorkflowID: "a", Status: state.StatusBudgetExceeded, TotalCostUSD: 0.5, BudgetUSD: 0.25},
-			wantCode:   exitPaused,
+			wantCode:   exitBudget, // exitPaused before issue 9 item 16
 			wantStderr: "raymond: run a reached its budget ($0.5000 of $0.2500); resume it with: raymond resume a --budget USD\n",
 		},
 	}

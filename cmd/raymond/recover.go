@@ -26,8 +26,8 @@ prefixed with its id.
 
 --all also counts paused runs (stopped by a signal or a usage limit with
 --no-wait) as ones to recover. Each run is resumed with the options it was
-started with. The exit status is the worst of the runs': 2, then 1, then 3,
-then 0.`,
+started with. The exit status is the worst of the runs': 2, then 1, 7, 5,
+3, 6, then 0 (see 'raymond run --help').`,
 	examples: []string{
 		"raymond recover                 # what was interrupted?",
 		"raymond recover --yes           # resume all of it",
@@ -148,11 +148,11 @@ func (d *driving) recoverOne(ctx context.Context, id string, quiesce <-chan stru
 	}
 	drv := d.driver(quiesce, id+" ")
 	drv.Progress = stderr
-	r, err := drv.Drive(ctx, id, nil)
+	r, err := drv.Drive(ctx, id, d.prepare(id, false, stderr, id+" "))
 	if err != nil {
 		return exitCode(stderr, driveFailed(id, r, err))
 	}
-	if line := project.NextStep(r); line != "" {
+	for _, line := range nextSteps(r) {
 		fmt.Fprintf(stderr, "raymond: %s\n", line)
 	}
 	return project.ExitFor(r.Status)
@@ -171,19 +171,26 @@ func unique(ids []string) []string {
 	return out
 }
 
-// worse returns the worse of two exit statuses: bad usage, then failure,
-// then paused, then success.
+// worse returns the worse of two exit statuses: bad usage, a failed run,
+// a claude that cannot run, a budget reached, a paused run, a run driven
+// elsewhere or already ended, success.
 func worse(a, b int) int {
 	rank := func(code int) int {
 		switch code {
 		case exitOK:
 			return 0
-		case exitPaused:
+		case exitNotDriven:
 			return 1
-		case exitFailed:
+		case exitPaused:
 			return 2
+		case exitBudget:
+			return 3
+		case exitNoClaude:
+			return 4
+		case exitFailed:
+			return 5
 		}
-		return 3
+		return 6
 	}
 	if rank(b) > rank(a) {
 		return b

@@ -12,10 +12,15 @@ The flags given here, and only those, override the options the run was started
 with; the config file and RAYMOND_CLAUDE are not applied again. --replies is
 never stored: give it again to resume a scripted run.
 
+--new-session AGENT starts that agent's next step in a new session, at the
+same state with the same input: the way on when claude no longer has the
+session the step resumes (the run's last line then names this flag).
+
 Output and exit status are those of 'raymond run' (see 'raymond run --help').`,
 	examples: []string{
 		"raymond resume 20261121-154012-123456-3f9a2c",
 		"raymond resume nightly-1 --budget 10 --model opus",
+		"raymond resume nightly-1 --new-session main_worker2",
 	},
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"raymond/orchestrator"
-	"raymond/project"
 	"raymond/state"
 )
 
@@ -32,12 +31,22 @@ Progress goes to stderr.
 
 Defaults for the flags may be set in .raymond/config.toml (keys model, effort,
 budget, max_parallel, timeout, no_wait, permission_mode,
-dangerously_skip_permissions, claude, debug, quiet); flags override it, and
+dangerously_skip_permissions, claude, debug, quiet, confine); flags override it, and
 RAYMOND_CLAUDE overrides its claude.
 
-Exit status: 0 completed, 1 failed, 2 bad usage, 3 paused (resume it with
-'raymond resume ID'). The first Ctrl-C lets the steps in flight finish, the
-second kills them; either way the run is paused and can be resumed.`,
+Exit status (also exit_code in --json):
+  0  completed
+  1  failed (an agent failed), or raymond itself failed
+  2  bad usage (flags, option values, workflow, config file)
+  3  paused by a signal or a usage limit: 'raymond resume ID' goes on
+  4  reserved for runs waiting for answers
+  5  budget reached: 'raymond resume ID --budget USD' goes on
+  6  nothing driven: another process drives the run, or it had completed
+  7  claude cannot run (missing, refused, logged out, no credit): the run
+     is paused; fix that, then 'raymond resume ID'
+The first Ctrl-C (or SIGTERM, SIGHUP: a closed terminal) lets the steps in
+flight finish, the second kills them; either way the run is paused and can be
+resumed.`,
 	examples: []string{
 		"raymond run wf/ --input 'the bug in #42'",
 		"raymond wf/START.md --budget 2 --model sonnet",
@@ -78,7 +87,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	return d.driveAndReport(ctx, r.WorkflowID, nil)
+	return d.driveAndReport(ctx, r.WorkflowID, false)
 }
 
 // create creates a run of workflow, mapping a workflow that cannot start and
@@ -126,10 +135,8 @@ func oneArg(args []string, h help, what string) (string, error) {
 // options.
 func (d *driving) resume(ctx context.Context, id string) error {
 	if err := checkResumable(d.project.Store, id, d.flags); err != nil {
+		d.summarize(id, nil, err)
 		return err
 	}
-	return d.driveAndReport(ctx, id, func(r *state.Run) error {
-		project.Override(r, d.flags.settings())
-		return nil
-	})
+	return d.driveAndReport(ctx, id, true)
 }
