@@ -159,7 +159,7 @@ func Neutral(res *Result, req step.Request) step.Result {
 	case res.Outcome == Canceled:
 		out.Outcome = step.Canceled
 	case res.Outcome == UsageLimit:
-		out.Outcome, out.Reason = step.UsageLimit, res.Text
+		out.Outcome, out.Reason = step.UsageLimit, FirstLine(res.Text)
 	case res.RootRefused, res.Outcome == AuthError, res.Outcome == BillingError:
 		out.Outcome, out.Reason = step.Unusable, unusableReason(res)
 	case res.Outcome == Exhausted && res.Subtype == budgetSubtype:
@@ -190,19 +190,19 @@ func outcomeReason(res *Result) string {
 	case Timeout:
 		b.WriteString("claude printed nothing for too long and was stopped (--timeout)")
 	case APIError:
-		fmt.Fprintf(&b, "API error: %s", firstLine(res.Text))
+		fmt.Fprintf(&b, "API error: %s", FirstLine(res.Text))
 	case Exhausted:
 		fmt.Fprintf(&b, "the step used up its own limit (%s)", res.Subtype)
 	case SessionNotFound:
 		b.WriteString(SessionLost + " (was ~/.claude cleaned, or the working directory moved?)")
 	case InvocationError:
 		b.WriteString("the step could not run: ")
-		b.WriteString(firstLine(res.Stderr))
+		b.WriteString(FirstLine(res.Stderr))
 	default:
 		b.WriteString(res.Outcome.String())
 	}
 	if res.Outcome != InvocationError && res.Outcome != APIError {
-		if t := firstLine(lastLine(res.Stderr)); t != "" {
+		if t := FirstLine(lastLine(res.Stderr)); t != "" {
 			fmt.Fprintf(&b, " (stderr: %s)", t)
 		}
 	}
@@ -218,14 +218,14 @@ func unusableReason(res *Result) string {
 			"(the default is acceptEdits). If you run inside a sandbox you set up yourself, you may export " +
 			"IS_SANDBOX=1 for claude; raymond never sets it for you"
 	case res.Outcome == AuthError:
-		return "claude is not logged in (" + firstLine(res.Text+res.Stderr) + "). Run `claude` once to log in, then resume the run"
+		return "claude is not logged in (" + FirstLine(res.Text+res.Stderr) + "). Run `claude` once to log in, then resume the run"
 	default:
-		return "the account cannot pay for more requests (" + firstLine(res.Text+res.Stderr) + "). Add credit, then resume the run"
+		return "the account cannot pay for more requests (" + FirstLine(res.Text+res.Stderr) + "). Add credit, then resume the run"
 	}
 }
 
-// firstLine is the first non-blank line of s, trimmed and cut at 200 bytes.
-func firstLine(s string) string {
+// FirstLine is the first non-blank line of s, trimmed and cut at 200 bytes.
+func FirstLine(s string) string {
 	for line := range strings.Lines(s) {
 		if line = strings.TrimSpace(line); line != "" {
 			if len(line) > 200 {

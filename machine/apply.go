@@ -137,7 +137,7 @@ func (m *Machine) usageLimit(a *state.Agent, now time.Time, res step.Result) []E
 		m.limitStreak++
 	}
 	if w := m.run.Wait; w == nil || until.After(w.Until) {
-		m.run.Wait = &state.Wait{Until: until, Reason: firstLine(res.Reason)}
+		m.run.Wait = &state.Wait{Until: until, Reason: res.Reason}
 	}
 	return []Effect{deferred(a, now, "usage limit")}
 }

@@ -311,19 +311,6 @@ func agentPrefix(stateName string) string {
 
 func ptr[T any](v T) *T { return &v }
 
-// firstLine is the first non-blank line of s, trimmed and cut at 200 bytes.
-func firstLine(s string) string {
-	for line := range strings.Lines(s) {
-		if line = strings.TrimSpace(line); line != "" {
-			if len(line) > 200 {
-				line = line[:200] + "…"
-			}
-			return line
-		}
-	}
-	return ""
-}
-
 func firstOf(a, b string) string {
 	if a != "" {
 		return a

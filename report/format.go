@@ -53,19 +53,6 @@ func cut(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// firstLine returns the first non-blank line of s, at most 200 bytes.
-func firstLine(s string) string {
-	for line := range strings.Lines(s) {
-		if line = strings.TrimSpace(line); line != "" {
-			if len(line) > 200 {
-				line = line[:200] + "…"
-			}
-			return line
-		}
-	}
-	return ""
-}
-
 // count writes n things: "1 step", "3 steps".
 func count(n int, thing string) string {
 	if n == 1 {

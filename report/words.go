@@ -163,7 +163,7 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 	case transcript.EventSummary:
 		return summary(e, free), showImportant
 	case transcript.EventText:
-		t := untagged(firstLine(e.Message))
+		t := untagged(claude.FirstLine(e.Message))
 		if t == "" {
 			return "", showNone
 		}

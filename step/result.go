@@ -19,7 +19,8 @@ const (
 	// a server error). Reason says what happened.
 	Transient
 	// UsageLimit: the account's usage limit is reached; no step should start
-	// before ResetAt (zero when unknown). Reason is the limit's own message.
+	// before ResetAt (zero when unknown). Reason is the limit's own message,
+	// in one line.
 	UsageLimit
 	// BudgetExhausted: the step reached its cost cap (Request.MaxBudgetUSD).
 	BudgetExhausted
