@@ -170,7 +170,7 @@ func newRun(b *testing.B, root, workflow string, opts state.Options) (*orchestra
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &orchestrator.Driver{Store: store, DebugDir: filepath.Join(project, ".raymond", "debug")}, r.WorkflowID
+	return &orchestrator.Driver{Store: store, Runner: claude.Runner{}, DebugDir: filepath.Join(project, ".raymond", "debug")}, r.WorkflowID
 }
 
 // drive drives run id to its end and fails b unless it completed.
