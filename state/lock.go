@@ -48,11 +48,15 @@ func (s *Store) lockPath(id string) string {
 // Lock takes the lock of run id without waiting, and writes this process's pid
 // into the lock file. When the run is held it returns a *LockedError naming the
 // holder's pid.
+//
+// Lock also makes the state folder private (0700) when an older raymond
+// created it open to others: whoever drives a run tightens it.
 func (s *Store) Lock(id string) (*Lock, error) {
 	if err := ValidID(id); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(s.lockPath(id), os.O_RDWR|os.O_CREATE, 0o644)
+	_ = makePrivate(s.Dir)
+	f, err := os.OpenFile(s.lockPath(id), os.O_RDWR|os.O_CREATE, fileMode)
 	if err != nil {
 		return nil, fmt.Errorf("lock run %s: %w", id, err)
 	}

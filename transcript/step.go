@@ -93,11 +93,11 @@ func (s *StepLog) open() bool {
 	if s.lines != nil {
 		return true
 	}
-	if err := os.MkdirAll(s.w.dir, 0o755); err != nil {
+	if err := os.MkdirAll(s.w.dir, dirMode); err != nil {
 		s.w.fail(fmt.Errorf("create transcript folder: %w", err))
 		return false
 	}
-	f, err := os.OpenFile(s.path(linesSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(s.path(linesSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fileMode)
 	if err != nil {
 		s.w.fail(fmt.Errorf("open transcript: %w", err))
 		return false
@@ -164,12 +164,12 @@ func (s *StepLog) Close(m Meta) {
 // those cost more than the rest of a step's transcript together, and a file
 // cut short by a crash is what a reader of transcripts must expect anyway.
 func writeFile(path string, data []byte) error {
-	err := os.WriteFile(path, data, 0o644)
+	err := os.WriteFile(path, data, fileMode)
 	if errors.Is(err, fs.ErrNotExist) {
-		if merr := os.MkdirAll(filepath.Dir(path), 0o755); merr != nil {
+		if merr := os.MkdirAll(filepath.Dir(path), dirMode); merr != nil {
 			return fmt.Errorf("create transcript folder: %w", merr)
 		}
-		err = os.WriteFile(path, data, 0o644)
+		err = os.WriteFile(path, data, fileMode)
 	}
 	if err != nil {
 		return fmt.Errorf("write transcript %s: %w", path, err)
