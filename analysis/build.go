@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"raymond/report"
+	"raymond/step"
 	"raymond/transcript"
 )
 
@@ -310,7 +311,7 @@ func splitName(name, agent string) (agentID, stem string, seq int) {
 		}
 	}
 	if agent != "" {
-		if s, ok := strings.CutPrefix(rest, agent+"_"); ok {
+		if s, ok := strings.CutPrefix(rest, step.NamePart(agent, step.MaxAgentPart)+"_"); ok {
 			return agent, s, seq
 		}
 		return agent, rest, seq

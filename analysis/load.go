@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"raymond/state"
+	"raymond/step"
 )
 
 // Load analyses the transcript of src as far as it goes. Only a folder
@@ -97,12 +98,13 @@ func rank(first map[string]int, id string) int {
 	return len(first)
 }
 
-// longestAgent returns the longest of known that name starts with, followed
-// by an underscore; "" when none does.
+// longestAgent returns the longest of known whose part of a step name
+// (step.NamePart) name starts with, followed by an underscore; "" when none
+// does.
 func longestAgent(name string, known []string) string {
 	best := ""
 	for _, id := range known {
-		if len(id) > len(best) && strings.HasPrefix(name, id+"_") {
+		if len(id) > len(best) && strings.HasPrefix(name, step.NamePart(id, step.MaxAgentPart)+"_") {
 			best = id
 		}
 	}

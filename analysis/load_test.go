@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"raymond/step"
 	"raymond/transcript"
 )
 
@@ -326,10 +327,23 @@ func TestSplitName(t *testing.T) {
 		{"main_1_START_1234", "", "main", "1_START", 1234},
 		{"main_w1_w2_DO_IT_003", "", "main_w1_w2", "DO_IT", 3},
 		{"odd", "", "odd", "", 0},
+		// An agent id too long for a file name is shortened in the name.
+		{step.Name(deepAgent, "WORK.md", 7), deepAgent, deepAgent, "WORK", 7},
 	} {
 		a, stem, seq := splitName(tc.name, tc.agent)
 		assert.Equal(t, []any{tc.wantAgent, tc.stem, tc.seq}, []any{a, stem, seq}, tc.name)
 	}
+}
+
+// deepAgent is the id of an agent 30 forks deep, too long to be part of a
+// file name as it is.
+var deepAgent = "main" + strings.Repeat("_worker12", 30)
+
+func TestLongestAgentOfShortenedName(t *testing.T) {
+	shallow := "main" + strings.Repeat("_worker12", 29)
+	name := step.Name(deepAgent, "WORK.md", 1)
+	assert.Equal(t, deepAgent, longestAgent(name, []string{"main", shallow, deepAgent}))
+	assert.Equal(t, shallow, longestAgent(step.Name(shallow, "WORK.md", 1), []string{"main", shallow, deepAgent}))
 }
 
 func TestMain(m *testing.M) {

@@ -43,11 +43,18 @@
 // on read, one version at a time (migrate.go); writes are always of Version.
 //
 // A process drives a run only while it holds the run's lock (Store.Lock), an
-// flock on <id>.lock that holds the driver's pid. The kernel drops the lock
+// flock on <id>.lock (and on Linux an open file description lock beside it)
+// that holds the driver's pid while it drives. The kernel drops the locks
 // when the process dies, so Store.Holder tells an interrupted run (status
-// running, nobody holds the lock) from one that is being driven. Lock files are
-// never removed: unlinking a flock'ed file lets two processes lock two
-// different files of the same name.
+// running, nobody holds the lock) from one that is being driven. Holder never
+// takes the lock, not even for an instant (it tests the open file description
+// lock, or where there is none, goes by the pid and whether that process
+// lives), so readers never make a driver fail to start. Lock files are never
+// removed: unlinking a flock'ed file lets two processes lock two different
+// files of the same name.
+//
+// The state folder is 0700 and its files 0600, whatever the umask; a driver
+// closes a folder an older raymond left open to others (Store.Lock).
 //
 // Run ids come from NewID (sortable by creation time, unique) or from the user
 // (checked with ValidID). Package project finds the folder that holds

@@ -33,7 +33,7 @@ type journalFile interface {
 // openJournal is the seam through which journals are opened: empty, and
 // appending whatever the file offset (so a truncation needs no seek).
 var openJournal = func(path string) (journalFile, error) {
-	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, fileMode)
 }
 
 // tempPattern names temp files ".<id>.json.<random>.tmp": hidden, and without

@@ -48,11 +48,15 @@ func (s *Store) lockPath(id string) string {
 // Lock takes the lock of run id without waiting, and writes this process's pid
 // into the lock file. When the run is held it returns a *LockedError naming the
 // holder's pid.
+//
+// Lock also makes the state folder private (0700) when an older raymond
+// created it open to others: whoever drives a run tightens it.
 func (s *Store) Lock(id string) (*Lock, error) {
 	if err := ValidID(id); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(s.lockPath(id), os.O_RDWR|os.O_CREATE, 0o644)
+	_ = makePrivate(s.Dir)
+	f, err := os.OpenFile(s.lockPath(id), os.O_RDWR|os.O_CREATE, fileMode)
 	if err != nil {
 		return nil, fmt.Errorf("lock run %s: %w", id, err)
 	}
@@ -62,7 +66,12 @@ func (s *Store) Lock(id string) (*Lock, error) {
 		return nil, fmt.Errorf("lock run %s: %w", id, err)
 	}
 	if held {
+		// The pid is the holder's, unless it has only just taken the lock
+		// and not written it yet: then it is a dead driver's, or none.
 		pid := readPID(f)
+		if pid > 0 && !alive(pid) {
+			pid = 0
+		}
 		_ = f.Close()
 		return nil, &LockedError{ID: id, PID: pid}
 	}
@@ -80,13 +89,16 @@ func (s *Store) Lock(id string) (*Lock, error) {
 	return &Lock{f: f, id: id}, nil
 }
 
-// Release gives the lock up. The lock file stays (see the package comment).
-// Releasing twice is harmless.
+// Release gives the lock up. The lock file stays (see the package comment),
+// emptied of the pid, so that a reader that goes by the pid (where the lock
+// cannot be tested without taking it) sees the run free. Releasing twice is
+// harmless.
 func (l *Lock) Release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	err := l.f.Close() // closing the last descriptor drops the flock
+	_ = l.f.Truncate(0) // a reader that finds no pid takes the run for free
+	err := l.f.Close()  // closing the last descriptor drops the locks
 	l.f = nil
 	if err != nil {
 		return fmt.Errorf("release run %s: %w", l.id, err)
@@ -94,9 +106,10 @@ func (l *Lock) Release() error {
 	return nil
 }
 
-// Holder reports whether some process holds the lock of run id, and its pid.
-// It takes the lock for an instant to find out, so a Lock at that very
-// instant is refused as if the run were driven.
+// Holder reports whether some process holds the lock of run id, and its pid
+// (0 when the holder has not written it yet). It never takes the lock, so a
+// Lock at the same instant is not refused because of it: status, list,
+// recover and transcript --follow call it while a driver may be starting.
 func (s *Store) Holder(id string) (pid int, held bool, err error) {
 	if err := ValidID(id); err != nil {
 		return 0, false, err
@@ -109,14 +122,11 @@ func (s *Store) Holder(id string) (pid int, held bool, err error) {
 		return 0, false, fmt.Errorf("probe lock of run %s: %w", id, err)
 	}
 	defer f.Close()
-	held, err = tryLock(f)
+	pid, held, err = probeLock(f)
 	if err != nil {
 		return 0, false, fmt.Errorf("probe lock of run %s: %w", id, err)
 	}
-	if !held {
-		return 0, false, nil // closing f drops the lock just taken
-	}
-	return readPID(f), true, nil
+	return pid, held, nil
 }
 
 // readPID reads the pid at the start of a lock file, 0 when there is none.

@@ -23,12 +23,36 @@ type Store struct {
 	Dir string
 }
 
-// Open returns the store in dir, creating the folder if needed.
+// Open returns the store in dir, creating the folder if needed. The folder is
+// private (see Lock).
 func Open(dir string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, dirMode); err != nil {
 		return nil, fmt.Errorf("open state folder: %w", err)
 	}
+	_ = makePrivate(dir)
 	return &Store{Dir: dir}, nil
+}
+
+// The modes of the state folder and of what it holds, whatever the umask:
+// a state file holds prompts' inputs and results, for the user who runs
+// raymond only. State files and journals are created 0600 too.
+const (
+	dirMode  = 0o700
+	fileMode = 0o600
+)
+
+// makePrivate takes the permissions of group and others off the folder dir,
+// unless it has none already. Failing to (someone else owns the folder) is
+// not a reason to stop: callers ignore its error.
+func makePrivate(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return os.Chmod(dir, perm&^0o077)
+	}
+	return nil
 }
 
 // Path returns the state file of run id.

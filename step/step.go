@@ -2,9 +2,12 @@ package step
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"raymond/state"
 )
@@ -49,10 +52,35 @@ func (r Request) Name() string {
 	return Name(r.Agent, r.Step.State, r.Seq)
 }
 
-// Name returns the transcript base name of an agent's seq-th step at state.
+// Name returns the transcript base name of an agent's seq-th step at state,
+// <agent>_<stem>_<NNN>, with the agent id and the stem each shortened by
+// NamePart, so that a name stays far below the 255 bytes a file name may
+// have however deep the forks that made the agent id.
 func Name(agent, stateName string, seq int) string {
 	stem := strings.TrimSuffix(stateName, path.Ext(stateName))
-	return fmt.Sprintf("%s_%s_%03d", agent, stem, seq)
+	return fmt.Sprintf("%s_%s_%03d", NamePart(agent, MaxAgentPart), NamePart(stem, MaxStemPart), seq)
+}
+
+// The longest agent id and state stem that a step name holds as they are.
+const (
+	MaxAgentPart = 96
+	MaxStemPart  = 64
+)
+
+// NamePart returns s when it is at most limit bytes long; else its first
+// bytes (whole characters), "~" and 12 hex digits of the SHA-256 of all of
+// s, limit bytes or a little fewer in all. Two long ids that share their
+// first bytes still get different parts. limit must be above 13.
+func NamePart(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	n := limit - 13
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "~" + hex.EncodeToString(sum[:6])
 }
 
 // Runner runs one step to its end and reports how it ended. Every way a step

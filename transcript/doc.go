@@ -14,7 +14,9 @@
 //
 // <stem> is the state file's name without its extension and <NNN> counts an
 // agent's steps from 001, reminders and retries included: main_START_001,
-// main_REVIEW_002, main_worker1_ANALYZE_001.
+// main_REVIEW_002, main_worker1_ANALYZE_001. An agent id or stem too long for
+// a file name is shortened (step.Name): the full ids are in the events and
+// the meta files.
 //
 // events.jsonl holds [Event] records whose JSON fields are a stable schema;
 // [ReadEvents] reads them back. A transitions.log entry is a header line,

@@ -95,13 +95,13 @@ func (s *StepLog) open() bool {
 	}
 	// The folder is there but for the first step or after someone removed
 	// it: create it only then, not with a system call at every step.
-	f, err := os.OpenFile(s.path(linesSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(s.path(linesSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fileMode)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(s.w.dir, 0o755); err != nil {
+		if err := os.MkdirAll(s.w.dir, dirMode); err != nil {
 			s.w.fail(fmt.Errorf("create transcript folder: %w", err))
 			return false
 		}
-		f, err = os.OpenFile(s.path(linesSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		f, err = os.OpenFile(s.path(linesSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fileMode)
 	}
 	if err != nil {
 		s.w.fail(fmt.Errorf("open transcript: %w", err))
@@ -184,12 +184,12 @@ func (s *StepLog) Close(m Meta) {
 // those cost more than the rest of a step's transcript together, and a file
 // cut short by a crash is what a reader of transcripts must expect anyway.
 func writeFile(path string, data []byte) error {
-	err := os.WriteFile(path, data, 0o644)
+	err := os.WriteFile(path, data, fileMode)
 	if errors.Is(err, fs.ErrNotExist) {
-		if merr := os.MkdirAll(filepath.Dir(path), 0o755); merr != nil {
+		if merr := os.MkdirAll(filepath.Dir(path), dirMode); merr != nil {
 			return fmt.Errorf("create transcript folder: %w", merr)
 		}
-		err = os.WriteFile(path, data, 0o644)
+		err = os.WriteFile(path, data, fileMode)
 	}
 	if err != nil {
 		return fmt.Errorf("write transcript %s: %w", path, err)

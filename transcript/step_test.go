@@ -62,8 +62,8 @@ func TestStepFiles(t *testing.T) {
 	var names []string
 	for _, e := range entries {
 		names = append(names, e.Name())
-		if info, err := e.Info(); err != nil || info.Mode().Perm() != 0o644 {
-			t.Errorf("%s: mode %v, want 0644", e.Name(), info.Mode())
+		if info, err := e.Info(); err != nil || info.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, want 0600 (issue 9, item 18)", e.Name(), info.Mode())
 		}
 	}
 	equal(t, names, []string{"main_START_001.jsonl", "main_START_001.meta.json", "main_START_001.prompt.md"}, "files")

@@ -28,9 +28,21 @@ type Writer struct {
 	transitions *os.File // likewise
 }
 
+// The modes of what a Writer creates, whatever the umask: a transcript holds
+// prompts, answers and tool output, for the user who runs raymond only.
+const (
+	dirMode  = 0o700
+	fileMode = 0o600
+)
+
 // Open starts writing the transcript of one run into dir
 // (.raymond/debug/<run-id>), creating it. A folder that already exists, the
 // one of a run being resumed, is appended to.
+//
+// The folder and its parent (.raymond/debug, which holds the transcripts of
+// every run) are made private, 0700, also when an older raymond created them
+// open to others: the files they hold then cannot be reached by other users,
+// whatever their own modes. The files Open writes are created 0600.
 //
 // warn receives the first write error, once per Writer, from whichever
 // goroutine met it; later errors are dropped while the writer goes on trying
@@ -38,10 +50,28 @@ type Writer struct {
 // create is such a write error.
 func Open(dir string, warn func(error)) *Writer {
 	w := &Writer{dir: dir, warn: warn}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, dirMode); err != nil {
 		w.fail(fmt.Errorf("create transcript folder: %w", err))
+		return w
 	}
+	// Not being able to tighten a folder (someone else owns it) does not
+	// stop the transcript.
+	_ = makePrivate(filepath.Dir(dir))
+	_ = makePrivate(dir)
 	return w
+}
+
+// makePrivate takes the permissions of group and others off the folder dir,
+// unless it has none already (as state does for the state folder).
+func makePrivate(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return os.Chmod(dir, perm&^0o077)
+	}
+	return nil
 }
 
 // Dir returns the transcript folder, "" for a nil Writer.
@@ -111,10 +141,10 @@ func (w *Writer) appendRecord(f **os.File, name string, repair func(*os.File) er
 // openAppend opens the file name of the folder for appending, creating both
 // if need be, and lets repair fix its tail.
 func (w *Writer) openAppend(name string, repair func(*os.File) error) (*os.File, error) {
-	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+	if err := os.MkdirAll(w.dir, dirMode); err != nil {
 		return nil, fmt.Errorf("create transcript folder: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(w.dir, name), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(filepath.Join(w.dir, name), os.O_RDWR|os.O_APPEND|os.O_CREATE, fileMode)
 	if err != nil {
 		return nil, fmt.Errorf("open transcript: %w", err)
 	}

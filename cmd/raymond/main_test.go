@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"regexp"
@@ -57,6 +59,7 @@ func TestScript(t *testing.T) {
 			"signal":    cmdSignal,
 			"fixpaths":  cmdFixPaths,
 			"unescape":  cmdUnescape,
+			"lsmode":    cmdLsMode,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
@@ -188,6 +191,36 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("signal: no process drives run %s", args[0])
 	}
 	ts.Check(syscall.Kill(pid, sig))
+}
+
+// cmdLsMode lists a folder and what it holds, one line each: "dir" or
+// "file", the permission bits in octal and the name ("." for the folder):
+//
+//	lsmode .raymond/debug/r1
+//	stdout '^dir 0700 \.$'
+//	stdout -count=6 '^file 0600 '
+func cmdLsMode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: lsmode DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	line := func(fi fs.FileInfo, name string) {
+		kind := "file"
+		if fi.IsDir() {
+			kind = "dir"
+		}
+		fmt.Fprintf(ts.Stdout(), "%s %04o %s\n", kind, fi.Mode().Perm(), name)
+	}
+	fi, err := os.Stat(dir)
+	ts.Check(err)
+	line(fi, ".")
+	entries, err := os.ReadDir(dir)
+	ts.Check(err)
+	for _, e := range entries {
+		fi, err := e.Info()
+		ts.Check(err)
+		line(fi, e.Name())
+	}
 }
 
 func TestUpdateScripts(t *testing.T) {

@@ -1,0 +1,42 @@
+package step
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestName(t *testing.T) {
+	if got, want := Name("main_review1", "REVIEW.md", 2), "main_review1_REVIEW_002"; got != want {
+		t.Errorf("Name = %q, want %q", got, want)
+	}
+	// An agent 40 forks deep, at a state with a long name: the name stays
+	// far below the 255 bytes of a file name, its suffixes included.
+	deep := "main" + strings.Repeat("_worker40", 40)
+	long := strings.Repeat("É", 100) + ".md"
+	name := Name(deep, long, 123)
+	if len(name)+len(".prompt.md") > 200 || !utf8.ValidString(name) {
+		t.Errorf("Name of a deep agent = %q (%d bytes)", name, len(name))
+	}
+	if !strings.HasPrefix(name, deep[:MaxAgentPart-13]+"~") || !strings.HasSuffix(name, "_123") {
+		t.Errorf("Name of a deep agent = %q: want the agent id's first bytes and the seq", name)
+	}
+	// Ids that differ only past the cut get different names.
+	if Name(deep+"1", "S.md", 1) == Name(deep+"2", "S.md", 1) {
+		t.Error("two long agent ids share a step name")
+	}
+}
+
+func TestNamePart(t *testing.T) {
+	for _, s := range []string{"", "main", strings.Repeat("x", 96)} {
+		if got := NamePart(s, 96); got != s {
+			t.Errorf("NamePart(%q) = %q, want it unchanged", s, got)
+		}
+	}
+	for _, s := range []string{strings.Repeat("x", 97), strings.Repeat("é", 200)} {
+		got := NamePart(s, 96)
+		if len(got) > 96 || !utf8.ValidString(got) || got != NamePart(s, 96) {
+			t.Errorf("NamePart(%d bytes) = %q", len(s), got)
+		}
+	}
+}
