@@ -113,6 +113,10 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	idle.stop()
 	killed := p.kill.finish()
 	writer.Wait()
+	if killed {
+		// The group is gone; what left it goes too.
+		_, _ = Sweep(r.Marker, p.kill.grace)
+	}
 
 	res.Ended = time.Now()
 	res.Stderr = tailBuf.String()

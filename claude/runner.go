@@ -17,7 +17,10 @@ type Runner struct {
 	Env []string
 }
 
-var _ step.Runner = Runner{}
+var (
+	_ step.Runner  = Runner{}
+	_ step.Sweeper = Runner{}
+)
 
 // Name implements [step.Named].
 func (Runner) Name() string { return "claude" }
@@ -37,6 +40,9 @@ func (c Runner) Request(req step.Request) Request {
 		MaxBudgetUSD:    req.MaxBudgetUSD,
 		Env:             c.Env,
 		IdleTimeout:     o.Timeout.Std(),
+	}
+	if req.RunID != "" {
+		r.Marker = req.Marker()
 	}
 	switch s.Mode {
 	case state.SessionNew:
@@ -65,6 +71,11 @@ func (c Runner) Run(ctx context.Context, req step.Request, h step.Handler) step.
 		return step.NotStarted(step.Failed, err)
 	}
 	return Neutral(res, req)
+}
+
+// Sweep implements [step.Sweeper]: see [Sweep].
+func (Runner) Sweep(marker string) ([]int, error) {
+	return Sweep(marker, DefaultKillGrace)
 }
 
 // Argv implements [step.Describer]: the command line of the step's process.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -56,6 +57,7 @@ func TestScript(t *testing.T) {
 			"calls":     cmdCalls,
 			"signal":    cmdSignal,
 			"fixpaths":  cmdFixPaths,
+			"alive":     cmdAlive,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
@@ -185,6 +187,29 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("signal: no process drives run %s", args[0])
 	}
 	ts.Check(syscall.Kill(pid, sig))
+}
+
+// cmdAlive checks that the process whose pid a file holds is alive (not a
+// zombie); with !, that it is gone:
+//
+//	! alive child.pid
+func cmdAlive(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: alive PIDFILE")
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[0])))
+	ts.Check(err)
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	alive := err == nil && !strings.Contains(string(stat), ") Z ")
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		ts.Fatalf("alive: %v", err)
+	}
+	switch {
+	case alive && neg:
+		ts.Fatalf("process %d is still running", pid)
+	case !alive && !neg:
+		ts.Fatalf("process %d is not running", pid)
+	}
 }
 
 func TestUpdateScripts(t *testing.T) {
