@@ -38,6 +38,10 @@ const (
 	InvocationError
 	// Timeout: the idle timeout expired and the process group was killed. Transient.
 	Timeout
+	// StepTimeout: the step ran for its whole time limit and the process
+	// group was killed. Not transient: running it again would most likely
+	// take as long, at the same price.
+	StepTimeout
 	// Canceled: the caller's context was canceled and the process group was killed.
 	Canceled
 )
@@ -53,6 +57,7 @@ var outcomeNames = map[Outcome]string{
 	Crash:           "crash",
 	InvocationError: "invocation error",
 	Timeout:         "timeout",
+	StepTimeout:     "step timeout",
 	Canceled:        "canceled",
 }
 
@@ -90,8 +95,11 @@ var (
 
 // ending is what Run knows about how the process ended, besides the stream.
 type ending struct {
-	timedOut bool // the idle timeout killed it
-	canceled bool // the caller's context killed it
+	timedOut     bool          // the idle timeout killed it
+	stepTimedOut bool          // the step timeout killed it
+	canceled     bool          // the caller's context killed it
+	limit        time.Duration // the timeout that killed it
+	tool         string        // the tool call outstanding when it ended
 }
 
 // classify decides the outcome of a step, following the table "Deciding the
@@ -110,6 +118,8 @@ func classify(r *Result, e ending) Outcome {
 		return Canceled
 	case e.timedOut:
 		return Timeout
+	case e.stepTimedOut:
+		return StepTimeout
 	case strings.Contains(stderr, sessionNotFoundText):
 		return SessionNotFound
 	case r.Lines == 0 && r.ExitCode > 0 && strings.TrimSpace(stderr) != "":
@@ -158,6 +168,9 @@ func containsAny(s string, subs []string) bool {
 // time written in the message.
 func (r *Result) settle(e ending, rateLimitReset time.Time) {
 	r.Outcome = classify(r, e)
+	if r.Outcome == Timeout || r.Outcome == StepTimeout {
+		r.Limit, r.Tool = e.limit, e.tool
+	}
 	r.RootRefused = r.Outcome == InvocationError && strings.Contains(strings.ToLower(r.Stderr), rootGuardText)
 	if r.Outcome != UsageLimit {
 		return

@@ -77,7 +77,12 @@ type Request struct {
 	Marker string
 	// IdleTimeout kills the process group when neither stdout nor stderr has
 	// produced a line for this long; 0 means never.
+	// A tool call that has not answered yet does not count: claude prints
+	// nothing while its tool runs.
 	IdleTimeout time.Duration
+	// StepTimeout kills the process group when the step has run this long,
+	// whatever it prints; 0 means never.
+	StepTimeout time.Duration
 	// KillGrace is the time between SIGTERM and SIGKILL when the process is
 	// stopped; 0 means DefaultKillGrace.
 	KillGrace time.Duration

@@ -56,6 +56,12 @@ type Result struct {
 	// a sandbox the user sets up knowingly; raymond never sets IS_SANDBOX.
 	RootRefused bool
 
+	// Limit is, for a Timeout or a StepTimeout, the timeout that expired;
+	// Tool the tool call that was outstanding then ("Bash (npm test)"), if
+	// one was.
+	Limit time.Duration
+	Tool  string
+
 	// ResetAt is when a usage limit resets, zero if unknown or not a usage limit.
 	ResetAt time.Time
 	// Model and Version come from the init line (claude_code_version).

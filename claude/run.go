@@ -34,15 +34,19 @@ type Handler struct {
 	OnStderr func(line string)
 }
 
-// errIdle is the cancellation cause when the idle timeout expires.
-var errIdle = errors.New("idle timeout")
+// The cancellation causes of the timeouts.
+var (
+	errIdle = errors.New("idle timeout")
+	errStep = errors.New("step timeout")
+)
 
 // Run runs one step and waits for the process to end.
 //
 // The process runs in its own process group with stdin at /dev/null (or a
 // pipe carrying a prompt too large for argv) and without CLAUDECODE in its
-// environment. When ctx is canceled or r.IdleTimeout passes without a line on
-// stdout or stderr, the whole group gets SIGTERM, then SIGKILL after
+// environment. When ctx is canceled, r.IdleTimeout passes without a line on
+// stdout or stderr while no tool call is outstanding, or the step has run for
+// r.StepTimeout, the whole group gets SIGTERM, then SIGKILL after
 // r.KillGrace.
 //
 // Every way the process ends is a Result whose Outcome says how. Run returns
@@ -74,6 +78,10 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	}
 	cmd := p.cmd
 	idle := newWatchdog(r.IdleTimeout, func() { cancel(errIdle) })
+	if r.StepTimeout > 0 {
+		wall := time.AfterFunc(r.StepTimeout, func() { cancel(errStep) })
+		defer wall.Stop()
+	}
 
 	// The prompt goes in while the output comes out. A child that exits
 	// without reading it makes the write fail with EPIPE (Go ignores SIGPIPE
@@ -99,14 +107,15 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 			break
 		}
 		res.Lines++
+		if !truncated {
+			if h.OnLine != nil {
+				h.OnLine(line)
+			}
+			st.decode(line)
+		}
+		// While a tool runs, claude is silent and the idle timer waits.
+		idle.hold(st.busy())
 		idle.kick()
-		if truncated {
-			continue
-		}
-		if h.OnLine != nil {
-			h.OnLine(line)
-		}
-		st.decode(line)
 	}
 	readers.Wait()
 	waitErr := cmd.Wait()
@@ -124,8 +133,17 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	if cmd.ProcessState == nil && waitErr != nil {
 		res.Stderr += fmt.Sprintf("\nraymond: wait for claude: %v", waitErr)
 	}
-	timedOut := killed && errors.Is(context.Cause(runCtx), errIdle)
-	res.settle(ending{timedOut: timedOut, canceled: killed && !timedOut}, st.resetAt)
+	e := ending{tool: st.running()}
+	switch cause := context.Cause(runCtx); {
+	case !killed:
+	case errors.Is(cause, errIdle):
+		e.timedOut, e.limit = true, r.IdleTimeout
+	case errors.Is(cause, errStep):
+		e.stepTimedOut, e.limit = true, r.StepTimeout
+	default:
+		e.canceled = true
+	}
+	res.settle(e, st.resetAt)
 	return res, nil
 }
 

@@ -40,6 +40,7 @@ func (c Runner) Request(req step.Request) Request {
 		MaxBudgetUSD:    req.MaxBudgetUSD,
 		Env:             c.Env,
 		IdleTimeout:     o.Timeout.Std(),
+		StepTimeout:     o.StepTimeout.Std(),
 	}
 	if req.RunID != "" {
 		r.Marker = req.Marker()
@@ -173,7 +174,16 @@ func outcomeReason(res *Result) string {
 			fmt.Fprintf(&b, "claude exited with status %d without an answer", res.ExitCode)
 		}
 	case Timeout:
-		b.WriteString("claude printed nothing for too long and was stopped (--timeout)")
+		fmt.Fprintf(&b, "claude printed nothing for %s and was stopped (--timeout %s)", res.Limit, res.Limit)
+		if res.Tool != "" {
+			fmt.Fprintf(&b, " while %s was running", res.Tool)
+		}
+	case StepTimeout:
+		fmt.Fprintf(&b, "the step ran for %s and was stopped (--step-timeout %s)", res.Limit, res.Limit)
+		if res.Tool != "" {
+			fmt.Fprintf(&b, " while %s was running", res.Tool)
+		}
+		b.WriteString("; not retried, since it would likely take as long again: raise the limit with `raymond resume --step-timeout DUR` (0 for none)")
 	case APIError:
 		fmt.Fprintf(&b, "API error: %s", firstLine(res.Text))
 	case Exhausted:

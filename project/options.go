@@ -25,6 +25,7 @@ func (p *Project) NewOptions(g Given) (state.Options, float64) {
 		Effort:          pick(g.Effort, cfg.Effort, ""),
 		MaxParallel:     pick(g.MaxParallel, cfg.MaxParallel, state.DefaultMaxParallel),
 		Timeout:         state.Duration(pick(g.Timeout, cfg.Timeout, state.DefaultTimeout)),
+		StepTimeout:     state.Duration(pick(g.StepTimeout, cfg.StepTimeout, state.DefaultStepTimeout)),
 		NoWait:          pick(g.NoWait, cfg.NoWait, false),
 		PermissionMode:  pick(g.PermissionMode, cfg.PermissionMode, state.DefaultPermissionMode),
 		SkipPermissions: pick(g.SkipPermissions, cfg.SkipPermissions, false),
@@ -66,6 +67,9 @@ func Override(r *state.Run, given Settings) {
 	set(given.MaxParallel, &o.MaxParallel)
 	if given.Timeout != nil {
 		o.Timeout = state.Duration(*given.Timeout)
+	}
+	if given.StepTimeout != nil {
+		o.StepTimeout = state.Duration(*given.StepTimeout)
 	}
 	set(given.NoWait, &o.NoWait)
 	if given.PermissionMode != nil {

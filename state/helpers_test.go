@@ -30,6 +30,7 @@ func fullRun(id string) *Run {
 			Effort:          "high",
 			MaxParallel:     4,
 			Timeout:         Duration(90 * time.Second),
+			StepTimeout:     Duration(2 * time.Hour),
 			NoWait:          true,
 			PermissionMode:  "acceptEdits",
 			SkipPermissions: true,

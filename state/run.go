@@ -125,6 +125,7 @@ type Wait struct {
 const (
 	DefaultMaxParallel    = 8
 	DefaultTimeout        = 10 * time.Minute
+	DefaultStepTimeout    = 2 * time.Hour
 	DefaultPermissionMode = "acceptEdits"
 )
 
@@ -139,8 +140,12 @@ type Options struct {
 	Effort string `json:"effort,omitempty"`
 	// MaxParallel is the most steps that run at once.
 	MaxParallel int `json:"max_parallel"`
-	// Timeout kills a step that prints nothing for this long; 0 means never.
+	// Timeout kills a step that prints nothing for this long, while none of
+	// its tool calls is outstanding; 0 means never.
 	Timeout Duration `json:"timeout"`
+	// StepTimeout kills a step that has run this long, whatever it prints;
+	// 0 means never (and is what runs created before it existed have).
+	StepTimeout Duration `json:"step_timeout,omitempty"`
 	// NoWait pauses the run on a usage limit instead of sleeping.
 	NoWait bool `json:"no_wait,omitempty"`
 	// PermissionMode is passed to claude --permission-mode.

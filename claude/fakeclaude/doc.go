@@ -72,8 +72,9 @@
 //	tools                 list of {name, input (map), result (string), error (bool),
 //	                      run (string)}; run is a command the fake runs with sh -c
 //	                      between the tool_use and the tool_result lines, silent
-//	                      as a real Bash tool is (its output is discarded; what it
-//	                      starts in the background is left running)
+//	                      as a real Bash tool is, in a process group of its own
+//	                      (its output is discarded; a signal ends the fake and
+//	                      leaves the command running)
 //	cost                  this call's cost in USD (default 0.0053; 0 for error and
 //	                      usage_limit replies)
 //	delay                 a Go duration waited before the result line; the lines

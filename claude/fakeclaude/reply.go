@@ -288,6 +288,10 @@ func (t *turn) sleep(d time.Duration) os.Signal {
 func (t *turn) runCommand(c string) os.Signal {
 	cmd := exec.Command("sh", "-c", c)
 	cmd.Dir, cmd.Env = t.inv.cwd, t.inv.env
+	// In a group of its own, so that a signal to the fake's group ends the
+	// fake alone (and it always reports that signal) while the command goes
+	// on, as what a killed CLI's tool started does.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(t.inv.stderr, "fake claude: run %q: %v\n", c, err)
 		return nil

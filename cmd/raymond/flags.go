@@ -37,6 +37,7 @@ type runFlags struct {
 	budget          float64
 	maxParallel     int
 	timeout         string
+	stepTimeout     string
 	noWait          bool
 	permissionMode  string
 	skipPermissions bool
@@ -49,8 +50,8 @@ type runFlags struct {
 	replies         string
 	logLevel        string
 
-	// timeoutDur is timeout parsed by check.
-	timeoutDur time.Duration
+	// timeoutDur and stepTimeoutDur are timeout and stepTimeout parsed by check.
+	timeoutDur, stepTimeoutDur time.Duration
 }
 
 // newRunFlags defines the flags of kind on fs.
@@ -72,7 +73,9 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	fs.Float64Var(&f.budget, "budget", 0, "stop starting paid steps once the run has cost `USD` (default: unlimited)")
 	fs.IntVar(&f.maxParallel, "max-parallel", orchestrator.DefaultMaxParallel, "run at most `N` steps at the same time")
 	fs.StringVar(&f.timeout, "timeout", orchestrator.DefaultTimeout.String(),
-		"kill a step that prints nothing for `DUR` (90s, 10m; a bare number is seconds; 0 = never)")
+		"kill a step that prints nothing for `DUR`, unless a tool it called is running (90s, 10m; a bare number is seconds; 0 = never)")
+	fs.StringVar(&f.stepTimeout, "step-timeout", orchestrator.DefaultStepTimeout.String(),
+		"stop a step that has run for `DUR`, and fail its agent (2h, 30m; a bare number is seconds; 0 = never)")
 	fs.BoolVar(&f.noWait, "no-wait", false, "on a usage limit, pause and exit instead of sleeping until the reset")
 	fs.StringVar(&f.permissionMode, "permission-mode", orchestrator.DefaultPermissionMode, "permission `MODE` passed to claude")
 	fs.BoolVar(&f.skipPermissions, "dangerously-skip-permissions", false, "pass --dangerously-skip-permissions to claude instead of a permission mode")
@@ -111,6 +114,13 @@ func (f *runFlags) check(h help) error {
 		}
 		f.timeoutDur = d
 	}
+	if f.fs.Lookup("step-timeout") != nil {
+		d, err := project.ParseTimeout(f.stepTimeout)
+		if err != nil {
+			return h.usageError("--step-timeout: %v", err)
+		}
+		f.stepTimeoutDur = d
+	}
 	if f.changed("debug") && f.changed("no-debug") {
 		return h.usageError("--debug and --no-debug contradict each other; give one")
 	}
@@ -136,6 +146,7 @@ func (f *runFlags) settings() project.Settings {
 		Budget:          given(f, "budget", f.budget),
 		MaxParallel:     given(f, "max-parallel", f.maxParallel),
 		Timeout:         given(f, "timeout", f.timeoutDur),
+		StepTimeout:     given(f, "step-timeout", f.stepTimeoutDur),
 		NoWait:          given(f, "no-wait", f.noWait),
 		PermissionMode:  given(f, "permission-mode", f.permissionMode),
 		SkipPermissions: given(f, "dangerously-skip-permissions", f.skipPermissions),
