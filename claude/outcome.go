@@ -44,6 +44,10 @@ const (
 	StepTimeout
 	// Canceled: the caller's context was canceled and the process group was killed.
 	Canceled
+	// LineTooLong: the result line was over the limit of a line
+	// (Result.LongLine) and could not be read. Not transient: a re-run
+	// would most likely write as much again, at the same price.
+	LineTooLong
 )
 
 var outcomeNames = map[Outcome]string{
@@ -59,6 +63,7 @@ var outcomeNames = map[Outcome]string{
 	Timeout:         "timeout",
 	StepTimeout:     "step timeout",
 	Canceled:        "canceled",
+	LineTooLong:     "line too long",
 }
 
 // String returns a short lower-case name such as "usage limit".
@@ -120,6 +125,8 @@ func classify(r *Result, e ending) Outcome {
 		return Timeout
 	case e.stepTimedOut:
 		return StepTimeout
+	case r.LongLine != nil && r.LongLine.Type == "result":
+		return LineTooLong
 	case strings.Contains(stderr, sessionNotFoundText):
 		return SessionNotFound
 	case r.Lines == 0 && r.ExitCode > 0 && strings.TrimSpace(stderr) != "":

@@ -69,9 +69,20 @@ type Result struct {
 	Version string
 	// Lines counts the lines read from stdout.
 	Lines int
+	// LongLine is the first stdout line longer than raymond reads (64 MiB),
+	// which was dropped; nil when there was none.
+	LongLine *LongLine
 	// Started and Ended bracket the process's life.
 	Started time.Time
 	Ended   time.Time
+}
+
+// LongLine describes a stdout line too long to be read.
+type LongLine struct {
+	// Bytes is the line's length.
+	Bytes int
+	// Type is its "type" field ("result", "user", …), when its start says.
+	Type string
 }
 
 // Usage counts a step's tokens, as the result line reports them.

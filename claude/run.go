@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"syscall"
 	"time"
@@ -107,6 +108,9 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 			break
 		}
 		res.Lines++
+		if truncated && res.LongLine == nil {
+			res.LongLine = &LongLine{Bytes: lr.size, Type: lineType(line)}
+		}
 		if !truncated {
 			if h.OnLine != nil {
 				h.OnLine(line)
@@ -145,6 +149,18 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	}
 	res.settle(e, st.resetAt)
 	return res, nil
+}
+
+// typeField finds a stream-json line's type near its start.
+var typeField = regexp.MustCompile(`^\s*\{\s*"type"\s*:\s*"([a-z_]{1,40})"`)
+
+// lineType returns the "type" of a stream-json line from its start, "" when
+// the start does not say.
+func lineType(line []byte) string {
+	if m := typeField.FindSubmatch(line[:min(len(line), 200)]); m != nil {
+		return string(m[1])
+	}
+	return ""
 }
 
 // canceledBeforeStart is the result of a step whose context was done before

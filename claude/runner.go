@@ -173,6 +173,9 @@ func outcomeReason(res *Result) string {
 		} else {
 			fmt.Fprintf(&b, "claude exited with status %d without an answer", res.ExitCode)
 		}
+		if l := res.LongLine; l != nil {
+			fmt.Fprintf(&b, "; a line of %s, over raymond's limit of %s a line, was dropped", mib(l.Bytes), mib(maxLine))
+		}
 	case Timeout:
 		fmt.Fprintf(&b, "claude printed nothing for %s and was stopped (--timeout %s)", res.Limit, res.Limit)
 		if res.Tool != "" {
@@ -184,6 +187,10 @@ func outcomeReason(res *Result) string {
 			fmt.Fprintf(&b, " while %s was running", res.Tool)
 		}
 		b.WriteString("; not retried, since it would likely take as long again: raise the limit with `raymond resume --step-timeout DUR` (0 for none)")
+	case LineTooLong:
+		fmt.Fprintf(&b, "claude wrote a result line of %s, over raymond's limit of %s a line, so the step's answer could not be read; "+
+			"not retried, since it would most likely be as long again: have the state write large output to a file",
+			mib(res.LongLine.Bytes), mib(maxLine))
 	case APIError:
 		fmt.Fprintf(&b, "API error: %s", firstLine(res.Text))
 	case Exhausted:
@@ -202,6 +209,15 @@ func outcomeReason(res *Result) string {
 		}
 	}
 	return b.String()
+}
+
+// mib writes a size in MiB, to one decimal when it has one.
+func mib(n int) string {
+	v := float64(n) / (1 << 20)
+	if v == float64(int(v)) {
+		return fmt.Sprintf("%d MiB", int(v))
+	}
+	return fmt.Sprintf("%.1f MiB", v)
 }
 
 // unusableReason says why claude cannot run any step, and what to do.

@@ -68,6 +68,8 @@
 //	match, times, repeat  which calls it serves, as above
 //	text                  the final result text; streamed as an assistant message
 //	                      too, unless say is given
+//	pad                   spaces appended to text until it has this many bytes (a
+//	                      huge answer; give say too, or the message repeats it)
 //	say                   assistant text messages streamed before the result
 //	tools                 list of {name, input (map), result (string), error (bool),
 //	                      run (string)}; run is a command the fake runs with sh -c

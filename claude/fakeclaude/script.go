@@ -32,6 +32,9 @@ type Reply struct {
 
 	// Text is the final result text.
 	Text string `yaml:"text,omitempty"`
+	// Pad appends spaces to Text until it is this many bytes long: a huge
+	// answer without a huge script.
+	Pad int `yaml:"pad,omitempty"`
 	// Say lists assistant text messages streamed before the result; when given, Text
 	// is not streamed as a message of its own.
 	Say []string `yaml:"say,omitempty"`
