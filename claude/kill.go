@@ -75,12 +75,14 @@ func (k *killer) finish() (killed bool) {
 	return k.killed
 }
 
-// watchdog calls fire when kick has not been called for d. A nil watchdog
-// (no timeout) does nothing.
+// watchdog calls fire when kick has not been called for d, except while it
+// is held: a held watchdog does not run, and kicks leave it stopped. A nil
+// watchdog (no timeout) does nothing.
 type watchdog struct {
-	mu sync.Mutex
-	d  time.Duration
-	t  *time.Timer
+	mu   sync.Mutex
+	d    time.Duration
+	t    *time.Timer
+	held bool
 }
 
 func newWatchdog(d time.Duration, fire func()) *watchdog {
@@ -96,7 +98,28 @@ func (w *watchdog) kick() {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.t.Reset(w.d)
+	if !w.held {
+		w.t.Reset(w.d)
+	}
+}
+
+// hold stops the watchdog while on is true; releasing it restarts the full
+// period.
+func (w *watchdog) hold(on bool) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if on == w.held {
+		return
+	}
+	w.held = on
+	if on {
+		w.t.Stop()
+	} else {
+		w.t.Reset(w.d)
+	}
 }
 
 func (w *watchdog) stop() {

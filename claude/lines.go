@@ -11,7 +11,8 @@ import (
 // Limits on what is read from the child.
 const (
 	// maxLine is the longest stdout line decoded; one JSON line can carry a
-	// whole file a tool read. Longer lines are read and dropped.
+	// whole file a tool read. Longer lines are read and dropped (see
+	// Result.LongLine).
 	maxLine = 64 << 20
 	// maxStderrLine is the longest stderr line passed on; the rest is dropped.
 	maxStderrLine = 64 << 10
@@ -27,6 +28,9 @@ type lineReader struct {
 	br  *bufio.Reader
 	buf []byte
 	max int
+	// size is the length of the line next returned last, in full: more
+	// than max when it was truncated.
+	size int
 }
 
 // readers holds the 64 KiB buffered readers of steps that ended, for the
@@ -56,15 +60,17 @@ func (lr *lineReader) release() {
 // the following call. A last line without a newline is returned too; err is
 // io.EOF (or the read error) once nothing is left.
 func (lr *lineReader) next() (line []byte, truncated bool, err error) {
-	lr.buf = lr.buf[:0]
+	lr.buf, lr.size = lr.buf[:0], 0
 	for {
 		chunk, err := lr.br.ReadSlice('\n')
 		if err == nil {
 			chunk = chunk[:len(chunk)-1]
 			if len(lr.buf) == 0 && !truncated && len(chunk) <= lr.max {
+				lr.size = len(chunk)
 				return chunk, false, nil // the whole line sat in the reader's buffer
 			}
 		}
+		lr.size += len(chunk)
 		if room := lr.max - len(lr.buf); len(chunk) > room {
 			chunk, truncated = chunk[:room], true
 		}

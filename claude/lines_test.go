@@ -11,6 +11,7 @@ func TestLineReader(t *testing.T) {
 	type line struct {
 		text      string
 		truncated bool
+		size      int
 	}
 	tests := []struct {
 		name  string
@@ -19,15 +20,15 @@ func TestLineReader(t *testing.T) {
 		want  []line
 	}{
 		{"empty", "", 10, nil},
-		{"lines", "a\nbb\n\nccc\n", 10, []line{{"a", false}, {"bb", false}, {"", false}, {"ccc", false}}},
-		{"last line without newline", "a\nbb", 10, []line{{"a", false}, {"bb", false}}},
-		{"exactly max", "0123456789\nx\n", 10, []line{{"0123456789", false}, {"x", false}}},
-		{"over max is cut and skipped past", "0123456789AB\nx\n", 10, []line{{"0123456789", true}, {"x", false}}},
-		{"over max at the end", "x\n0123456789AB", 10, []line{{"x", false}, {"0123456789", true}}},
+		{"lines", "a\nbb\n\nccc\n", 10, []line{{"a", false, 1}, {"bb", false, 2}, {"", false, 0}, {"ccc", false, 3}}},
+		{"last line without newline", "a\nbb", 10, []line{{"a", false, 1}, {"bb", false, 2}}},
+		{"exactly max", "0123456789\nx\n", 10, []line{{"0123456789", false, 10}, {"x", false, 1}}},
+		{"over max is cut and skipped past", "0123456789AB\nx\n", 10, []line{{"0123456789", true, 12}, {"x", false, 1}}},
+		{"over max at the end", "x\n0123456789AB", 10, []line{{"x", false, 1}, {"0123456789", true, 12}}},
 		{"longer than the read buffer", strings.Repeat("y", 200<<10) + "\nz\n", 1 << 20,
-			[]line{{strings.Repeat("y", 200<<10), false}, {"z", false}}},
+			[]line{{strings.Repeat("y", 200<<10), false, 200 << 10}, {"z", false, 1}}},
 		{"far longer than max and the buffer", strings.Repeat("y", 300<<10) + "\nz\n", 100 << 10,
-			[]line{{strings.Repeat("y", 100<<10), true}, {"z", false}}},
+			[]line{{strings.Repeat("y", 100<<10), true, 300 << 10}, {"z", false, 1}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,7 +44,7 @@ func TestLineReader(t *testing.T) {
 						}
 						break
 					}
-					got = append(got, line{string(b), truncated})
+					got = append(got, line{string(b), truncated, lr.size})
 				}
 				eq(t, "lines", got, tc.want)
 			}
@@ -74,6 +75,18 @@ func TestLineReaderRelease(t *testing.T) {
 		}
 		second.release()
 		eq(t, "lines after reuse", got, []string{"b"})
+	}
+}
+
+func TestLineType(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"type":"result","subtype":"success"`: "result",
+		` { "type" : "user", "message"`:        "user",
+		`{"subtype":"init","type":"system"}`:   "",
+		`not json`:                             "",
+		`{"type":"` + strings.Repeat("x", 300): "",
+	} {
+		eq(t, "lineType("+in[:min(len(in), 30)]+")", lineType([]byte(in)), want)
 	}
 }
 

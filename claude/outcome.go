@@ -38,8 +38,16 @@ const (
 	InvocationError
 	// Timeout: the idle timeout expired and the process group was killed. Transient.
 	Timeout
+	// StepTimeout: the step ran for its whole time limit and the process
+	// group was killed. Not transient: running it again would most likely
+	// take as long, at the same price.
+	StepTimeout
 	// Canceled: the caller's context was canceled and the process group was killed.
 	Canceled
+	// LineTooLong: the result line was over the limit of a line
+	// (Result.LongLine) and could not be read. Not transient: a re-run
+	// would most likely write as much again, at the same price.
+	LineTooLong
 )
 
 var outcomeNames = map[Outcome]string{
@@ -53,7 +61,9 @@ var outcomeNames = map[Outcome]string{
 	Crash:           "crash",
 	InvocationError: "invocation error",
 	Timeout:         "timeout",
+	StepTimeout:     "step timeout",
 	Canceled:        "canceled",
+	LineTooLong:     "line too long",
 }
 
 // String returns a short lower-case name such as "usage limit".
@@ -90,8 +100,11 @@ var (
 
 // ending is what Run knows about how the process ended, besides the stream.
 type ending struct {
-	timedOut bool // the idle timeout killed it
-	canceled bool // the caller's context killed it
+	timedOut     bool          // the idle timeout killed it
+	stepTimedOut bool          // the step timeout killed it
+	canceled     bool          // the caller's context killed it
+	limit        time.Duration // the timeout that killed it
+	tool         string        // the tool call outstanding when it ended
 }
 
 // classify decides the outcome of a step, following the table "Deciding the
@@ -110,6 +123,10 @@ func classify(r *Result, e ending) Outcome {
 		return Canceled
 	case e.timedOut:
 		return Timeout
+	case e.stepTimedOut:
+		return StepTimeout
+	case r.LongLine != nil && r.LongLine.Type == "result":
+		return LineTooLong
 	case strings.Contains(stderr, sessionNotFoundText):
 		return SessionNotFound
 	case r.Lines == 0 && r.ExitCode > 0 && strings.TrimSpace(stderr) != "":
@@ -158,6 +175,9 @@ func containsAny(s string, subs []string) bool {
 // time written in the message.
 func (r *Result) settle(e ending, rateLimitReset time.Time) {
 	r.Outcome = classify(r, e)
+	if r.Outcome == Timeout || r.Outcome == StepTimeout {
+		r.Limit, r.Tool = e.limit, e.tool
+	}
 	r.RootRefused = r.Outcome == InvocationError && strings.Contains(strings.ToLower(r.Stderr), rootGuardText)
 	if r.Outcome != UsageLimit {
 		return

@@ -42,6 +42,11 @@ func TestClassify(t *testing.T) {
 		{"idle timeout", &Result{Lines: 1, ExitCode: -1, Signal: "SIGTERM"}, ending{timedOut: true}, Timeout, false},
 		{"canceled", &Result{Lines: 1, ExitCode: -1, Signal: "SIGTERM"}, ending{canceled: true}, Canceled, false},
 		{"canceled before any output", &Result{ExitCode: -1, Stderr: "bye\n"}, ending{canceled: true}, Canceled, false},
+		{"step timeout", &Result{Lines: 1, ExitCode: -1, Signal: "SIGTERM"}, ending{stepTimedOut: true}, StepTimeout, false},
+		{"a result line too long", &Result{Lines: 3, LongLine: &LongLine{Bytes: 70 << 20, Type: "result"}}, ending{}, LineTooLong, false},
+		{"another line too long, no result", &Result{Lines: 3, LongLine: &LongLine{Bytes: 70 << 20, Type: "user"}}, ending{}, Crash, false},
+		{"a result line too long, then killed", &Result{Lines: 3, LongLine: &LongLine{Bytes: 70 << 20, Type: "result"}}, ending{canceled: true}, Canceled, false},
+		{"a line too long and a result", result(Result{Subtype: "success", LongLine: &LongLine{Bytes: 70 << 20, Type: "user"}}), ending{}, Success, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -71,9 +71,18 @@ type Request struct {
 	// Env is the child's environment; nil means os.Environ(). CLAUDECODE is
 	// always removed so the child does not believe it is nested in a session.
 	Env []string
+	// Marker, when set, is the step's [step.Marker]: the child gets it as
+	// RAYMOND_STEP (replacing any it would inherit), and so does everything
+	// it starts, which lets [Sweep] find those processes later.
+	Marker string
 	// IdleTimeout kills the process group when neither stdout nor stderr has
 	// produced a line for this long; 0 means never.
+	// A tool call that has not answered yet does not count: claude prints
+	// nothing while its tool runs.
 	IdleTimeout time.Duration
+	// StepTimeout kills the process group when the step has run this long,
+	// whatever it prints; 0 means never.
+	StepTimeout time.Duration
 	// KillGrace is the time between SIGTERM and SIGKILL when the process is
 	// stopped; 0 means DefaultKillGrace.
 	KillGrace time.Duration
@@ -151,20 +160,29 @@ func (r Request) validate() error {
 }
 
 // childEnv returns the child's environment: r.Env or os.Environ(), without
-// any CLAUDECODE entry.
+// any CLAUDECODE entry, and with RAYMOND_STEP set to r.Marker when there is
+// one (a raymond run inside a step must not pass its own step's on).
 func (r Request) childEnv() []string {
 	base := r.Env
 	if base == nil {
 		base = os.Environ()
 	}
-	env := make([]string, 0, len(base))
+	env := make([]string, 0, len(base)+1)
 	for _, kv := range base {
-		if kv == "CLAUDECODE" || strings.HasPrefix(kv, "CLAUDECODE=") {
+		if isVar(kv, "CLAUDECODE") || r.Marker != "" && isVar(kv, step.MarkerEnv) {
 			continue
 		}
 		env = append(env, kv)
 	}
+	if r.Marker != "" {
+		env = append(env, step.MarkerEnv+"="+r.Marker)
+	}
 	return env
+}
+
+// isVar reports whether the environment entry kv sets name.
+func isVar(kv, name string) bool {
+	return kv == name || strings.HasPrefix(kv, name+"=")
 }
 
 // NewSessionID returns a random version 4 UUID, suitable for --session-id.

@@ -56,6 +56,12 @@ type Result struct {
 	// a sandbox the user sets up knowingly; raymond never sets IS_SANDBOX.
 	RootRefused bool
 
+	// Limit is, for a Timeout or a StepTimeout, the timeout that expired;
+	// Tool the tool call that was outstanding then ("Bash (npm test)"), if
+	// one was.
+	Limit time.Duration
+	Tool  string
+
 	// ResetAt is when a usage limit resets, zero if unknown or not a usage limit.
 	ResetAt time.Time
 	// Model and Version come from the init line (claude_code_version).
@@ -63,9 +69,20 @@ type Result struct {
 	Version string
 	// Lines counts the lines read from stdout.
 	Lines int
+	// LongLine is the first stdout line longer than raymond reads (64 MiB),
+	// which was dropped; nil when there was none.
+	LongLine *LongLine
 	// Started and Ended bracket the process's life.
 	Started time.Time
 	Ended   time.Time
+}
+
+// LongLine describes a stdout line too long to be read.
+type LongLine struct {
+	// Bytes is the line's length.
+	Bytes int
+	// Type is its "type" field ("result", "user", …), when its start says.
+	Type string
 }
 
 // Usage counts a step's tokens, as the result line reports them.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"syscall"
 	"time"
@@ -34,15 +35,19 @@ type Handler struct {
 	OnStderr func(line string)
 }
 
-// errIdle is the cancellation cause when the idle timeout expires.
-var errIdle = errors.New("idle timeout")
+// The cancellation causes of the timeouts.
+var (
+	errIdle = errors.New("idle timeout")
+	errStep = errors.New("step timeout")
+)
 
 // Run runs one step and waits for the process to end.
 //
 // The process runs in its own process group with stdin at /dev/null (or a
 // pipe carrying a prompt too large for argv) and without CLAUDECODE in its
-// environment. When ctx is canceled or r.IdleTimeout passes without a line on
-// stdout or stderr, the whole group gets SIGTERM, then SIGKILL after
+// environment. When ctx is canceled, r.IdleTimeout passes without a line on
+// stdout or stderr while no tool call is outstanding, or the step has run for
+// r.StepTimeout, the whole group gets SIGTERM, then SIGKILL after
 // r.KillGrace.
 //
 // Every way the process ends is a Result whose Outcome says how. Run returns
@@ -74,6 +79,10 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	}
 	cmd := p.cmd
 	idle := newWatchdog(r.IdleTimeout, func() { cancel(errIdle) })
+	if r.StepTimeout > 0 {
+		wall := time.AfterFunc(r.StepTimeout, func() { cancel(errStep) })
+		defer wall.Stop()
+	}
 
 	// The prompt goes in while the output comes out. A child that exits
 	// without reading it makes the write fail with EPIPE (Go ignores SIGPIPE
@@ -99,14 +108,18 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 			break
 		}
 		res.Lines++
+		if truncated && res.LongLine == nil {
+			res.LongLine = &LongLine{Bytes: lr.size, Type: lineType(line)}
+		}
+		if !truncated {
+			if h.OnLine != nil {
+				h.OnLine(line)
+			}
+			st.decode(line)
+		}
+		// While a tool runs, claude is silent and the idle timer waits.
+		idle.hold(st.busy())
 		idle.kick()
-		if truncated {
-			continue
-		}
-		if h.OnLine != nil {
-			h.OnLine(line)
-		}
-		st.decode(line)
 	}
 	lr.release()
 	readers.Wait()
@@ -114,6 +127,10 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	idle.stop()
 	killed := p.kill.finish()
 	writer.Wait()
+	if killed {
+		// The group is gone; what left it goes too.
+		_, _ = Sweep(r.Marker, p.kill.grace)
+	}
 
 	res.Ended = time.Now()
 	res.Stderr = tailBuf.String()
@@ -121,9 +138,30 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	if cmd.ProcessState == nil && waitErr != nil {
 		res.Stderr += fmt.Sprintf("\nraymond: wait for claude: %v", waitErr)
 	}
-	timedOut := killed && errors.Is(context.Cause(runCtx), errIdle)
-	res.settle(ending{timedOut: timedOut, canceled: killed && !timedOut}, st.resetAt)
+	e := ending{tool: st.running()}
+	switch cause := context.Cause(runCtx); {
+	case !killed:
+	case errors.Is(cause, errIdle):
+		e.timedOut, e.limit = true, r.IdleTimeout
+	case errors.Is(cause, errStep):
+		e.stepTimedOut, e.limit = true, r.StepTimeout
+	default:
+		e.canceled = true
+	}
+	res.settle(e, st.resetAt)
 	return res, nil
+}
+
+// typeField finds a stream-json line's type near its start.
+var typeField = regexp.MustCompile(`^\s*\{\s*"type"\s*:\s*"([a-z_]{1,40})"`)
+
+// lineType returns the "type" of a stream-json line from its start, "" when
+// the start does not say.
+func lineType(line []byte) string {
+	if m := typeField.FindSubmatch(line[:min(len(line), 200)]); m != nil {
+		return string(m[1])
+	}
+	return ""
 }
 
 // canceledBeforeStart is the result of a step whose context was done before

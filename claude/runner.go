@@ -18,7 +18,10 @@ type Runner struct {
 	Env []string
 }
 
-var _ step.Runner = Runner{}
+var (
+	_ step.Runner  = Runner{}
+	_ step.Sweeper = Runner{}
+)
 
 // Name implements [step.Named].
 func (Runner) Name() string { return "claude" }
@@ -38,6 +41,10 @@ func (c Runner) Request(req step.Request) Request {
 		MaxBudgetUSD:    req.MaxBudgetUSD,
 		Env:             c.Env,
 		IdleTimeout:     o.Timeout.Std(),
+		StepTimeout:     o.StepTimeout.Std(),
+	}
+	if req.RunID != "" {
+		r.Marker = req.Marker()
 	}
 	switch s.Mode {
 	case state.SessionNew:
@@ -66,6 +73,11 @@ func (c Runner) Run(ctx context.Context, req step.Request, h step.Handler) step.
 		return step.NotStarted(step.Failed, err)
 	}
 	return Neutral(res, req)
+}
+
+// Sweep implements [step.Sweeper]: see [Sweep].
+func (Runner) Sweep(marker string) ([]int, error) {
+	return Sweep(marker, DefaultKillGrace)
 }
 
 // Argv implements [step.Describer]: the command line of the step's process.
@@ -187,8 +199,24 @@ func outcomeReason(res *Result) string {
 		} else {
 			fmt.Fprintf(&b, "claude exited with status %d without an answer", res.ExitCode)
 		}
+		if l := res.LongLine; l != nil {
+			fmt.Fprintf(&b, "; a line of %s, over raymond's limit of %s a line, was dropped", mib(l.Bytes), mib(maxLine))
+		}
 	case Timeout:
-		b.WriteString("claude printed nothing for too long and was stopped (--timeout)")
+		fmt.Fprintf(&b, "claude printed nothing for %s and was stopped (--timeout %s)", res.Limit, res.Limit)
+		if res.Tool != "" {
+			fmt.Fprintf(&b, " while %s was running", res.Tool)
+		}
+	case StepTimeout:
+		fmt.Fprintf(&b, "the step ran for %s and was stopped (--step-timeout %s)", res.Limit, res.Limit)
+		if res.Tool != "" {
+			fmt.Fprintf(&b, " while %s was running", res.Tool)
+		}
+		b.WriteString("; not retried, since it would likely take as long again: raise the limit with `raymond resume --step-timeout DUR` (0 for none)")
+	case LineTooLong:
+		fmt.Fprintf(&b, "claude wrote a result line of %s, over raymond's limit of %s a line, so the step's answer could not be read; "+
+			"not retried, since it would most likely be as long again: have the state write large output to a file",
+			mib(res.LongLine.Bytes), mib(maxLine))
 	case APIError:
 		fmt.Fprintf(&b, "API error: %s", FirstLine(res.Text))
 	case Exhausted:
@@ -207,6 +235,15 @@ func outcomeReason(res *Result) string {
 		}
 	}
 	return b.String()
+}
+
+// mib writes a size in MiB, to one decimal when it has one.
+func mib(n int) string {
+	v := float64(n) / (1 << 20)
+	if v == float64(int(v)) {
+		return fmt.Sprintf("%d MiB", int(v))
+	}
+	return fmt.Sprintf("%.1f MiB", v)
 }
 
 // unusableReason says why claude cannot run any step, and what to do.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -85,6 +86,27 @@ type stream struct {
 	prints  printFeeder
 	tools   map[string]string // tool_use id → tool name
 	resetAt time.Time         // from the last rate_limit_event with resetsAt
+	// open are the tool calls without their tool_result yet, oldest first.
+	open []openTool
+}
+
+// openTool is a tool call whose result has not come yet.
+type openTool struct {
+	id   string // tool_use id
+	name string // the tool and its key argument: "Bash (npm test)"
+}
+
+// busy reports whether a tool call is outstanding: claude prints nothing
+// while its tool runs.
+func (s *stream) busy() bool { return len(s.open) > 0 }
+
+// running names an outstanding tool call ("Bash (npm test)"), the latest
+// when there are several; "" when there is none.
+func (s *stream) running() string {
+	if len(s.open) == 0 {
+		return ""
+	}
+	return s.open[len(s.open)-1].name
 }
 
 func newStream(res *Result, emit func(Event)) *stream {
@@ -174,10 +196,16 @@ func (s *stream) assistant(l *wireLine) {
 				}
 			}
 		case "tool_use":
+			detail := b.Input.detail()
 			if b.ID != "" {
 				s.tools[b.ID] = b.Name
+				name := b.Name
+				if detail != "" {
+					name += " (" + detail + ")"
+				}
+				s.open = append(s.open, openTool{id: b.ID, name: name})
 			}
-			s.emit(Event{Kind: EventToolUse, Tool: b.Name, Detail: b.Input.detail()})
+			s.emit(Event{Kind: EventToolUse, Tool: b.Name, Detail: detail})
 		}
 	}
 }
@@ -191,6 +219,7 @@ func (s *stream) user(l *wireLine) {
 		if b.Type != "tool_result" {
 			continue
 		}
+		s.open = slices.DeleteFunc(s.open, func(t openTool) bool { return t.id == b.ToolUseID })
 		text := ContentText(b.Content)
 		s.emit(Event{Kind: EventToolResult, Tool: s.tools[b.ToolUseID], IsError: b.IsError, Text: text, Detail: oneLine(text)})
 	}

@@ -19,6 +19,7 @@ import (
 const (
 	DefaultMaxParallel    = state.DefaultMaxParallel
 	DefaultTimeout        = state.DefaultTimeout
+	DefaultStepTimeout    = state.DefaultStepTimeout
 	DefaultPermissionMode = state.DefaultPermissionMode
 )
 

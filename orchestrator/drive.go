@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -113,8 +115,9 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	if g.journal, err = d.Store.Journal(r); err != nil {
 		return nil, err
 	}
-	lost := g.salvage(r)
+	lost, inFlight := g.salvage(r), interrupted(r)
 	g.carry(g.m.Apply(machine.Begin{Now: g.clock.Now(), PID: os.Getpid()}))
+	g.sweep(inFlight)
 	for _, ev := range lost {
 		g.carry(g.m.Apply(ev))
 	}
@@ -133,6 +136,57 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	g.publish(transcript.Event{Type: transcript.EventRunEnded, Status: string(r.Status), TotalCostUSD: ptr(r.TotalCostUSD), Message: r.Error}, nil)
 	g.publish(g.summary(), nil)
 	return r, stopErr
+}
+
+// inFlight is a step that was running when its run was last driven.
+type inFlight struct {
+	agent, name, marker string
+}
+
+// interrupted lists the steps r says are running: read before a drive
+// begins, they are the steps a driver that died left in flight.
+func interrupted(r *state.Run) []inFlight {
+	var out []inFlight
+	for _, a := range r.Agents {
+		if a.Status == state.AgentRunning && a.Pending != nil {
+			out = append(out, inFlight{agent: a.ID, name: step.Name(a.ID, a.Pending.State, a.Steps),
+				marker: step.Marker(r.WorkflowID, a.ID, a.Steps)})
+		}
+	}
+	return out
+}
+
+// sweep ends what the interrupted steps left running (a tool's background
+// command outlives a claude killed with its driver), before any of them runs
+// again, when the runner can (step.Sweeper), and says so.
+func (g *driving) sweep(steps []inFlight) {
+	sw, ok := g.runner.(step.Sweeper)
+	if !ok {
+		return
+	}
+	for _, s := range steps {
+		pids, err := sw.Sweep(s.marker)
+		msg := ""
+		switch {
+		case err != nil:
+			msg = fmt.Sprintf("cannot look for processes left running by the interrupted step %s: %v", s.name, err)
+		case len(pids) == 1:
+			msg = fmt.Sprintf("ended a process left running by the interrupted step %s (pid %d)", s.name, pids[0])
+		case len(pids) > 1:
+			msg = fmt.Sprintf("ended %d processes left running by the interrupted step %s (pids %s)", len(pids), s.name, joinInts(pids))
+		default:
+			continue
+		}
+		g.publish(transcript.Event{Type: transcript.EventWarning, Agent: s.agent, Message: msg}, nil)
+	}
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, " ")
 }
 
 // loop feeds the machine until it says the run is done: a tick, the steps

@@ -18,7 +18,7 @@ import (
 // error message lists them. They mirror the flags of raymond run; --input
 // is not one.
 var ConfigKeys = []string{
-	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "timeout", "no_wait",
+	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "timeout", "step_timeout", "no_wait",
 	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine",
 }
 
@@ -33,6 +33,7 @@ type Settings struct {
 	MaxAgents       *int
 	MaxDepth        *int
 	Timeout         *time.Duration // 0 means never
+	StepTimeout     *time.Duration // 0 means never
 	NoWait          *bool
 	PermissionMode  *string
 	SkipPermissions *bool // --dangerously-skip-permissions
@@ -175,7 +176,7 @@ func (s *Settings) set(key string, v any) error {
 		s.MaxAgents, err = tomlCount(key, v)
 	case "max_depth":
 		s.MaxDepth, err = tomlCount(key, v)
-	case "timeout":
+	case "timeout", "step_timeout":
 		var d time.Duration
 		switch t := v.(type) {
 		case string:
@@ -185,10 +186,14 @@ func (s *Settings) set(key string, v any) error {
 		case float64:
 			d, err = ParseTimeout(fmt.Sprint(t))
 		default:
-			err = fmt.Errorf("timeout must be a duration such as \"90s\" or a number of seconds, not %s", tomlType(v))
+			err = fmt.Errorf("%s must be a duration such as \"90s\" or a number of seconds, not %s", key, tomlType(v))
 		}
-		if err == nil {
+		switch {
+		case err != nil:
+		case key == "timeout":
 			s.Timeout = &d
+		default:
+			s.StepTimeout = &d
 		}
 	default:
 		err = fmt.Errorf("unknown key %q; the keys allowed are %s", key, strings.Join(ConfigKeys, ", "))

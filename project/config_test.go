@@ -45,6 +45,8 @@ quiet = true
 		{name: "fractional seconds", text: "timeout = 1.5", want: Settings{Timeout: ptr(1500 * time.Millisecond)}},
 		{name: "timeout zero is never", text: `timeout = "0"`, want: Settings{Timeout: ptr(time.Duration(0))}},
 		{name: "quoted key", text: `"model" = "opus"`, want: Settings{Model: ptr("opus")}},
+		{name: "step timeout", text: `step_timeout = "2h"`, want: Settings{StepTimeout: ptr(2 * time.Hour)}},
+		{name: "step timeout in seconds", text: "step_timeout = 90", want: Settings{StepTimeout: ptr(90 * time.Second)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,6 +78,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{name: "negative timeout", text: "timeout = -5", want: []string{"negative"}},
 		{name: "bad timeout", text: `timeout = "soon"`, want: []string{`"soon" is neither a duration`}},
 		{name: "bool timeout", text: `timeout = true`, want: []string{"timeout must be a duration"}},
+		{name: "bool step timeout", text: `step_timeout = true`, want: []string{"step_timeout must be a duration"}},
 		{name: "first problem wins", text: "a = 1\nb = 2\n", want: []string{"c.toml:1:", `"a"`}},
 		{name: "first problem of any kind wins", text: "\nbudget = \"2\"\nmodle = 1\n", want: []string{"c.toml:2:", "budget must be a number"}},
 		{name: "unknown key after a bad value", text: "modle = 1\nbudget = \"2\"\n", want: []string{"c.toml:1:", `unknown key "modle"`}},

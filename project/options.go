@@ -30,6 +30,7 @@ func (p *Project) NewOptions(g Given) (state.Options, float64) {
 		MaxAgents:       pick(g.MaxAgents, cfg.MaxAgents, 0), // 0: the default (Options.Limits)
 		MaxDepth:        pick(g.MaxDepth, cfg.MaxDepth, 0),
 		Timeout:         state.Duration(pick(g.Timeout, cfg.Timeout, state.DefaultTimeout)),
+		StepTimeout:     state.Duration(pick(g.StepTimeout, cfg.StepTimeout, state.DefaultStepTimeout)),
 		NoWait:          pick(g.NoWait, cfg.NoWait, false),
 		PermissionMode:  pick(g.PermissionMode, cfg.PermissionMode, state.DefaultPermissionMode),
 		SkipPermissions: pick(g.SkipPermissions, cfg.SkipPermissions, false),
@@ -80,6 +81,9 @@ func Override(r *state.Run, given Settings) {
 	set(given.MaxDepth, &o.MaxDepth)
 	if given.Timeout != nil {
 		o.Timeout = state.Duration(*given.Timeout)
+	}
+	if given.StepTimeout != nil {
+		o.StepTimeout = state.Duration(*given.StepTimeout)
 	}
 	set(given.NoWait, &o.NoWait)
 	if given.PermissionMode != nil {

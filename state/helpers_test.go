@@ -32,6 +32,7 @@ func fullRun(id string) *Run {
 			MaxAgents:       100,
 			MaxDepth:        10,
 			Timeout:         Duration(90 * time.Second),
+			StepTimeout:     Duration(2 * time.Hour),
 			NoWait:          true,
 			PermissionMode:  "acceptEdits",
 			SkipPermissions: true,

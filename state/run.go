@@ -127,6 +127,7 @@ const (
 	DefaultMaxAgents      = 2000
 	DefaultMaxDepth       = 64
 	DefaultTimeout        = 10 * time.Minute
+	DefaultStepTimeout    = 2 * time.Hour
 	DefaultPermissionMode = "acceptEdits"
 )
 
@@ -161,8 +162,12 @@ type Options struct {
 	// MaxDepth is the deepest an agent's return stack may grow; a call or
 	// function past it fails the agent. 0 means DefaultMaxDepth.
 	MaxDepth int `json:"max_depth,omitempty"`
-	// Timeout kills a step that prints nothing for this long; 0 means never.
+	// Timeout kills a step that prints nothing for this long, while none of
+	// its tool calls is outstanding; 0 means never.
 	Timeout Duration `json:"timeout"`
+	// StepTimeout kills a step that has run this long, whatever it prints;
+	// 0 means never (and is what runs created before it existed have).
+	StepTimeout Duration `json:"step_timeout,omitempty"`
 	// NoWait pauses the run on a usage limit instead of sleeping.
 	NoWait bool `json:"no_wait,omitempty"`
 	// PermissionMode is passed to claude --permission-mode.

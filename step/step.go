@@ -164,3 +164,32 @@ type Event struct {
 	Status  int
 	Attempt int
 }
+
+// MarkerEnv is the environment variable a runner sets, in every process it
+// starts for a step, to the step's [Marker]. The processes those start
+// inherit it, so a [Sweeper] can find what an attempt left running even
+// when it left the step's process group, and never mistakes another process
+// for it (a reused pid does not carry the marker).
+const MarkerEnv = "RAYMOND_STEP"
+
+// Marker names one attempt of a step across processes: <run>/<agent>/<seq>.
+// Every part is in the state file before the step starts (the run's id, the
+// agent's id, and its step count, which the save before the start counts
+// this step in), so after a crash the marker of the step that was in flight
+// is known from the file alone.
+func Marker(run, agent string, seq int) string {
+	return fmt.Sprintf("%s/%s/%d", run, agent, seq)
+}
+
+// Marker is the marker of r's attempt.
+func (r Request) Marker() string { return Marker(r.RunID, r.Agent, r.Seq) }
+
+// Sweeper is implemented by runners whose steps start processes that can
+// outlive the driver that started them (a tool's background command, after
+// raymond was killed with SIGKILL). Sweep ends every process that still
+// carries marker in its environment ([MarkerEnv]) and returns their pids.
+// The driver calls it for each step that was in flight when the run was
+// last driven, before any step of the run starts again.
+type Sweeper interface {
+	Sweep(marker string) (pids []int, err error)
+}

@@ -68,8 +68,15 @@
 //	match, times, repeat  which calls it serves, as above
 //	text                  the final result text; streamed as an assistant message
 //	                      too, unless say is given
+//	pad                   spaces appended to text until it has this many bytes (a
+//	                      huge answer; give say too, or the message repeats it)
 //	say                   assistant text messages streamed before the result
-//	tools                 list of {name, input (map), result (string), error (bool)}
+//	tools                 list of {name, input (map), result (string), error (bool),
+//	                      run (string)}; run is a command the fake runs with sh -c
+//	                      between the tool_use and the tool_result lines, silent
+//	                      as a real Bash tool is, in a process group of its own
+//	                      (its output is discarded; a signal ends the fake and
+//	                      leaves the command running)
 //	cost                  this call's cost in USD (default 0.0053; 0 for error and
 //	                      usage_limit replies)
 //	delay                 a Go duration waited before the result line; the lines

@@ -153,6 +153,10 @@ func (t *turn) toolUse(tool Tool, withResult bool) []any {
 	if !withResult {
 		return []any{use}
 	}
+	lines := []any{use}
+	if tool.Run != "" {
+		lines = append(lines, command(tool.Run))
+	}
 	result := wire.UserLine{
 		Type:      "user",
 		Message:   wire.UserMessage{Role: "user", Content: []wire.Block{wire.ToolResultBlock(id, tool.Result, tool.Error)}},
@@ -164,8 +168,12 @@ func (t *turn) toolUse(tool Tool, withResult bool) []any {
 		result.ToolUseResult = map[string]any{"stdout": tool.Result, "stderr": "", "interrupted": false,
 			"isImage": false, "noOutputExpected": false}
 	}
-	return []any{use, result}
+	return append(lines, result)
 }
+
+// command is a tool's shell command among the lines of a reply: run, not
+// written.
+type command string
 
 // synthetic is the assistant message the CLI makes up to report a failed API call.
 func (t *turn) synthetic(text string, e apiError) wire.AssistantLine {

@@ -3,6 +3,7 @@ package fakeclaude
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -139,6 +140,12 @@ func (t *turn) play() int {
 	}
 	out := t.plan()
 	for _, l := range out.lines {
+		if c, ok := l.(command); ok {
+			if sig := t.runCommand(string(c)); sig != nil {
+				return t.interrupted(sig)
+			}
+			continue
+		}
 		t.out.line(l)
 	}
 	if r.Stderr != "" {
@@ -268,6 +275,31 @@ func (t *turn) sleep(d time.Duration) os.Signal {
 	defer timer.Stop()
 	select {
 	case <-timer.C:
+		return nil
+	case sig := <-t.inv.signals:
+		return sig
+	}
+}
+
+// runCommand runs a tool's shell command to its end, or until a signal
+// comes, which it returns (leaving the command running, as a killed CLI
+// would). The command's own output goes nowhere, so that what it leaves in
+// the background holds none of the fake's pipes.
+func (t *turn) runCommand(c string) os.Signal {
+	cmd := exec.Command("sh", "-c", c)
+	cmd.Dir, cmd.Env = t.inv.cwd, t.inv.env
+	// In a group of its own, so that a signal to the fake's group ends the
+	// fake alone (and it always reports that signal) while the command goes
+	// on, as what a killed CLI's tool started does.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(t.inv.stderr, "fake claude: run %q: %v\n", c, err)
+		return nil
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
 		return nil
 	case sig := <-t.inv.signals:
 		return sig

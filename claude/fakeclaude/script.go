@@ -32,6 +32,9 @@ type Reply struct {
 
 	// Text is the final result text.
 	Text string `yaml:"text,omitempty"`
+	// Pad appends spaces to Text until it is this many bytes long: a huge
+	// answer without a huge script.
+	Pad int `yaml:"pad,omitempty"`
 	// Say lists assistant text messages streamed before the result; when given, Text
 	// is not streamed as a message of its own.
 	Say []string `yaml:"say,omitempty"`
@@ -84,6 +87,13 @@ type Tool struct {
 	Result string `yaml:"result,omitempty"`
 	// Error marks the tool_result as failed (is_error true).
 	Error bool `yaml:"error,omitempty"`
+	// Run is a shell command the fake runs with sh -c, in its working
+	// directory and environment, between the tool_use line and the
+	// tool_result line, as the real CLI runs a Bash tool: nothing is written
+	// while it runs. Its output is discarded (Result is the tool_result);
+	// the fake waits for the command to exit, not for the processes it
+	// leaves in the background.
+	Run string `yaml:"run,omitempty"`
 }
 
 // defaultCost is a call's cost when the reply names none, as in the captured fixtures.

@@ -1,6 +1,7 @@
 package fakeclaude
 
 import (
+	"strings"
 	"syscall"
 
 	"raymond/claude/wire"
@@ -59,6 +60,9 @@ func (t *turn) begin(sc *script) (int, error) {
 	t.reply = &Reply{}
 	if index >= 0 {
 		t.reply = &sc.Replies[index]
+		if n := t.reply.Pad - len(t.reply.Text); n > 0 {
+			t.reply.Text += strings.Repeat(" ", n)
+		}
 	}
 	return index, err
 }

@@ -40,6 +40,7 @@ type runFlags struct {
 	maxAgents       int
 	maxDepth        int
 	timeout         string
+	stepTimeout     string
 	noWait          bool
 	permissionMode  string
 	skipPermissions bool
@@ -55,8 +56,8 @@ type runFlags struct {
 
 	newSession []string
 
-	// timeoutDur is timeout parsed by check.
-	timeoutDur time.Duration
+	// timeoutDur and stepTimeoutDur are timeout and stepTimeout parsed by check.
+	timeoutDur, stepTimeoutDur time.Duration
 }
 
 // newRunFlags defines the flags of kind on fs.
@@ -83,7 +84,9 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	fs.IntVar(&f.maxAgents, "max-agents", state.DefaultMaxAgents, "fail a fork that would make more than `N` agents alive at once")
 	fs.IntVar(&f.maxDepth, "max-depth", state.DefaultMaxDepth, "fail a call or function that would stack more than `N` frames")
 	fs.StringVar(&f.timeout, "timeout", orchestrator.DefaultTimeout.String(),
-		"kill a step that prints nothing for `DUR` (90s, 10m; a bare number is seconds; 0 = never)")
+		"kill a step that prints nothing for `DUR`, unless a tool it called is running (90s, 10m; a bare number is seconds; 0 = never)")
+	fs.StringVar(&f.stepTimeout, "step-timeout", orchestrator.DefaultStepTimeout.String(),
+		"stop a step that has run for `DUR`, and fail its agent (2h, 30m; a bare number is seconds; 0 = never)")
 	fs.BoolVar(&f.noWait, "no-wait", false, "on a usage limit, pause and exit instead of sleeping until the reset")
 	fs.StringVar(&f.permissionMode, "permission-mode", orchestrator.DefaultPermissionMode, "permission `MODE` passed to claude")
 	fs.BoolVar(&f.skipPermissions, "dangerously-skip-permissions", false, "pass --dangerously-skip-permissions to claude instead of a permission mode")
@@ -148,6 +151,13 @@ func (f *runFlags) check(h help) error {
 		}
 		f.timeoutDur = d
 	}
+	if f.fs.Lookup("step-timeout") != nil {
+		d, err := project.ParseTimeout(f.stepTimeout)
+		if err != nil {
+			return h.usageError("--step-timeout: %v", err)
+		}
+		f.stepTimeoutDur = d
+	}
 	if f.changed("debug") && f.changed("no-debug") {
 		return h.usageError("--debug and --no-debug contradict each other; give one")
 	}
@@ -175,6 +185,7 @@ func (f *runFlags) settings() project.Settings {
 		MaxAgents:       given(f, "max-agents", f.maxAgents),
 		MaxDepth:        given(f, "max-depth", f.maxDepth),
 		Timeout:         given(f, "timeout", f.timeoutDur),
+		StepTimeout:     given(f, "step-timeout", f.stepTimeoutDur),
 		NoWait:          given(f, "no-wait", f.noWait),
 		PermissionMode:  given(f, "permission-mode", f.permissionMode),
 		SkipPermissions: given(f, "dangerously-skip-permissions", f.skipPermissions),

@@ -27,6 +27,7 @@ func defaultOptions(project string) state.Options {
 	return state.Options{
 		MaxParallel:    orchestrator.DefaultMaxParallel,
 		Timeout:        state.Duration(orchestrator.DefaultTimeout),
+		StepTimeout:    state.Duration(orchestrator.DefaultStepTimeout),
 		PermissionMode: orchestrator.DefaultPermissionMode,
 		Debug:          true,
 		ProjectDir:     project,

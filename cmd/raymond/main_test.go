@@ -60,6 +60,7 @@ func TestScript(t *testing.T) {
 			"fixpaths":  cmdFixPaths,
 			"unescape":  cmdUnescape,
 			"lsmode":    cmdLsMode,
+			"alive":     cmdAlive,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
@@ -220,6 +221,29 @@ func cmdLsMode(ts *testscript.TestScript, neg bool, args []string) {
 		fi, err := e.Info()
 		ts.Check(err)
 		line(fi, e.Name())
+	}
+}
+
+// cmdAlive checks that the process whose pid a file holds is alive (not a
+// zombie); with !, that it is gone:
+//
+//	! alive child.pid
+func cmdAlive(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: alive PIDFILE")
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[0])))
+	ts.Check(err)
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	alive := err == nil && !strings.Contains(string(stat), ") Z ")
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		ts.Fatalf("alive: %v", err)
+	}
+	switch {
+	case alive && neg:
+		ts.Fatalf("process %d is still running", pid)
+	case !alive && !neg:
+		ts.Fatalf("process %d is not running", pid)
 	}
 }
 
