@@ -83,6 +83,9 @@ type Request struct {
 	// StepTimeout kills the process group when the step has run this long,
 	// whatever it prints; 0 means never.
 	StepTimeout time.Duration
+	// StepTimeoutFrom says where StepTimeout was set, for the message when
+	// it fires: "--step-timeout", or "step_timeout in STATE.md".
+	StepTimeoutFrom string
 	// KillGrace is the time between SIGTERM and SIGKILL when the process is
 	// stopped; 0 means DefaultKillGrace.
 	KillGrace time.Duration

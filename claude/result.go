@@ -61,6 +61,9 @@ type Result struct {
 	// one was.
 	Limit time.Duration
 	Tool  string
+	// LimitFrom says where a StepTimeout's limit was set ("--step-timeout",
+	// "step_timeout in STATE.md").
+	LimitFrom string
 
 	// ResetAt is when a usage limit resets, zero if unknown or not a usage limit.
 	ResetAt time.Time

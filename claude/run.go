@@ -145,6 +145,7 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 		e.timedOut, e.limit = true, r.IdleTimeout
 	case errors.Is(cause, errStep):
 		e.stepTimedOut, e.limit = true, r.StepTimeout
+		res.LimitFrom = r.StepTimeoutFrom
 	default:
 		e.canceled = true
 	}

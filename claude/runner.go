@@ -42,9 +42,13 @@ func (c Runner) Request(req step.Request) Request {
 		Env:             c.Env,
 		IdleTimeout:     o.Timeout.Std(),
 		StepTimeout:     o.StepTimeout.Std(),
+		StepTimeoutFrom: "--step-timeout",
 	}
 	if req.RunID != "" {
 		r.Marker = req.Marker()
+	}
+	if s.StepTimeout != nil {
+		r.StepTimeout, r.StepTimeoutFrom = s.StepTimeout.Std(), "step_timeout in "+s.State
 	}
 	switch s.Mode {
 	case state.SessionNew:
@@ -208,7 +212,11 @@ func outcomeReason(res *Result) string {
 			fmt.Fprintf(&b, " while %s was running", res.Tool)
 		}
 	case StepTimeout:
-		fmt.Fprintf(&b, "the step ran for %s and was stopped (--step-timeout %s)", res.Limit, res.Limit)
+		from := res.LimitFrom
+		if from == "" {
+			from = "--step-timeout"
+		}
+		fmt.Fprintf(&b, "the step ran for %s and was stopped (%s %s)", res.Limit, from, res.Limit)
 		if res.Tool != "" {
 			fmt.Fprintf(&b, " while %s was running", res.Tool)
 		}

@@ -172,6 +172,10 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 	}
 	s.Model = firstOf(p.Model, r.Options.Model)
 	s.Effort = firstOf(p.Effort, r.Options.Effort)
+	s.StepTimeout = nil
+	if p.StepTimeout != nil {
+		s.StepTimeout = ptr(state.Duration(*p.StepTimeout))
+	}
 	if s.Mode != state.SessionResume {
 		s.SessionID = p.SessionID
 	}

@@ -46,6 +46,8 @@ type PreparedStep struct {
 	SessionID string
 	// Model and Effort are the state's own (frontmatter); empty for none.
 	Model, Effort string
+	// StepTimeout is the state's own step_timeout; nil for none.
+	StepTimeout *time.Duration
 	// Warnings are the state's warnings (unknown frontmatter keys…); each
 	// is published once per run.
 	Warnings []string

@@ -38,7 +38,7 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 		g.launches[p.Agent] = &launch{st: st}
 		out.Steps = append(out.Steps, machine.PreparedStep{
 			Agent: p.Agent, SessionID: step.NewSessionID(),
-			Model: st.Policy.Model, Effort: st.Policy.Effort, Warnings: st.Warnings, Prompt: prompt,
+			Model: st.Policy.Model, Effort: st.Policy.Effort, StepTimeout: st.Policy.StepTimeout, Warnings: st.Warnings, Prompt: prompt,
 		})
 	}
 	return out

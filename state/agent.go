@@ -113,6 +113,9 @@ type Step struct {
 	Model string `json:"model,omitempty"`
 	// Effort is the effort to use, "" for none.
 	Effort string `json:"effort,omitempty"`
+	// StepTimeout, when set, is the state's own step_timeout (frontmatter),
+	// which replaces the run's --step-timeout for this step; 0: none.
+	StepTimeout *Duration `json:"step_timeout,omitempty"`
 }
 
 // Ref names a state of a workflow: a state file in a scope. In JSON its fields

@@ -3,8 +3,11 @@ package workflow
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -15,6 +18,7 @@ const (
 	keyModel         = "model"
 	keyEffort        = "effort"
 	keyForceImplicit = "force_implicit"
+	keyStepTimeout   = "step_timeout"
 )
 
 // efforts are the values claude --effort knows.
@@ -122,6 +126,8 @@ func decodePolicy(name string, m matter) (Policy, []string, error) {
 			}
 		case key == keyForceImplicit:
 			p.ForceImplicit, err = d.boolean(key, k.Line, v)
+		case key == keyStepTimeout:
+			p.StepTimeout, err = d.duration(key, k.Line, v)
 		default:
 			d.warnf("unknown frontmatter key %q ignored", key)
 		}
@@ -191,4 +197,26 @@ func (d *policyDecoder) errorf(yamlLine int, format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s", d.name, d.openLine+yamlLine, fmt.Sprintf(format, args...))
 	}
 	return fmt.Errorf("%s: %s", d.name, fmt.Sprintf(format, args...))
+}
+
+// duration decodes a duration of at least 0: a Go duration ("90s", "30m",
+// "2h") or a number of seconds. 0 means no limit.
+func (d *policyDecoder) duration(key string, line int, v *yaml.Node) (*time.Duration, error) {
+	bad := func() (*time.Duration, error) {
+		return nil, d.errorf(line, "%s must be a duration like \"30m\" or \"2h\", or a number of seconds (0 for none), not %q", key, v.Value)
+	}
+	k := kind(v)
+	if k != "a number" && k != "a text" {
+		return bad()
+	}
+	var dur time.Duration
+	if secs, err := strconv.ParseFloat(v.Value, 64); err == nil && k == "a number" {
+		if secs < 0 || secs > float64(math.MaxInt64/int64(time.Second)) {
+			return bad()
+		}
+		dur = time.Duration(secs * float64(time.Second))
+	} else if dur, err = time.ParseDuration(v.Value); err != nil || dur < 0 {
+		return bad()
+	}
+	return &dur, nil
 }

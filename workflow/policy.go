@@ -1,6 +1,8 @@
 package workflow
 
 import (
+	"time"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -20,6 +22,9 @@ type Policy struct {
 	// ForceImplicit takes the single implicit transition without parsing the
 	// output. Load only accepts it on an implicit-eligible policy.
 	ForceImplicit bool
+	// StepTimeout, when set, replaces the run's --step-timeout for this
+	// state's steps (0: no limit).
+	StepTimeout *time.Duration
 }
 
 // Rule is one allowed_transitions entry. Empty fields (nil Payload) are not
