@@ -155,8 +155,13 @@ func (m *Machine) complete(a *state.Agent, ev StepEnded, s *state.Step, session 
 // spawn starts one agent per fork of the step's transition and returns
 // their descriptions for the log.
 func (m *Machine) spawn(parent string, ev StepEnded) ([]string, []Effect) {
-	var spawned []string
-	var effects []Effect
+	n := len(ev.Transition.Forks)
+	spawned := make([]string, 0, n)
+	effects := make([]Effect, 0, n)
+	// Sized once: a fan-out of thousands would otherwise grow the run's
+	// agents by doubling, and hold the old arrays until the next collection.
+	m.run.Agents = slices.Grow(m.run.Agents, n)
+	m.fresh = slices.Grow(m.fresh, n)
 	p := m.agent(parent)
 	parentCwd := p.Cwd
 	for i, f := range ev.Transition.Forks {

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -368,6 +369,10 @@ func BenchmarkFanout1000Instant(b *testing.B) {
 // BenchmarkFanout10000Instant is BenchmarkFanout1000Instant with 10,000
 // workers, for its peak memory (at most 40 MiB); it measures no floor.
 func BenchmarkFanout10000Instant(b *testing.B) {
+	// As cmd/raymond runs (main.go's gcPercent), unless GOGC is set.
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(40))
+	}
 	benchFanoutInstant(b, 10*fanoutWidth, false)
 }
 
