@@ -57,6 +57,7 @@ func fullRun(id string) *Run {
 				SessionID:     "s-2",
 				Input:         ptr(""),
 				Vars:          map[string]string{"item": "a"},
+				StepTimeout:   ptr(Duration(45 * time.Minute)),
 				Cwd:           "/p/sub",
 				Reminder:      "one tag, please",
 				Attempt:       2,
