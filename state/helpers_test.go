@@ -30,6 +30,7 @@ func fullRun(id string) *Run {
 			Effort:          "high",
 			MaxParallel:     4,
 			MaxAgents:       100,
+			Scripted:        true,
 			MaxDepth:        10,
 			Timeout:         Duration(90 * time.Second),
 			StepTimeout:     Duration(2 * time.Hour),

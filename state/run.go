@@ -165,6 +165,11 @@ type Options struct {
 	// Timeout kills a step that prints nothing for this long, while none of
 	// its tool calls is outstanding; 0 means never.
 	Timeout Duration `json:"timeout"`
+	// Scripted says the run has been driven with scripted replies
+	// (--replies): its answers came from no model, and claude must not
+	// take over the rest of it (and be paid for it) unless replies are given
+	// again.
+	Scripted bool `json:"scripted,omitempty"`
 	// StepTimeout kills a step that has run this long, whatever it prints;
 	// 0 means never (and is what runs created before it existed have).
 	StepTimeout Duration `json:"step_timeout,omitempty"`

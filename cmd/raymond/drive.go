@@ -115,6 +115,17 @@ func (d *driving) prepare(id string, override bool, progress io.Writer, prefix s
 				}
 			}
 		}
+		_, realClaude := d.runner.(claude.Runner)
+		switch {
+		case !realClaude:
+			r.Options.Scripted = true
+		case r.Options.Scripted:
+			return &usageError{
+				msg: fmt.Sprintf("run %s was driven with scripted replies (--replies); without them claude would answer the rest of it, "+
+					"and be paid for it, although no model ran its first steps", id),
+				hint: fmt.Sprintf("Give the replies again: raymond resume %s --replies FILE. To run a workflow with claude, start a new run.", id),
+			}
+		}
 		var oe *project.OptionError
 		if err := project.CheckOptions(r.Options); errors.As(err, &oe) {
 			return &usageError{
