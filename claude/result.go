@@ -64,6 +64,8 @@ type Result struct {
 	// LimitFrom says where a StepTimeout's limit was set ("--step-timeout",
 	// "step_timeout in STATE.md").
 	LimitFrom string
+	// runID is the run of the step, for the way on a message gives.
+	runID string
 
 	// ResetAt is when a usage limit resets, zero if unknown or not a usage limit.
 	ResetAt time.Time

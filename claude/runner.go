@@ -178,6 +178,9 @@ func Neutral(res *Result, req step.Request) step.Result {
 		out.Outcome, out.Reason = step.UsageLimit, FirstLine(res.Text)
 	case res.RootRefused, res.Outcome == AuthError, res.Outcome == BillingError:
 		out.Outcome, out.Reason = step.Unusable, unusableReason(res)
+	case res.Outcome == StepTimeout:
+		res.runID = req.RunID
+		out.Outcome, out.Reason = step.Failed, outcomeReason(res)
 	case res.Outcome == Exhausted && res.Subtype == budgetSubtype:
 		out.Outcome, out.Reason = step.BudgetExhausted, outcomeReason(res)
 	case res.Outcome.Transient():
@@ -220,7 +223,16 @@ func outcomeReason(res *Result) string {
 		if res.Tool != "" {
 			fmt.Fprintf(&b, " while %s was running", res.Tool)
 		}
-		b.WriteString("; not retried, since it would likely take as long again: raise the limit with `raymond resume --step-timeout DUR` (0 for none)")
+		run := res.runID
+		if run == "" {
+			run = "ID"
+		}
+		if strings.HasPrefix(from, "step_timeout in ") {
+			state := strings.TrimPrefix(from, "step_timeout in ")
+			fmt.Fprintf(&b, "; not retried, since it would likely take as long again: raise step_timeout in %s's frontmatter (0 for none), then `raymond resume %s`", state, run)
+		} else {
+			fmt.Fprintf(&b, "; not retried, since it would likely take as long again: raise the limit with `raymond resume %s --step-timeout DUR` (0 for none)", run)
+		}
 	case LineTooLong:
 		fmt.Fprintf(&b, "claude wrote a result line of %s, over raymond's limit of %s a line, so the step's answer could not be read; "+
 			"not retried, since it would most likely be as long again: have the state write large output to a file",
