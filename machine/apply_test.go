@@ -440,3 +440,20 @@ func mustParse(t *testing.T, text string) parsing.Transition {
 	require.NoError(t, err)
 	return tr
 }
+
+// A chain of forks many generations deep keeps its ids bounded: an id that
+// would pass 64 bytes starts again from the root, and stays unique.
+func TestAgentIDsStayBounded(t *testing.T) {
+	parent := "main"
+	seen := map[string]bool{}
+	for seq := 1; seq <= 400; seq++ {
+		id := agentID(parent, "WORKER.md", seq)
+		assert.LessOrEqual(t, len(id), maxAgentID, id)
+		assert.False(t, seen[id], id)
+		assert.True(t, strings.HasPrefix(id, "main_"), id)
+		seen[id] = true
+		parent = id
+	}
+	assert.Equal(t, "main_worker3", agentID("main", "WORKER.md", 3), "short ids are as the protocol says")
+	assert.Equal(t, "main_w1_review2", agentID("main_w1", "REVIEW.md", 2))
+}

@@ -166,10 +166,10 @@ func (m *Machine) spawn(parent string, ev StepEnded) ([]string, []Effect) {
 	parentCwd := p.Cwd
 	for i, f := range ev.Transition.Forks {
 		m.run.NextAgentSeq++
-		id := fmt.Sprintf("%s_%s%d", parent, agentPrefix(f.Target), m.run.NextAgentSeq)
+		id := agentID(parent, f.Target, m.run.NextAgentSeq)
 		for m.agent(id) != nil { // an id never repeats, even after a hand edit
 			m.run.NextAgentSeq++
-			id = fmt.Sprintf("%s_%s%d", parent, agentPrefix(f.Target), m.run.NextAgentSeq)
+			id = agentID(parent, f.Target, m.run.NextAgentSeq)
 		}
 		cwd := parentCwd
 		if i+1 < len(ev.Cwds) && ev.Cwds[i+1] != "" {
@@ -188,6 +188,24 @@ func (m *Machine) spawn(parent string, ev StepEnded) ([]string, []Effect) {
 		effects = append(effects, note(parent, transcript.Event{Time: ev.Now, Type: transcript.EventSpawn, Step: ev.Name, Child: id, Parent: parent, State: f.Target, Vars: vars}))
 	}
 	return spawned, effects
+}
+
+// maxAgentID is the longest agent id a fork makes.
+const maxAgentID = 64
+
+// agentID is the id of an agent forked by parent at target, the seq-th of
+// the run (protocol §5.6): the parent's id, "_", a short form of the state,
+// the counter: main_worker3. An id that would pass maxAgentID bytes (a chain
+// of forks many generations deep) keeps only the parent's root instead,
+// main_worker1734: the counter alone makes it unique, Agent.Parent still
+// names the parent, and ids, file names and state writes stay bounded.
+func agentID(parent, target string, seq int) string {
+	id := fmt.Sprintf("%s_%s%d", parent, agentPrefix(target), seq)
+	if len(id) <= maxAgentID {
+		return id
+	}
+	root, _, _ := strings.Cut(parent, "_")
+	return fmt.Sprintf("%s_%s%d", root, agentPrefix(target), seq)
 }
 
 // attrPtr returns a pointer to the tag's attribute key, nil when absent.
