@@ -22,17 +22,17 @@ from) and drive it until it completes, fails, pauses or reaches its budget.
 Given the id of an existing run instead, drive that run as 'raymond resume'
 does.
 
-stdout carries only the result of main when the run completes, or with --json
-one object:
-  {"run_id", "status", "result" (null unless completed), "total_cost_usd",
+stdout carries only main's result once every agent has ended (also when a
+worker failed: the exit status says so), or with --json one object:
+  {"run_id", "status", "result" (main's, null until then), "total_cost_usd",
    "budget_usd", "agents": [{"id", "status", "state", "result", "error"}],
    "project", "transcript" (its folder, or null), "exit_code"}
 Progress goes to stderr.
 
 Defaults for the flags may be set in .raymond/config.toml (keys model, effort,
-budget, max_parallel, timeout, no_wait, permission_mode,
-dangerously_skip_permissions, claude, debug, quiet, confine); flags override it, and
-RAYMOND_CLAUDE overrides its claude.
+budget, max_parallel, max_agents, max_depth, timeout, step_timeout, no_wait,
+permission_mode, dangerously_skip_permissions, claude, debug, quiet, confine);
+flags override it, and RAYMOND_CLAUDE overrides its claude.
 
 Exit status (also exit_code in --json):
   0  completed
