@@ -363,7 +363,9 @@ func plural(n int, one, many string) string {
 // writeHTML writes the HTML report, every step's detail included (read
 // one step at a time as it is written), to file and says where on stderr.
 func writeHTML(env *cmdEnv, run *analysis.Run, dir, file string) error {
-	out, err := os.Create(file)
+	// 0600 like the transcript it is made from: it holds prompts, answers
+	// and tool output.
+	out, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return &exitError{code: exitFailed, msg: fmt.Sprintf("cannot write the report: %v", err)}
 	}
