@@ -101,7 +101,35 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	}
 	fs.StringVar(&f.project, "project", "", "the project `DIR` that holds .raymond/ (default: found from the current folder)")
 	fs.StringVar(&f.logLevel, "log-level", "", "developer logs on stderr at `LEVEL`: debug, info, warn or error (default: off)")
+	if kind == kindResume {
+		storedDefaults(fs)
+	}
 	return f
+}
+
+// storedDefaults rewords the help of resume's option flags: a flag not given
+// keeps what the run was started (or last resumed) with, not run's default,
+// and RAYMOND_CLAUDE does not apply again.
+func storedDefaults(fs *pflag.FlagSet) {
+	for _, name := range []string{"model", "effort", "budget", "max-parallel", "max-agents", "max-depth", "timeout",
+		"step-timeout", "permission-mode", "claude"} {
+		fl := fs.Lookup(name)
+		if fl == nil {
+			continue
+		}
+		for _, cut := range []string{" (default:", " (also RAYMOND_CLAUDE"} {
+			if i := strings.Index(fl.Usage, cut); i >= 0 {
+				fl.Usage = fl.Usage[:i]
+			}
+		}
+		fl.Usage += " (default: the run's own)"
+		switch fl.Value.Type() {
+		case "int", "float64":
+			fl.DefValue = "0"
+		default:
+			fl.DefValue = ""
+		}
+	}
 }
 
 // changed reports whether flag name was given on the command line.
