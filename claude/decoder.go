@@ -40,6 +40,11 @@ type End struct {
 	// TimedOut means it was stopped for printing nothing for too long;
 	// Canceled that the caller stopped it.
 	TimedOut, Canceled bool
+	// StepTimedOut means it ran for its whole step timeout, Limit, set where
+	// LimitFrom says.
+	StepTimedOut bool
+	Limit        time.Duration
+	LimitFrom    string
 }
 
 // Finish classifies the step from the lines decoded so far and how its
@@ -52,6 +57,7 @@ func (d *Decoder) Finish(e End) *Result {
 	if r.Ended.IsZero() {
 		r.Ended = time.Now()
 	}
-	r.settle(ending{timedOut: e.TimedOut, canceled: e.Canceled}, d.st.resetAt)
+	r.LimitFrom = e.LimitFrom
+	r.settle(ending{timedOut: e.TimedOut, canceled: e.Canceled, stepTimedOut: e.StepTimedOut, limit: e.Limit}, d.st.resetAt)
 	return r
 }

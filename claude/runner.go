@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"raymond/state"
 	"raymond/step"
@@ -41,15 +42,11 @@ func (c Runner) Request(req step.Request) Request {
 		MaxBudgetUSD:    req.MaxBudgetUSD,
 		Env:             c.Env,
 		IdleTimeout:     o.Timeout.Std(),
-		StepTimeout:     o.StepTimeout.Std(),
-		StepTimeoutFrom: "--step-timeout",
 	}
 	if req.RunID != "" {
 		r.Marker = req.Marker()
 	}
-	if s.StepTimeout != nil {
-		r.StepTimeout, r.StepTimeoutFrom = s.StepTimeout.Std(), "step_timeout in "+s.State
-	}
+	r.StepTimeout, r.StepTimeoutFrom = StepLimit(req)
 	switch s.Mode {
 	case state.SessionNew:
 		r.SessionID = s.SessionID
@@ -61,6 +58,15 @@ func (c Runner) Request(req step.Request) Request {
 		r.SessionID = s.SessionID
 	}
 	return r
+}
+
+// StepLimit is the wall-clock limit of a step and where it was set: the
+// state's own step_timeout when it has one, else the run's --step-timeout.
+func StepLimit(req step.Request) (time.Duration, string) {
+	if t := req.Step.StepTimeout; t != nil {
+		return t.Std(), "step_timeout in " + req.Step.State
+	}
+	return req.Options.StepTimeout.Std(), "--step-timeout"
 }
 
 // Run implements [step.Runner].

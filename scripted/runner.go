@@ -141,17 +141,32 @@ func (r *Runner) play(ctx context.Context, req step.Request, h claude.Handler) (
 		s.list = q.agent + "/" + req.Step.State
 	}
 	s.writeInit()
-	ok := r.waitFor(ctx, s)
+	// The step's wall-clock limit holds for a scripted step as for a real
+	// one: a reply that waits or sleeps past it ends as a step timeout.
+	stepCtx := ctx
+	limit, from := claude.StepLimit(req)
+	if limit > 0 {
+		var cancel context.CancelFunc
+		stepCtx, cancel = context.WithTimeoutCause(ctx, limit, errStepLimit)
+		defer cancel()
+	}
+	ok := r.waitFor(stepCtx, s)
 	if ok {
 		s.messages()
-		ok = sleep(ctx, rep.delay)
+		ok = sleep(stepCtx, rep.delay)
 	}
-	if !ok {
+	switch {
+	case !ok && ctx.Err() == nil && context.Cause(stepCtx) == errStepLimit:
+		return s.killed(claude.End{ExitCode: -1, Signal: claude.SignalName(syscall.SIGTERM), StepTimedOut: true, Limit: limit, LimitFrom: from}), nil
+	case !ok:
 		r.giveBack(q, rep)
 		return s.killed(claude.End{ExitCode: -1, Signal: claude.SignalName(syscall.SIGTERM), Canceled: true}), nil
 	}
 	return s.finish(), nil
 }
+
+// errStepLimit is the cause of a scripted step stopped by its step timeout.
+var errStepLimit = errors.New("step timeout")
 
 // take takes the next reply for the step: from its agent's own queue at
 // the state if that has one left, else from the state's shared queue. It
