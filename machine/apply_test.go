@@ -457,3 +457,23 @@ func TestAgentIDsStayBounded(t *testing.T) {
 	assert.Equal(t, "main_worker3", agentID("main", "WORKER.md", 3), "short ids are as the protocol says")
 	assert.Equal(t, "main_w1_review2", agentID("main_w1", "REVIEW.md", 2))
 }
+
+// A run stops forking at its lifetime limit even when its agents end as
+// fast as they fork, so few are alive at once.
+func TestForkLimitOverARunsLife(t *testing.T) {
+	m := oneAgent(state.SessionResume)
+	m.run.Options.MaxForks = 3
+	for i := range 3 {
+		m.running["main"] = true
+		m.run.Agents[0].Status = state.AgentRunning
+		m.apply(success(t, `<fork item="x">W.md</fork><goto>J.md</goto>`, 0), t0)
+		require.Equal(t, state.AgentReady, m.run.Agents[0].Status, "fork %d", i+1)
+		m.end(&m.run.Agents[len(m.run.Agents)-1], state.AgentCompleted) // the worker ends at once
+	}
+	m.running["main"] = true
+	m.run.Agents[0].Status = state.AgentRunning
+	m.apply(success(t, `<fork item="x">W.md</fork><goto>J.md</goto>`, 0), t0)
+	assert.Len(t, m.run.Agents, 4, "nothing forked")
+	assert.Equal(t, state.AgentFailed, m.run.Agents[0].Status)
+	assert.Contains(t, m.run.Agents[0].LastError, "forking 1 agents would make 4 forked in this run, over its limit of 3 (--max-forks, config max_forks)")
+}

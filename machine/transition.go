@@ -119,8 +119,12 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 // The agent fails; its siblings go on, and nothing of the transition is
 // applied: a resume with a higher limit runs its step again.
 func (m *Machine) overLimit(a *state.Agent, ev StepEnded) string {
-	maxAgents, maxDepth := m.run.Options.Limits()
+	maxAgents, maxDepth, maxForks := m.run.Options.Limits()
+	forked := len(m.run.Agents) - 1 // every agent but main was forked; none is ever removed
 	switch tag := ev.Transition.Tag; {
+	case len(ev.Transition.Forks) > 0 && forked+len(ev.Transition.Forks) > maxForks:
+		return fmt.Sprintf("forking %d agents would make %d forked in this run, over its limit of %d (--max-forks, config max_forks); nothing was forked",
+			len(ev.Transition.Forks), forked+len(ev.Transition.Forks), maxForks)
 	case len(ev.Transition.Forks) > 0 && m.live+len(ev.Transition.Forks) > maxAgents:
 		return fmt.Sprintf("forking %d agents would make %d alive at once, over the run's limit of %d (--max-agents, config max_agents); nothing was forked",
 			len(ev.Transition.Forks), m.live+len(ev.Transition.Forks), maxAgents)

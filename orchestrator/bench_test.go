@@ -166,7 +166,7 @@ func newRun(b *testing.B, root, workflow string, opts state.Options) (*orchestra
 		b.Fatal(err)
 	}
 	opts.Timeout = state.Duration(orchestrator.DefaultTimeout)
-	opts.MaxAgents = 1 << 20 // the fan-outs go past the default limit of live agents on purpose
+	opts.MaxAgents, opts.MaxForks = 1<<20, 1<<20 // the fan-outs go past the default limits on purpose
 	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: workflow, Options: opts})
 	if err != nil {
 		b.Fatal(err)

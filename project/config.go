@@ -18,7 +18,7 @@ import (
 // error message lists them. They mirror the flags of raymond run; --input
 // is not one.
 var ConfigKeys = []string{
-	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "timeout", "step_timeout", "no_wait",
+	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "max_forks", "timeout", "step_timeout", "no_wait",
 	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine",
 }
 
@@ -32,6 +32,7 @@ type Settings struct {
 	MaxParallel     *int
 	MaxAgents       *int
 	MaxDepth        *int
+	MaxForks        *int
 	Timeout         *time.Duration // 0 means never
 	StepTimeout     *time.Duration // 0 means never
 	NoWait          *bool
@@ -176,6 +177,8 @@ func (s *Settings) set(key string, v any) error {
 		s.MaxAgents, err = tomlCount(key, v)
 	case "max_depth":
 		s.MaxDepth, err = tomlCount(key, v)
+	case "max_forks":
+		s.MaxForks, err = tomlCount(key, v)
 	case "timeout", "step_timeout":
 		var d time.Duration
 		switch t := v.(type) {

@@ -29,6 +29,7 @@ func (p *Project) NewOptions(g Given) (state.Options, float64) {
 		MaxParallel:     pick(g.MaxParallel, cfg.MaxParallel, state.DefaultMaxParallel),
 		MaxAgents:       pick(g.MaxAgents, cfg.MaxAgents, 0), // 0: the default (Options.Limits)
 		MaxDepth:        pick(g.MaxDepth, cfg.MaxDepth, 0),
+		MaxForks:        pick(g.MaxForks, cfg.MaxForks, 0),
 		Timeout:         state.Duration(pick(g.Timeout, cfg.Timeout, state.DefaultTimeout)),
 		StepTimeout:     state.Duration(pick(g.StepTimeout, cfg.StepTimeout, state.DefaultStepTimeout)),
 		NoWait:          pick(g.NoWait, cfg.NoWait, false),
@@ -79,6 +80,7 @@ func Override(r *state.Run, given Settings) {
 	set(given.MaxParallel, &o.MaxParallel)
 	set(given.MaxAgents, &o.MaxAgents)
 	set(given.MaxDepth, &o.MaxDepth)
+	set(given.MaxForks, &o.MaxForks)
 	if given.Timeout != nil {
 		o.Timeout = state.Duration(*given.Timeout)
 	}

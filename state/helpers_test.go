@@ -30,6 +30,7 @@ func fullRun(id string) *Run {
 			Effort:          "high",
 			MaxParallel:     4,
 			MaxAgents:       100,
+			MaxForks:        500,
 			Scripted:        true,
 			MaxDepth:        10,
 			Timeout:         Duration(90 * time.Second),

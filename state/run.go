@@ -126,22 +126,26 @@ const (
 	DefaultMaxParallel    = 8
 	DefaultMaxAgents      = 2000
 	DefaultMaxDepth       = 64
+	DefaultMaxForks       = 10000
 	DefaultTimeout        = 10 * time.Minute
 	DefaultStepTimeout    = 2 * time.Hour
 	DefaultPermissionMode = "acceptEdits"
 )
 
-// Limits returns the run's agent and depth limits, with the defaults for
-// those not set.
-func (o Options) Limits() (agents, depth int) {
-	agents, depth = o.MaxAgents, o.MaxDepth
+// Limits returns the run's limits on live agents, stack depth and agents
+// forked over its life, with the defaults for those not set.
+func (o Options) Limits() (agents, depth, forks int) {
+	agents, depth, forks = o.MaxAgents, o.MaxDepth, o.MaxForks
 	if agents <= 0 {
 		agents = DefaultMaxAgents
 	}
 	if depth <= 0 {
 		depth = DefaultMaxDepth
 	}
-	return agents, depth
+	if forks <= 0 {
+		forks = DefaultMaxForks
+	}
+	return agents, depth, forks
 }
 
 // Options are the flags of run, start and resume (cli.md) that shape how a run
@@ -162,6 +166,10 @@ type Options struct {
 	// MaxDepth is the deepest an agent's return stack may grow; a call or
 	// function past it fails the agent. 0 means DefaultMaxDepth.
 	MaxDepth int `json:"max_depth,omitempty"`
+	// MaxForks is the most agents the run may fork over its life; a fork
+	// past it fails the forking agent, so a runaway that forks as fast as
+	// its agents end still stops. 0 means DefaultMaxForks.
+	MaxForks int `json:"max_forks,omitempty"`
 	// Timeout kills a step that prints nothing for this long, while none of
 	// its tool calls is outstanding; 0 means never.
 	Timeout Duration `json:"timeout"`

@@ -39,6 +39,7 @@ type runFlags struct {
 	maxParallel     int
 	maxAgents       int
 	maxDepth        int
+	maxForks        int
 	timeout         string
 	stepTimeout     string
 	noWait          bool
@@ -83,6 +84,7 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	fs.IntVar(&f.maxParallel, "max-parallel", orchestrator.DefaultMaxParallel, "run at most `N` steps at the same time")
 	fs.IntVar(&f.maxAgents, "max-agents", state.DefaultMaxAgents, "fail a fork that would make more than `N` agents alive at once")
 	fs.IntVar(&f.maxDepth, "max-depth", state.DefaultMaxDepth, "fail a call or function that would stack more than `N` frames")
+	fs.IntVar(&f.maxForks, "max-forks", state.DefaultMaxForks, "fail a fork that would make more than `N` agents forked over the run's life")
 	fs.StringVar(&f.timeout, "timeout", orchestrator.DefaultTimeout.String(),
 		"kill a step that prints nothing for `DUR`, unless a tool it called is running (90s, 10m; a bare number is seconds; 0 = never)")
 	fs.StringVar(&f.stepTimeout, "step-timeout", orchestrator.DefaultStepTimeout.String(),
@@ -111,7 +113,7 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 // keeps what the run was started (or last resumed) with, not run's default,
 // and RAYMOND_CLAUDE does not apply again.
 func storedDefaults(fs *pflag.FlagSet) {
-	for _, name := range []string{"model", "effort", "budget", "max-parallel", "max-agents", "max-depth", "timeout",
+	for _, name := range []string{"model", "effort", "budget", "max-parallel", "max-agents", "max-depth", "max-forks", "timeout",
 		"step-timeout", "permission-mode", "claude"} {
 		fl := fs.Lookup(name)
 		if fl == nil {
@@ -167,7 +169,7 @@ func (f *runFlags) check(h help) error {
 	for _, c := range []struct {
 		name string
 		n    int
-	}{{"max-parallel", f.maxParallel}, {"max-agents", f.maxAgents}, {"max-depth", f.maxDepth}} {
+	}{{"max-parallel", f.maxParallel}, {"max-agents", f.maxAgents}, {"max-depth", f.maxDepth}, {"max-forks", f.maxForks}} {
 		if f.changed(c.name) && c.n < 1 {
 			return h.usageError("--%s must be at least 1, not %d", c.name, c.n)
 		}
@@ -212,6 +214,7 @@ func (f *runFlags) settings() project.Settings {
 		MaxParallel:     given(f, "max-parallel", f.maxParallel),
 		MaxAgents:       given(f, "max-agents", f.maxAgents),
 		MaxDepth:        given(f, "max-depth", f.maxDepth),
+		MaxForks:        given(f, "max-forks", f.maxForks),
 		Timeout:         given(f, "timeout", f.timeoutDur),
 		StepTimeout:     given(f, "step-timeout", f.stepTimeoutDur),
 		NoWait:          given(f, "no-wait", f.noWait),

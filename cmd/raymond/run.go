@@ -30,7 +30,7 @@ worker failed: the exit status says so), or with --json one object:
 Progress goes to stderr.
 
 Defaults for the flags may be set in .raymond/config.toml (keys model, effort,
-budget, max_parallel, max_agents, max_depth, timeout, step_timeout, no_wait,
+budget, max_parallel, max_agents, max_depth, max_forks, timeout, step_timeout, no_wait,
 permission_mode, dangerously_skip_permissions, claude, debug, quiet, confine);
 flags override it, and RAYMOND_CLAUDE overrides its claude.
 
