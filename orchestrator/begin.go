@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"raymond/machine"
 	"raymond/parsing"
+	projects "raymond/project"
 	"raymond/report"
 	"raymond/step"
 	"raymond/transcript"
@@ -129,14 +129,18 @@ func resolveCwds(cwd string, tr parsing.Transition, project string, confine bool
 		if err != nil || !fi.IsDir() {
 			return "", fmt.Errorf("cd=%q names %s, which is not an existing folder", mustAttr(t, "cd"), dir)
 		}
-		if project == "" || inside(dir, project) {
+		if project == "" || projects.Within(dir, project) {
 			return dir, nil
+		}
+		where := dir
+		if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
+			where = dir + " (a link to " + real + ")"
 		}
 		if confine {
 			return "", fmt.Errorf("cd=%q names %s, which is outside the project folder %s; this run keeps agents inside it (confine)",
-				mustAttr(t, "cd"), dir, project)
+				mustAttr(t, "cd"), where, project)
 		}
-		warnings = append(warnings, fmt.Sprintf("cd=%q takes the agent outside the project folder %s, to %s", mustAttr(t, "cd"), project, dir))
+		warnings = append(warnings, fmt.Sprintf("cd=%q takes the agent outside the project folder %s, to %s", mustAttr(t, "cd"), project, where))
 		return dir, nil
 	}
 	cwds = make([]string, 1+len(tr.Forks))
@@ -151,20 +155,6 @@ func resolveCwds(cwd string, tr parsing.Transition, project string, confine bool
 		}
 	}
 	return cwds, warnings, nil
-}
-
-// inside reports whether folder dir is project or lies under it, symbolic
-// links resolved in both (dir exists; project may not resolve, and is then
-// taken as written).
-func inside(dir, project string) bool {
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	if real, err := filepath.EvalSymlinks(project); err == nil {
-		project = real
-	}
-	rel, err := filepath.Rel(project, dir)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func mustAttr(t parsing.Tag, key string) string {

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"os"
 	"path/filepath"
+	projects "raymond/project"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,12 +19,12 @@ func TestInside(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
 	}
 	require.NoError(t, os.Symlink(filepath.Join(dir, "out"), filepath.Join(proj, "link")))
-	assert.True(t, inside(proj, proj))
-	assert.True(t, inside(filepath.Join(proj, "sub"), proj))
-	assert.False(t, inside(filepath.Join(dir, "p2"), proj), "a sibling whose name starts alike")
-	assert.False(t, inside(dir, proj))
-	assert.False(t, inside("/", proj))
-	assert.False(t, inside(filepath.Join(proj, "link"), proj), "a link inside that leads outside")
+	assert.True(t, projects.Within(proj, proj))
+	assert.True(t, projects.Within(filepath.Join(proj, "sub"), proj))
+	assert.False(t, projects.Within(filepath.Join(dir, "p2"), proj), "a sibling whose name starts alike")
+	assert.False(t, projects.Within(dir, proj))
+	assert.False(t, projects.Within("/", proj))
+	assert.False(t, projects.Within(filepath.Join(proj, "link"), proj), "a link inside that leads outside")
 }
 
 func TestResolveCwdsOutside(t *testing.T) {

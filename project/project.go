@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"raymond/state"
 )
@@ -87,4 +88,18 @@ func (p *Project) Runs() ([]*state.Run, error) {
 		return nil, nil
 	}
 	return runs, err
+}
+
+// Within reports whether folder dir is the project folder project or lies
+// under it, symbolic links resolved in both (a folder that does not resolve
+// is taken as written).
+func Within(dir, project string) bool {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if real, err := filepath.EvalSymlinks(project); err == nil {
+		project = real
+	}
+	rel, err := filepath.Rel(project, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

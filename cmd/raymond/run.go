@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
 
 	"raymond/orchestrator"
+	"raymond/project"
 	"raymond/state"
 )
 
@@ -93,6 +95,12 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 // create creates a run of workflow, mapping a workflow that cannot start and
 // a taken id to usage errors.
 func create(store *state.Store, workflow, id string, opts state.Options, budget float64) (*state.Run, error) {
+	if cwd, err := os.Getwd(); err == nil && opts.Confine && opts.ProjectDir != "" && !project.Within(cwd, opts.ProjectDir) {
+		return nil, &usageError{
+			msg:  fmt.Sprintf("the run's agents would start in %s, outside the project folder %s, and --confine keeps them inside it", cwd, opts.ProjectDir),
+			hint: "Start raymond from inside the project folder, or leave --confine (and confine in the config) off.",
+		}
+	}
 	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: workflow, ID: id, Options: opts, BudgetUSD: budget})
 	var we *orchestrator.WorkflowError
 	switch {
