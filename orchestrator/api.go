@@ -41,8 +41,12 @@ type NewRun struct {
 
 // WorkflowError reports a workflow that cannot be started: no such folder or
 // file, no entry state, a first state that does not load. The command line
-// maps it to exit status 2.
-type WorkflowError struct{ Err error }
+// maps it to exit status 2. Loaded says the workflow and its first state
+// were found, and it is the state's file that is wrong.
+type WorkflowError struct {
+	Err    error
+	Loaded bool
+}
 
 func (e *WorkflowError) Error() string { return e.Err.Error() }
 func (e *WorkflowError) Unwrap() error { return e.Err }
@@ -56,7 +60,7 @@ func Create(store *state.Store, n NewRun) (*state.Run, error) {
 	}
 	defer scope.Close()
 	if _, err := scope.Load(entry); err != nil {
-		return nil, &WorkflowError{Err: err}
+		return nil, &WorkflowError{Err: err, Loaded: true}
 	}
 	id := n.ID
 	if id == "" {

@@ -104,6 +104,8 @@ func create(store *state.Store, workflow, id string, opts state.Options, budget 
 	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: workflow, ID: id, Options: opts, BudgetUSD: budget})
 	var we *orchestrator.WorkflowError
 	switch {
+	case errors.As(err, &we) && we.Loaded:
+		return nil, &usageError{msg: we.Error(), hint: "Fix the state file the message names, then run again."}
 	case errors.As(err, &we):
 		return nil, &usageError{msg: we.Error(), hint: "Give a workflow folder or the .md state file to start from."}
 	case errors.Is(err, fs.ErrExist):
