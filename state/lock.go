@@ -55,7 +55,7 @@ func (s *Store) Lock(id string) (*Lock, error) {
 	if err := ValidID(id); err != nil {
 		return nil, err
 	}
-	_ = makePrivate(s.Dir)
+	_ = MakePrivate(s.Dir)
 	f, err := os.OpenFile(s.lockPath(id), os.O_RDWR|os.O_CREATE, fileMode)
 	if err != nil {
 		return nil, fmt.Errorf("lock run %s: %w", id, err)

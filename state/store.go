@@ -29,7 +29,7 @@ func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, dirMode); err != nil {
 		return nil, fmt.Errorf("open state folder: %w", err)
 	}
-	_ = makePrivate(dir)
+	_ = MakePrivate(dir)
 	return &Store{Dir: dir}, nil
 }
 
@@ -41,10 +41,11 @@ const (
 	fileMode = 0o600
 )
 
-// makePrivate takes the permissions of group and others off the folder dir,
-// unless it has none already. Failing to (someone else owns the folder) is
-// not a reason to stop: callers ignore its error.
-func makePrivate(dir string) error {
+// MakePrivate takes the permissions of group and others off the folder dir,
+// unless it has none already: run state and transcripts hold prompts,
+// answers and tool output. Failing to (someone else owns the folder) is not
+// a reason to stop: callers ignore its error.
+func MakePrivate(dir string) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"raymond/state"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,22 +57,9 @@ func Open(dir string, warn func(error)) *Writer {
 	}
 	// Not being able to tighten a folder (someone else owns it) does not
 	// stop the transcript.
-	_ = makePrivate(filepath.Dir(dir))
-	_ = makePrivate(dir)
+	_ = state.MakePrivate(filepath.Dir(dir))
+	_ = state.MakePrivate(dir)
 	return w
-}
-
-// makePrivate takes the permissions of group and others off the folder dir,
-// unless it has none already (as state does for the state folder).
-func makePrivate(dir string) error {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return os.Chmod(dir, perm&^0o077)
-	}
-	return nil
 }
 
 // Dir returns the transcript folder, "" for a nil Writer.
