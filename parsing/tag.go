@@ -8,6 +8,16 @@ const (
 	Function = "function"
 	Fork     = "fork"
 	Result   = "result"
+
+	// Ask puts a question to a person (protocol §15); its body, the
+	// question, is the tag's Payload.
+	Ask = "ask"
+	// The cross-workflow tags (protocol §14); their body, a workflow
+	// specifier, is the tag's Target.
+	CallWorkflow     = "call-workflow"
+	FunctionWorkflow = "function-workflow"
+	ForkWorkflow     = "fork-workflow"
+	ResetWorkflow    = "reset-workflow"
 )
 
 // Names lists the transition tag names in the order the protocol table gives them.
@@ -30,6 +40,12 @@ type Tag struct {
 	Offset int
 	// Raw is the tag exactly as written, from '<' to the end of its closing tag.
 	Raw string
+	// Scope and ScopeURL are set on a cross-workflow tag once its specifier
+	// is resolved (workflow.Decide): the absolute path of the scope it
+	// leads into (a folder, a YAML file, a zip archive) and, for a scope
+	// downloaded from a pinned URL, that URL. Target is then the file name
+	// of the first state in that scope.
+	Scope, ScopeURL string
 	// Quoted is true when the tag sits inside a fenced code block or an inline
 	// code span. Quoted tags are only returned when the text has no unquoted
 	// tag at all (see the package comment).

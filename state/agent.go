@@ -1,5 +1,7 @@
 package state
 
+import "time"
+
 // Agent is one thread of control inside a run (protocol.md §1).
 type Agent struct {
 	// ID is "main" or a fork id such as main_worker1.
@@ -33,7 +35,57 @@ type Agent struct {
 	Result *string `json:"result,omitempty"`
 	// Parent is the id of the agent that forked this one; "" for main.
 	Parent string `json:"parent,omitempty"`
+	// ScopeURL is the pinned URL Scope was downloaded from (protocol.md
+	// §13.2); "" for a local scope. Relative specifiers of a URL scope
+	// resolve against it.
+	ScopeURL string `json:"scope_url,omitempty"`
+	// TaskFolder is the agent's task folder, absolute (protocol.md §16); ""
+	// in runs made before task folders existed.
+	TaskFolder string `json:"task_folder,omitempty"`
+	// TaskSeq counts the fresh task folders task="new" on a reset gave the
+	// agent: <agent>_task<N>.
+	TaskSeq int `json:"task_seq,omitempty"`
+	// Chain is the workflow chain (protocol.md §14.2): the scopes the agent
+	// entered by call-workflow, function-workflow and fork-workflow, the
+	// first being the scope it started from (the run's, or its last
+	// reset-workflow's). Empty means the run's scope alone.
+	Chain []string `json:"chain,omitempty"`
+	// Ask is the agent's ask while it is asking, and its last ask after
+	// (answered or expired) until its next step ends; nil when it never
+	// asked.
+	Ask *Ask `json:"ask,omitempty"`
 }
+
+// Ask is a question an agent puts to a person (protocol.md §15).
+type Ask struct {
+	// ID is ask_<agent>_<n>, n counting the run's asks.
+	ID string `json:"ask_id"`
+	// Question is the body of the <ask> tag.
+	Question string `json:"prompt"`
+	// State is the state that asked.
+	State string `json:"state"`
+	// Next is where the agent continues once answered; TimeoutNext where it
+	// continues if nobody answered by Deadline ("" fails the agent).
+	Next        string `json:"next"`
+	TimeoutNext string `json:"timeout_next,omitempty"`
+	// Timeout is how long the ask waits, as written ("48h"), "" for ever.
+	Timeout string `json:"timeout,omitempty"`
+	// AskedAt is when the ask was made; Deadline AskedAt plus the timeout,
+	// nil without one.
+	AskedAt  time.Time  `json:"asked_at"`
+	Deadline *time.Time `json:"deadline,omitempty"`
+	// Session is the session the agent continues in once answered.
+	Session string `json:"session,omitempty"`
+	// Answer is the person's answer, recorded before it is used; nil while
+	// pending. AnsweredAt is when it was recorded.
+	Answer     *string    `json:"answer,omitempty"`
+	AnsweredAt *time.Time `json:"answered_at,omitempty"`
+	// Expired says the deadline passed without an answer.
+	Expired bool `json:"expired,omitempty"`
+}
+
+// Pending reports whether the ask still waits for an answer.
+func (k *Ask) Pending() bool { return k != nil && k.Answer == nil && !k.Expired }
 
 // AgentStatus is where an agent stands.
 type AgentStatus string
@@ -49,6 +101,9 @@ const (
 	AgentCompleted AgentStatus = "completed"
 	// AgentFailed: it failed; resume retries it from its current state.
 	AgentFailed AgentStatus = "failed"
+	// AgentAsking: it waits for a person's answer to Agent.Ask; it has no
+	// pending step until the answer (or the deadline) comes.
+	AgentAsking AgentStatus = "asking"
 )
 
 // Ended reports whether the agent has completed or failed.
@@ -65,6 +120,9 @@ type Frame struct {
 	Ref
 	// Cwd is the caller's working directory, restored on return.
 	Cwd string `json:"cwd"`
+	// TaskFolder and Chain are the caller's, restored on return.
+	TaskFolder string   `json:"task_folder,omitempty"`
+	Chain      []string `json:"chain,omitempty"`
 }
 
 // SessionMode says which session a step runs in.
@@ -116,6 +174,15 @@ type Step struct {
 	// StepTimeout, when set, is the state's own step_timeout (frontmatter),
 	// which replaces the run's --step-timeout for this step; 0: none.
 	StepTimeout *Duration `json:"step_timeout,omitempty"`
+	// Timeout, when set, is the state's own idle timeout (frontmatter or
+	// YAML timeout), which replaces the run's --timeout; 0: never.
+	Timeout *Duration `json:"timeout,omitempty"`
+	// Returned says the step follows a <result> return: its Input is also
+	// {{result}} (protocol.md §7).
+	Returned bool `json:"returned,omitempty"`
+	// AskID is {{ask_id}}: set on the step after an ask was answered or
+	// expired.
+	AskID string `json:"ask_id,omitempty"`
 }
 
 // Ref names a state of a workflow: a state file in a scope. In JSON its fields
@@ -127,6 +194,9 @@ type Ref struct {
 	Scope string `json:"scope_dir,omitempty"`
 	// State is the state's file name in the scope.
 	State string `json:"state"`
+	// URL is the pinned URL a downloaded scope came from (protocol.md
+	// §13.2); Scope is then its file in the registry.
+	URL string `json:"scope_url,omitempty"`
 }
 
 // In returns r with its scope spelled out: runScope (the run's ScopeDir)
@@ -139,4 +209,4 @@ func (r Ref) In(runScope string) Ref {
 }
 
 // Ref returns the state the agent is at, as a reference.
-func (a *Agent) Ref() Ref { return Ref{Scope: a.Scope, State: a.CurrentState} }
+func (a *Agent) Ref() Ref { return Ref{Scope: a.Scope, URL: a.ScopeURL, State: a.CurrentState} }

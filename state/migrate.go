@@ -17,6 +17,7 @@ type migration func(doc map[string]json.RawMessage) error
 
 var migrations = [Version]migration{
 	1: migrate1to2,
+	2: migrate2to3,
 }
 
 // migrate1to2: version 2 names a state by a Ref, which may hold a scope
@@ -28,6 +29,17 @@ var migrations = [Version]migration{
 // driving a run of version 2.
 func migrate1to2(doc map[string]json.RawMessage) error {
 	doc["version"] = json.RawMessage("2")
+	return nil
+}
+
+// migrate2to3: version 3 (issue 11) adds asking agents and runs, scopes
+// that are YAML files, zip archives and URLs, workflow chains and task
+// folders. A version 2 run has none of them, so its fields keep their shape
+// and meaning; the bump keeps an older raymond, which would take an asking
+// agent for one that is stuck and run a zip's state as a folder's, from
+// driving a run of version 3.
+func migrate2to3(doc map[string]json.RawMessage) error {
+	doc["version"] = json.RawMessage("3")
 	return nil
 }
 

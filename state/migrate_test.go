@@ -49,9 +49,14 @@ func TestMigrate1to2(t *testing.T) {
 
 	data, err := migrateRun([]byte(v1Run), 1)
 	require.NoError(t, err)
+	var step2 map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(data, &step2))
+	assert.JSONEq(t, "3", string(step2["version"]))
+	assert.Len(t, step2, before, "version 3 has the fields of version 1")
+	require.NoError(t, err)
 	var r Run
 	require.NoError(t, json.Unmarshal(data, &r))
-	assert.Equal(t, 2, r.Version)
+	assert.Equal(t, Version, r.Version, "the chain runs up to the newest version")
 	main := r.Agent("main")
 	require.NotNil(t, main)
 	assert.Equal(t, Ref{State: "SUB.md"}, main.Pending.Ref, "a bare state name is a reference into the run's scope")
@@ -88,7 +93,7 @@ func TestReadVersion1(t *testing.T) {
 	require.NoError(t, j.Close())
 	data, err := os.ReadFile(s.Path("old"))
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(string(data), `{"version":2,`), "the file on disk: %.40s", data)
+	assert.True(t, strings.HasPrefix(string(data), `{"version":3,`), "the file on disk: %.40s", data)
 	again, err := s.Read("old")
 	require.NoError(t, err)
 	r.UpdatedAt = again.UpdatedAt
@@ -126,7 +131,7 @@ func TestMigrateLineKeepsItsFrame(t *testing.T) {
 	in := `{"gen":7,"unset":["error"],"session_costs":{"s":1},"agents":[{"id":"main","pending":{"state":"A.md"}}]}`
 	out, err := migrateLine([]byte(in), 1)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"gen":7,"unset":["error"],"session_costs":{"s":1},"header":{"version":2},"agents":[{"id":"main","pending":{"state":"A.md"}}]}`, string(out))
+	assert.JSONEq(t, `{"gen":7,"unset":["error"],"session_costs":{"s":1},"header":{"version":3},"agents":[{"id":"main","pending":{"state":"A.md"}}]}`, string(out))
 }
 
 // FuzzReplayVersion1 feeds replay arbitrary journals written against a

@@ -8,7 +8,7 @@ import "time"
 // misread by ignoring it, and then comes with a migration (migrate.go) that
 // reads files of the version before. Version 2 (issue 10) let a reference to
 // a state name its workflow (Ref).
-const Version = 2
+const Version = 3
 
 // Run is the content of one state file: everything needed to show a run and to
 // drive it on from where it stopped.
@@ -23,8 +23,20 @@ type Run struct {
 	// WorkflowID is the run id (the name is the seed plan's); the file is
 	// <WorkflowID>.json.
 	WorkflowID string `json:"workflow_id"`
-	// ScopeDir is the absolute path of the workflow folder.
+	// ScopeDir is the absolute path of the workflow: a folder, a YAML file
+	// or a zip archive (for a URL scope, its file in the registry).
 	ScopeDir string `json:"scope_dir"`
+	// ScopeURL is the pinned URL the workflow was downloaded from; "" for a
+	// local one.
+	ScopeURL string `json:"scope_url,omitempty"`
+	// TaskFolderPattern is the absolute pattern of task folders
+	// (protocol.md §16), recorded when the run is created.
+	TaskFolderPattern string `json:"task_folder_pattern,omitempty"`
+	// ContinueSession is the user's Claude Code session main's first
+	// markdown step branches from (--continue-session, protocol.md §18).
+	ContinueSession string `json:"continue_session,omitempty"`
+	// AskSeq counts the run's asks: the n of ask_<agent>_<n>.
+	AskSeq int `json:"ask_seq,omitempty"`
 	// EntryState is the file name of the state main started at.
 	EntryState string `json:"entry_state"`
 	// Status is where the run as a whole stands.
@@ -94,6 +106,9 @@ const (
 	StatusFailed Status = "failed"
 	// StatusBudgetExceeded: the run reached its budget.
 	StatusBudgetExceeded Status = "budget_exceeded"
+	// StatusAsking: nothing can progress while agents wait for answers
+	// (protocol.md §15).
+	StatusAsking Status = "asking"
 )
 
 // Terminal reports whether the run ended with an outcome (completed, failed or
@@ -198,6 +213,9 @@ type Options struct {
 	Debug bool `json:"debug"`
 	// ProjectDir is the absolute folder that holds .raymond/.
 	ProjectDir string `json:"project_dir,omitempty"`
+	// OnAsk is --on-ask as given: auto, prompt, pause or reject ("" is
+	// auto). The mode a drive uses is decided when it starts.
+	OnAsk string `json:"on_ask,omitempty"`
 	// Confine refuses a cd= that leaves ProjectDir (the model is reminded,
 	// as for a folder that does not exist); without it such a cd is allowed
 	// with a warning.

@@ -44,6 +44,19 @@ type Request struct {
 	// needs it to tell what this step alone cost.
 	PriorCostUSD   float64
 	PriorCostKnown bool
+	// Script is set when the step runs a script state (protocol.md §11)
+	// rather than a prompt.
+	Script *Script
+}
+
+// Script is the script a script state's step runs.
+type Script struct {
+	// Path is the script's absolute path in a folder scope. It is "" for a
+	// script read from a zip archive or a YAML file: the runner then writes
+	// Body to a private temporary folder and runs that copy.
+	Path string
+	// Body is the script's text, as read when the step was prepared.
+	Body []byte
 }
 
 // Name is the transcript base name of the step, <agent>_<state stem>_<NNN>
