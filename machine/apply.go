@@ -149,6 +149,12 @@ func (m *Machine) refused(a *state.Agent, ev StepEnded) []Effect {
 	s := a.Pending
 	a.Attempts = max(a.Attempts, 1)
 	reason := ev.DecideErr.Error()
+	switch {
+	case ev.Fatal:
+		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s", s.State, reason))
+	case ev.Script:
+		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s; a script's output gets no reminder: fix the script", s.State, reason))
+	}
 	if !ev.Restricted {
 		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s; %s has no allowed_transitions, so no reminder was sent", s.State, reason, s.State))
 	}

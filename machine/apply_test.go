@@ -72,7 +72,7 @@ func TestApplyTags(t *testing.T) {
 				Pending: &state.Step{Ref: state.Ref{State: "F.md"}, Mode: state.SessionNew, Cwd: "/work", Attempt: 1}}},
 		{name: "result pops and resumes the caller", mode: state.SessionNew, stack: []state.Frame{caller}, output: "<result>  42 \n</result>",
 			want: state.Agent{Status: state.AgentReady, CurrentState: "RET.md", SessionID: "caller", Cwd: "/callerdir", Stack: []state.Frame{},
-				Pending: &state.Step{Ref: state.Ref{State: "RET.md"}, Mode: state.SessionResume, ResumeSession: "caller", Input: in("42"), Cwd: "/callerdir", Attempt: 1}}},
+				Pending: &state.Step{Ref: state.Ref{State: "RET.md"}, Mode: state.SessionResume, ResumeSession: "caller", Input: in("42"), Returned: true, Cwd: "/callerdir", Attempt: 1}}},
 		{name: "result on an empty stack ends the agent", mode: state.SessionResume, output: "<result>done</result>",
 			want: state.Agent{Status: state.AgentCompleted, CurrentState: "A.md", SessionID: "s1", Cwd: "/work", Result: in("done")}},
 		{name: "fork keeps the parent on its session", mode: state.SessionResume, output: `<fork next="J.md" item="a">W.md</fork>`,

@@ -16,10 +16,23 @@ import (
 // driver stopped run again, failed agents with a step left are retried.
 func (m *Machine) begin(ev Begin) []Effect {
 	r := m.run
+	m.onAsk = ev.OnAsk
 	resumed := r.Status != state.StatusCreated
+	var answered []string
 	for i := range r.Agents {
 		a := &r.Agents[i]
 		switch a.Status {
+		case state.AgentAsking:
+			switch {
+			case a.Ask == nil:
+				// A hand-edited file: nothing to wait for; run the state again.
+				a.Status = state.AgentFailed
+				a.LastError = "asking without an ask in the state file"
+			case a.Ask.Answer != nil:
+				answered = append(answered, a.ID)
+			case a.Ask.Expired:
+				a.Status = state.AgentFailed
+			}
 		case state.AgentRunning:
 			a.Status = state.AgentReady
 		case state.AgentFailed:
@@ -43,7 +56,17 @@ func (m *Machine) begin(ev Begin) []Effect {
 	if resumed {
 		kind = transcript.EventRunResumed
 	}
-	return []Effect{Emit{Event: transcript.Event{Time: ev.Now, Type: kind, Run: r.WorkflowID, State: r.EntryState, Message: r.ScopeDir}}}
+	out := []Effect{Emit{Event: transcript.Event{Time: ev.Now, Type: kind, Run: r.WorkflowID, State: r.EntryState, Message: r.ScopeDir}}}
+	// Answers recorded while no process drove the run (raymond answer)
+	// are used now; the asks still pending are open again, deadlines
+	// unchanged.
+	for _, id := range answered {
+		out = append(out, m.resumeAsked(m.agent(id), ev.Now)...)
+	}
+	for _, a := range m.pendingAsks() {
+		out = append(out, AskOpened{Agent: a.ID, Ask: *a.Ask})
+	}
+	return out
 }
 
 // tick starts what may start, shows a usage-limit wait, and settles the
@@ -52,7 +75,16 @@ func (m *Machine) tick(now time.Time) []Effect {
 	if m.settled {
 		return []Effect{Done{}}
 	}
-	out, wake := m.schedule(now)
+	var out []Effect
+	var askWake time.Time
+	if !m.stopping && len(m.asking) > 0 {
+		out, askWake = m.dueAsks(now)
+	}
+	started, wake := m.schedule(now)
+	out = append(out, started...)
+	if !askWake.IsZero() && (wake.IsZero() || askWake.Before(wake)) {
+		wake = askWake
+	}
 	if len(m.running) == 0 {
 		if done := m.settle(now); done != nil {
 			return append(out, done...) // settling saves
@@ -176,6 +208,11 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 	if p.StepTimeout != nil {
 		s.StepTimeout = ptr(state.Duration(*p.StepTimeout))
 	}
+	if s.Mode != state.SessionNew && s.ResumeSession == "" {
+		// The agent has no session to resume or branch (a script step
+		// started it): a new one starts (protocol §11.4).
+		s.Mode = state.SessionNew
+	}
 	if s.Mode != state.SessionResume {
 		s.SessionID = p.SessionID
 	}
@@ -257,21 +294,35 @@ func (m *Machine) settle(now time.Time) []Effect {
 	case r.Wait != nil && r.Options.NoWait:
 		r.Status = state.StatusPaused
 		r.Error = "usage limit: " + r.Wait.Reason
-	case r.Wait != nil:
-		return nil
 	case len(m.notBefore) > 0:
 		return nil
+	case len(m.asking) > 0 && (m.onAsk != AskPrompt || m.noAnswers):
+		// Nobody here answers: the run waits for answers rather than
+		// sleeping through a usage-limit wait too (protocol §15.3).
+		r.Status = state.StatusAsking
+		r.Error = ""
+	case r.Wait != nil:
+		return nil
+	case len(m.asking) > 0:
+		return nil // a person is being asked; a deadline wakes the run
 	default:
 		r.Status = state.StatusPaused
 		r.Error = "internal error: agents are ready but none could start"
 	}
 	m.settled = true
-	kind := transcript.EventPaused
-	if r.Status == state.StatusBudgetExceeded {
+	kind, msg := transcript.EventPaused, r.Error
+	switch r.Status {
+	case state.StatusBudgetExceeded:
 		kind = transcript.EventBudgetExceeded
+	case state.StatusAsking:
+		kind = transcript.EventAsking
+		msg = fmt.Sprintf("%d asks wait for an answer", len(m.asking))
+		if len(m.asking) == 1 {
+			msg = "1 ask waits for an answer"
+		}
 	}
 	return []Effect{
-		Emit{Event: transcript.Event{Time: now, Type: kind, Status: string(r.Status), Message: r.Error}},
+		Emit{Event: transcript.Event{Time: now, Type: kind, Status: string(r.Status), Message: msg}},
 		m.save(),
 		Done{},
 	}

@@ -60,6 +60,15 @@ type Wake struct {
 	At time.Time
 }
 
+// AskOpened says an agent waits for a person's answer to Ask: in prompt
+// mode the driver puts the question to the person and answers with
+// [Answered] (or [NoAnswers]). It comes when the agent asks, and again for
+// every pending ask when a drive begins.
+type AskOpened struct {
+	Agent string
+	Ask   state.Ask
+}
+
 // Done says the run has settled for this driver: its status is final for
 // now (completed, failed, paused, budget_exceeded) and nothing runs.
 type Done struct{}
@@ -71,3 +80,4 @@ func (Emit) effect()       {}
 func (StepClosed) effect() {}
 func (Wake) effect()       {}
 func (Done) effect()       {}
+func (AskOpened) effect()  {}

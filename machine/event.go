@@ -17,7 +17,18 @@ type Begin struct {
 	Now time.Time
 	// PID is the process that drives the run from now on.
 	PID int
+	// OnAsk is who answers asks in this drive (protocol §15.3): AskPause
+	// (also for ""), AskPrompt or AskReject. Auto is decided by the
+	// caller, which knows whether a person sits at a terminal.
+	OnAsk string
 }
+
+// The modes of [Begin.OnAsk].
+const (
+	AskPause  = "pause"
+	AskPrompt = "prompt"
+	AskReject = "reject"
+)
 
 // Tick asks what happens now: it is sent after every batch of events, and
 // when a [Wake] time comes. The machine starts what may start (as
@@ -79,7 +90,28 @@ type StepEnded struct {
 	// Cwds are the resolved working directories of the tag ([0]) and of
 	// each fork ([1:]); "" keeps the agent's.
 	Cwds []string
+	// Script says the step ran a script state: it cost nothing, and it
+	// leaves the agent's session as it was (protocol §11.4).
+	Script bool
+	// Fatal says DecideErr fails the agent at once, without a reminder: a
+	// cross-workflow target that names something that cannot be used
+	// (protocol §14.3).
+	Fatal bool
 }
+
+// Answered gives the answer a person gave to a pending ask. An answer to
+// an ask that is no longer pending, or past its deadline, is refused with
+// a warning.
+type Answered struct {
+	Now    time.Time
+	AskID  string
+	Answer string
+}
+
+// NoAnswers says nobody is left to answer asks in this drive (the
+// terminal's input ended): once nothing else can progress, the run is
+// saved as asking, as in pause mode.
+type NoAnswers struct{}
 
 // Salvaged reports how a step ended that was in flight when the last
 // driver died: its output showed its end, which was never applied. The
@@ -114,3 +146,5 @@ func (Salvaged) event()   {}
 func (Quiesce) event()    {}
 func (Cancel) event()     {}
 func (SaveFailed) event() {}
+func (Answered) event()   {}
+func (NoAnswers) event()  {}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path"
 	"strings"
 	"time"
 
@@ -77,6 +78,12 @@ type Machine struct {
 	nextTick  time.Time
 	// settled: Done was returned.
 	settled bool
+	// onAsk is who answers asks in this drive (Begin.OnAsk); noAnswers
+	// says nobody is left to (NoAnswers).
+	onAsk     string
+	noAnswers bool
+	// asking are the agents that wait for an answer.
+	asking map[string]bool
 }
 
 // New returns the machine of r.
@@ -84,7 +91,8 @@ func New(r *state.Run) *Machine {
 	if r.SessionCosts == nil {
 		r.SessionCosts = map[string]float64{}
 	}
-	m := &Machine{run: r, dirty: map[string]bool{}, notBefore: map[string]time.Time{}, running: map[string]bool{}, queued: map[string]bool{}}
+	m := &Machine{run: r, dirty: map[string]bool{}, notBefore: map[string]time.Time{}, running: map[string]bool{}, queued: map[string]bool{},
+		asking: map[string]bool{}}
 	m.reindex()
 	return m
 }
@@ -117,6 +125,11 @@ func (m *Machine) Apply(ev Event) []Effect {
 		return m.stop(nil, transcript.Event{})
 	case SaveFailed:
 		return m.saveFailed(ev)
+	case Answered:
+		return m.answered(ev)
+	case NoAnswers:
+		m.noAnswers = true
+		return nil
 	}
 	panic(fmt.Sprintf("machine: unknown event %T", ev))
 }
@@ -155,10 +168,15 @@ func (m *Machine) agent(id string) *state.Agent {
 func (m *Machine) reindex() {
 	m.index = make(map[string]int, len(m.run.Agents))
 	m.live = 0
+	clear(m.asking)
 	for i := range m.run.Agents {
-		m.index[m.run.Agents[i].ID] = i
-		if !m.run.Agents[i].Status.Ended() {
+		a := &m.run.Agents[i]
+		m.index[a.ID] = i
+		if !a.Status.Ended() {
 			m.live++
+		}
+		if a.Status == state.AgentAsking && a.Ask.Pending() {
+			m.asking[a.ID] = true
 		}
 	}
 }
@@ -272,9 +290,10 @@ func overBudget(r *state.Run) bool {
 	return r.BudgetUSD > 0 && r.TotalCostUSD >= r.BudgetUSD
 }
 
-// Vars are the template values of an agent's pending step: the fork
-// variables, then run_id (and its seed-plan name workflow_id), agent_id,
-// state and input, which no fork variable can replace (a fork that names
+// Vars are the template values of an agent's pending step (protocol §7):
+// the fork variables, then run_id (and its seed-plan name workflow_id),
+// agent_id, state, input, result (after a return), task_folder and ask_id
+// (after an ask), which no fork variable can replace (a fork that names
 // one is refused; a run saved by an older raymond may still hold one).
 func Vars(r *state.Run, a *state.Agent) map[string]string {
 	s := a.Pending
@@ -286,6 +305,15 @@ func Vars(r *state.Run, a *state.Agent) map[string]string {
 	vars["agent_id"], vars["state"] = a.ID, s.State
 	if s.Input != nil {
 		vars["input"] = *s.Input
+		if s.Returned {
+			vars["result"] = *s.Input
+		}
+	}
+	if a.TaskFolder != "" {
+		vars["task_folder"] = a.TaskFolder
+	}
+	if s.AskID != "" {
+		vars["ask_id"] = s.AskID
 	}
 	return vars
 }
@@ -293,7 +321,7 @@ func Vars(r *state.Run, a *state.Agent) map[string]string {
 // agentPrefix is the short lowercase form of a state name used in the ids
 // of forked agents (protocol §5.6): WORKER.md → worker.
 func agentPrefix(stateName string) string {
-	stem := strings.TrimSuffix(stateName, ".md")
+	stem := strings.TrimSuffix(stateName, path.Ext(stateName))
 	var b strings.Builder
 	for _, c := range strings.ToLower(stem) {
 		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') {

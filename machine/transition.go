@@ -11,7 +11,8 @@ import (
 	"raymond/transcript"
 )
 
-// transition applies the tag a successful step emitted (protocol.md §5).
+// transition applies the tag a successful step emitted (protocol.md §5,
+// §14, §15).
 func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effect {
 	now := ev.Now
 	s := a.Pending
@@ -19,45 +20,59 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 	if reason := m.overLimit(a, ev); reason != "" {
 		return m.fail(a, now, fmt.Sprintf("%s: %s", s.State, reason))
 	}
-	session := ev.Result.SessionID
-	if session == "" {
-		session = sessionOf(s)
-	}
+	session, branch := m.sessionAfter(s, ev)
 	a.SessionID = session
 	a.Attempts = 0
 	a.LastError = ""
 	delete(m.notBefore, a.ID)
+	if tag.Name == parsing.Ask && len(ev.Transition.Forks) == 0 {
+		return m.ask(a, ev, session, cost)
+	}
 	from := s.State
 	input := attrPtr(tag, "input")
 	cwd := a.Cwd
 	if len(ev.Cwds) > 0 && ev.Cwds[0] != "" {
 		cwd = ev.Cwds[0]
 	}
+	here := a.Ref()
 
 	var next *state.Step
 	to := tag.Target
 	var spawned []string
 	var effects []Effect
+	at := func(target string) state.Ref { return state.Ref{Scope: here.Scope, URL: here.URL, State: target} }
 	switch tag.Name {
 	case parsing.Goto:
-		next = &state.Step{Ref: state.Ref{State: to}, Mode: state.SessionResume, ResumeSession: session, Input: input}
+		next = &state.Step{Ref: at(to), Mode: state.SessionResume, ResumeSession: session, Input: input}
 	case parsing.Reset:
 		a.Cwd = cwd
-		next = &state.Step{Ref: state.Ref{State: to}, Mode: state.SessionNew, Input: input}
-	case parsing.Call, parsing.Function:
+		m.newTask(a, tag)
+		next = &state.Step{Ref: at(to), Mode: state.SessionNew, Input: input}
+	case parsing.Call, parsing.Function, parsing.CallWorkflow, parsing.FunctionWorkflow:
 		ret, _ := tag.Attr("return")
-		a.Stack = append(a.Stack, state.Frame{Session: session, Ref: state.Ref{State: ret}, Cwd: a.Cwd})
-		mode := state.SessionNew
-		if tag.Name == parsing.Call {
-			mode = state.SessionBranch
+		a.Stack = append(a.Stack, state.Frame{Session: session, Ref: at(ret), Cwd: a.Cwd, TaskFolder: a.TaskFolder, Chain: a.Chain})
+		ref := at(to)
+		if tag.Name == parsing.CallWorkflow || tag.Name == parsing.FunctionWorkflow {
+			ref = m.enter(a, tag)
 		}
-		next = &state.Step{Ref: state.Ref{State: to}, Mode: mode, ResumeSession: session, Input: input}
-		if mode == state.SessionNew {
-			next.ResumeSession = ""
+		if tag.Name == parsing.FunctionWorkflow {
+			a.Cwd = cwd
 		}
-	case parsing.Fork:
+		next = &state.Step{Ref: ref, Mode: state.SessionNew, Input: input}
+		if tag.Name == parsing.Call || tag.Name == parsing.CallWorkflow {
+			next.Mode, next.ResumeSession = state.SessionBranch, session
+		}
+	case parsing.ResetWorkflow:
+		a.Cwd = cwd
+		a.Stack = []state.Frame{}
+		ref := m.target(tag)
+		a.Scope, a.ScopeURL = ref.Scope, ref.URL
+		a.Chain = []string{m.scopePath(ref.Scope)}
+		m.newTask(a, tag)
+		next = &state.Step{Ref: ref, Mode: state.SessionNew, Input: input}
+	case parsing.Fork, parsing.ForkWorkflow:
 		to, _ = tag.Attr("next")
-		next = &state.Step{Ref: state.Ref{State: to}, Mode: state.SessionResume, ResumeSession: session}
+		next = &state.Step{Ref: at(to), Mode: state.SessionResume, ResumeSession: session}
 		spawned, effects = m.spawn(a.ID, ev)
 		// spawn appended to Agents: a may point into the old array.
 		a = m.agent(ev.Agent)
@@ -70,15 +85,23 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 		a.Stack = a.Stack[:len(a.Stack)-1]
 		a.Cwd = f.Cwd
 		a.SessionID = f.Session
+		a.Scope, a.ScopeURL = f.Scope, f.URL
+		a.TaskFolder, a.Chain = f.TaskFolder, f.Chain
 		to = f.State
-		next = &state.Step{Ref: state.Ref{State: to}, Mode: state.SessionResume, ResumeSession: f.Session, Input: &payload}
+		next = &state.Step{Ref: f.Ref, Mode: state.SessionResume, ResumeSession: f.Session, Input: &payload, Returned: true}
+		branch = false
 	default:
 		return m.fail(a, now, fmt.Sprintf("%s: unknown tag <%s>", from, tag.Name))
 	}
-	if len(ev.Transition.Forks) > 1 || (tag.Name != parsing.Fork && len(ev.Transition.Forks) > 0) {
+	if len(ev.Transition.Forks) > 1 || (tag.Name != parsing.Fork && tag.Name != parsing.ForkWorkflow && len(ev.Transition.Forks) > 0) {
 		// A fan-out: the parent continues at the common next state.
 		spawned, effects = m.spawn(a.ID, ev)
 		a = m.agent(ev.Agent)
+	}
+	if branch && next.Mode == state.SessionResume && next.ResumeSession == session {
+		// A script step reached by a branch leaves the branch to the next
+		// step that uses the session.
+		next.Mode = state.SessionBranch
 	}
 	next.Cwd = a.Cwd
 	next.Attempt = 1
@@ -93,8 +116,11 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 	m.fresh = m.fresh[:0]
 
 	name := tag.Name
-	if len(ev.Transition.Forks) > 0 {
+	if len(ev.Transition.Forks) > 0 && tag.Name != parsing.ForkWorkflow {
 		name = parsing.Fork
+	}
+	if next.Scope != here.Scope && tag.Name != parsing.Result {
+		to = m.scopeLabel(next.Ref)
 	}
 	tr := transcript.Transition{
 		Time: now, Agent: a.ID, From: from, To: to, Tag: name,
@@ -114,6 +140,28 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 	return append(out, effects...)
 }
 
+// sessionAfter is the agent's session after its step s ended: the one the
+// step ran in, as its runner says or as the step named it. A script step
+// leaves the session as it was (protocol §11.4): the one it would have
+// resumed; none when it was to start one; and when it was to branch one,
+// that session, with branch set: the next step that resumes it branches
+// it instead.
+func (m *Machine) sessionAfter(s *state.Step, ev StepEnded) (session string, branch bool) {
+	if ev.Script {
+		switch s.Mode {
+		case state.SessionResume:
+			return s.ResumeSession, false
+		case state.SessionBranch:
+			return s.ResumeSession, s.ResumeSession != ""
+		}
+		return "", false
+	}
+	if ev.Result.SessionID != "" {
+		return ev.Result.SessionID, false
+	}
+	return sessionOf(s), false
+}
+
 // overLimit says why a transition would take the run past one of its
 // limits (issue: a fork bomb, a runaway recursion), or "" when it does not.
 // The agent fails; its siblings go on, and nothing of the transition is
@@ -128,9 +176,20 @@ func (m *Machine) overLimit(a *state.Agent, ev StepEnded) string {
 	case len(ev.Transition.Forks) > 0 && m.live+len(ev.Transition.Forks) > maxAgents:
 		return fmt.Sprintf("forking %d agents would make %d alive at once, over the run's limit of %d (--max-agents, config max_agents); nothing was forked",
 			len(ev.Transition.Forks), m.live+len(ev.Transition.Forks), maxAgents)
-	case (tag.Name == parsing.Call || tag.Name == parsing.Function) && len(a.Stack)+1 > maxDepth:
+	case (tag.Name == parsing.Call || tag.Name == parsing.Function || tag.Name == parsing.CallWorkflow || tag.Name == parsing.FunctionWorkflow) &&
+		len(a.Stack)+1 > maxDepth:
 		return fmt.Sprintf("<%s> would stack %d frames, over the run's limit of %d (--max-depth, config max_depth): is the workflow calling itself without end?",
 			tag.Name, len(a.Stack)+1, maxDepth)
+	case tag.Name == parsing.CallWorkflow || tag.Name == parsing.FunctionWorkflow:
+		return workflowDepth(tag, m.chainOf(a), m.scopePath(m.target(tag).Scope))
+	}
+	for _, f := range ev.Transition.Forks {
+		if f.Name != parsing.ForkWorkflow {
+			continue
+		}
+		if why := workflowDepth(f, m.chainOf(a), m.scopePath(m.target(f).Scope)); why != "" {
+			return why
+		}
 	}
 	return ""
 }
@@ -167,29 +226,46 @@ func (m *Machine) spawn(parent string, ev StepEnded) ([]string, []Effect) {
 	m.run.Agents = slices.Grow(m.run.Agents, n)
 	m.fresh = slices.Grow(m.fresh, n)
 	p := m.agent(parent)
-	parentCwd := p.Cwd
+	parentCwd, parentTask, parentRef, parentChain := p.Cwd, p.TaskFolder, p.Ref(), m.chainOf(p)
 	for i, f := range ev.Transition.Forks {
+		ref := state.Ref{Scope: parentRef.Scope, URL: parentRef.URL, State: f.Target}
+		prefix := f.Target
+		chain := p.Chain
+		if f.Name == parsing.ForkWorkflow {
+			ref = m.target(f)
+			prefix = ScopeName(m.scopePath(ref.Scope))
+			chain = append(slices.Clip(parentChain), m.scopePath(ref.Scope))
+		}
 		m.run.NextAgentSeq++
-		id := agentID(parent, f.Target, m.run.NextAgentSeq)
+		id := agentID(parent, prefix, m.run.NextAgentSeq)
 		for m.agent(id) != nil { // an id never repeats, even after a hand edit
 			m.run.NextAgentSeq++
-			id = agentID(parent, f.Target, m.run.NextAgentSeq)
+			id = agentID(parent, prefix, m.run.NextAgentSeq)
 		}
 		cwd := parentCwd
 		if i+1 < len(ev.Cwds) && ev.Cwds[i+1] != "" {
 			cwd = ev.Cwds[i+1]
 		}
+		task := m.taskFolder(id)
+		if v, _ := f.Attr("task"); v == "inherit" {
+			task = parentTask
+		}
 		vars := f.Vars()
 		m.add(state.Agent{
-			ID: id, CurrentState: f.Target, Cwd: cwd, Stack: []state.Frame{}, Status: state.AgentReady, Parent: parent,
-			Pending: &state.Step{Ref: state.Ref{State: f.Target}, Mode: state.SessionNew, Input: attrPtr(f, "input"), Vars: vars, Cwd: cwd, Attempt: 1},
+			ID: id, Scope: ref.Scope, ScopeURL: ref.URL, CurrentState: f.Target, Cwd: cwd, Stack: []state.Frame{},
+			Status: state.AgentReady, Parent: parent, TaskFolder: task, Chain: chain,
+			Pending: &state.Step{Ref: ref, Mode: state.SessionNew, Input: attrPtr(f, "input"), Vars: vars, Cwd: cwd, Attempt: 1},
 		})
-		desc := id + " at " + f.Target
+		where := f.Target
+		if ref.Scope != parentRef.Scope {
+			where = m.scopeLabel(ref)
+		}
+		desc := id + " at " + where
 		if len(vars) > 0 {
 			desc += " (" + formatVars(vars) + ")"
 		}
 		spawned = append(spawned, desc)
-		effects = append(effects, note(parent, transcript.Event{Time: ev.Now, Type: transcript.EventSpawn, Step: ev.Name, Child: id, Parent: parent, State: f.Target, Vars: vars}))
+		effects = append(effects, note(parent, transcript.Event{Time: ev.Now, Type: transcript.EventSpawn, Step: ev.Name, Child: id, Parent: parent, State: where, Vars: vars}))
 	}
 	return spawned, effects
 }

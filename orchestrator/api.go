@@ -37,6 +37,12 @@ type NewRun struct {
 	// it); "" means the current folder of the process. Workflow tests that
 	// run in parallel set it, as the current folder is process-wide.
 	Cwd string
+	// TaskFolderPattern is the absolute pattern of the run's task folders
+	// (protocol §16); "" gives none.
+	TaskFolderPattern string
+	// ContinueSession is the user's Claude Code session main's first
+	// markdown step branches from (--continue-session); "" for none.
+	ContinueSession string
 }
 
 // WorkflowError reports a workflow that cannot be started: no such folder or
@@ -91,14 +97,22 @@ func Create(store *state.Store, n NewRun) (*state.Run, error) {
 			Cwd:   cwd,
 		},
 	}
+	if n.TaskFolderPattern != "" {
+		main.TaskFolder = machine.TaskFolder(n.TaskFolderPattern, id, MainAgent)
+	}
+	if n.ContinueSession != "" {
+		main.Pending.Mode, main.Pending.ResumeSession = state.SessionBranch, n.ContinueSession
+	}
 	r := &state.Run{
-		WorkflowID: id,
-		ScopeDir:   scope.Dir(),
-		EntryState: entry,
-		Status:     state.StatusCreated,
-		Options:    opts,
-		Agents:     []state.Agent{main},
-		BudgetUSD:  n.BudgetUSD,
+		WorkflowID:        id,
+		ScopeDir:          scope.Dir(),
+		EntryState:        entry,
+		Status:            state.StatusCreated,
+		Options:           opts,
+		Agents:            []state.Agent{main},
+		BudgetUSD:         n.BudgetUSD,
+		TaskFolderPattern: n.TaskFolderPattern,
+		ContinueSession:   n.ContinueSession,
 	}
 	if err := store.Create(r); err != nil {
 		return nil, err
@@ -150,6 +164,43 @@ type Driver struct {
 	// Sinks also receive every event of the runs this driver drives, after
 	// the transcript and the progress printer (see Sink).
 	Sinks []Sink
+	// OnAsk is who answers the asks of the runs this driver drives
+	// (protocol §15.3): AskPause ("" too), AskPrompt or AskReject; the
+	// caller decides what auto means. In prompt mode Asker puts the
+	// questions.
+	OnAsk string
+	// Asker puts questions to a person in prompt mode; nil makes prompt
+	// mode behave as pause mode.
+	Asker Asker
+	// Scripts runs the steps of script states (protocol §11); nil refuses
+	// them: the agent that reaches one fails.
+	Scripts step.Runner
+}
+
+// The modes of Driver.OnAsk.
+const (
+	AskPause  = machine.AskPause
+	AskPrompt = machine.AskPrompt
+	AskReject = machine.AskReject
+)
+
+// Asker puts the asks of a run to a person (--on-ask prompt) and hands the
+// answers back.
+type Asker interface {
+	// Open puts an ask to the person: it is called on the driver's loop
+	// and must not block. Asks come oldest first; an ask opened again
+	// (a new drive) has the same id.
+	Open(agent string, k state.Ask)
+	// Answers delivers the person's answers. It is closed when nobody is
+	// left to answer (the terminal's input ended): the run then waits for
+	// answers as in pause mode.
+	Answers() <-chan Answer
+}
+
+// Answer is a person's answer to an ask.
+type Answer struct {
+	AskID string
+	Text  string
 }
 
 // ErrClaudeUnusable wraps the errors that stop a run because no step can run

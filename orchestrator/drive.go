@@ -116,7 +116,7 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 		return nil, err
 	}
 	lost, inFlight := g.salvage(r), interrupted(r)
-	g.carry(g.m.Apply(machine.Begin{Now: g.clock.Now(), PID: os.Getpid()}))
+	g.carry(g.m.Apply(machine.Begin{Now: g.clock.Now(), PID: os.Getpid(), OnAsk: g.onAsk()}))
 	g.sweep(inFlight)
 	for _, ev := range lost {
 		g.carry(g.m.Apply(ev))
@@ -136,6 +136,15 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	g.publish(transcript.Event{Type: transcript.EventRunEnded, Status: string(r.Status), TotalCostUSD: ptr(r.TotalCostUSD), Message: r.Error}, nil)
 	g.publish(g.summary(), nil)
 	return r, stopErr
+}
+
+// onAsk is the ask mode of the drive: prompt needs an Asker.
+func (g *driving) onAsk() string {
+	mode := g.d.OnAsk
+	if mode == AskPrompt && g.d.Asker == nil || mode == "" {
+		mode = AskPause
+	}
+	return mode
 }
 
 // inFlight is a step that was running when its run was last driven.
@@ -196,6 +205,10 @@ func (g *driving) loop(ctx context.Context) {
 	g.done = make(chan stepDone, max(g.m.Run().Options.MaxParallel, 1))
 	quiesce := g.d.Quiesce
 	ctxDone := ctx.Done()
+	var answers <-chan Answer
+	if g.d.Asker != nil && g.onAsk() == AskPrompt {
+		answers = g.d.Asker.Answers()
+	}
 	for {
 		select {
 		case <-quiesce:
@@ -235,6 +248,13 @@ func (g *driving) loop(ctx context.Context) {
 		case <-ctxDone:
 			ctxDone = nil
 			g.carry(g.m.Apply(machine.Cancel{}))
+		case a, ok := <-answers:
+			if !ok {
+				answers = nil
+				g.carry(g.m.Apply(machine.NoAnswers{}))
+				continue
+			}
+			g.carry(g.m.Apply(machine.Answered{Now: g.clock.Now(), AskID: a.AskID, Answer: a.Text}))
 		case <-timer:
 		}
 	}
@@ -280,6 +300,10 @@ func (g *driving) carry(effects []machine.Effect) {
 			g.wake = e.At
 		case machine.Done:
 			g.finished = true
+		case machine.AskOpened:
+			if g.d.Asker != nil && g.onAsk() == AskPrompt {
+				g.d.Asker.Open(e.Agent, e.Ask)
+			}
 		}
 	}
 	if len(prepares) > 0 {

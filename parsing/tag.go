@@ -71,7 +71,7 @@ func (t Tag) Attr(key string) (string, bool) {
 // Vars returns a fork tag's template variables: every attribute except the
 // reserved ones (next, cd, input). Nil for other tags or when there are none.
 func (t Tag) Vars() map[string]string {
-	if t.Name != Fork {
+	if t.Name != Fork && t.Name != ForkWorkflow {
 		return nil
 	}
 	var vars map[string]string

@@ -84,6 +84,9 @@ type Event struct {
 	// Max is how many retries (retry) or reminders (reminder) a step may
 	// have.
 	Max int `json:"max,omitempty"`
+	// AskID names the ask of an ask event; Deadline is when it expires.
+	AskID    string     `json:"ask_id,omitempty"`
+	Deadline *time.Time `json:"deadline,omitempty"`
 	// DelayMS is the back-off before a retry.
 	DelayMS int64 `json:"delay_ms,omitempty"`
 	// Vars are the variables a fork gave the agent it spawned (spawn).
@@ -133,6 +136,18 @@ const (
 	// EventStopping: no new step starts. Message is empty for a signal,
 	// and the error for a state file that could not be saved.
 	EventStopping = "stopping"
+	// EventAsk: an agent asked a person (AskID, State, Message: the
+	// question, Target: where it goes once answered, Deadline).
+	EventAsk = "ask"
+	// EventAnswered: an ask was answered (AskID, Payload: the answer,
+	// Target, DurationMS: how long it waited).
+	EventAnswered = "ask_answered"
+	// EventAskExpired: an ask reached its deadline unanswered (AskID,
+	// Target: its timeout_next, "" when the agent fails; DurationMS).
+	EventAskExpired = "ask_expired"
+	// EventAsking: nothing can progress while agents wait for answers; the
+	// run is saved as asking (Message: how many asks are pending).
+	EventAsking = "asking"
 )
 
 // The types of live events: published while a run is driven, for the
