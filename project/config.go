@@ -19,7 +19,7 @@ import (
 // is not one.
 var ConfigKeys = []string{
 	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "max_forks", "timeout", "step_timeout", "no_wait",
-	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine",
+	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine", "on_ask",
 }
 
 // Settings are the settings of a run that one layer sets: the command line
@@ -39,9 +39,10 @@ type Settings struct {
 	PermissionMode  *string
 	SkipPermissions *bool // --dangerously-skip-permissions
 	Claude          *string
-	Debug           *bool // write the transcript
-	Quiet           *bool // progress shows only transitions, waits and errors
-	Confine         *bool // refuse a cd= outside the project folder
+	Debug           *bool   // write the transcript
+	Quiet           *bool   // progress shows only transitions, waits and errors
+	Confine         *bool   // refuse a cd= outside the project folder
+	OnAsk           *string // who answers <ask>: auto, prompt, pause or reject
 }
 
 // ConfigError is a config file that cannot be used: malformed, an unknown
@@ -154,6 +155,10 @@ func (s *Settings) set(key string, v any) error {
 		}
 	case "claude":
 		s.Claude, err = tomlString(key, v)
+	case "on_ask":
+		if s.OnAsk, err = tomlString(key, v); err == nil {
+			err = CheckOnAsk(*s.OnAsk)
+		}
 	case "no_wait":
 		s.NoWait, err = tomlBool(key, v)
 	case "dangerously_skip_permissions":
