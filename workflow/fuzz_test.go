@@ -13,6 +13,7 @@ import (
 // what it returns hangs together. Seeds live in testdata/fuzz/FuzzParseState.
 func FuzzParseState(f *testing.F) {
 	f.Add([]byte("---\nallowed_transitions:\n  - { tag: goto, target: NEXT.md }\n---\nBody {{input}}\n"))
+	f.Add([]byte("---\nallowed_transitions:\n  - { tag: fork-workflow, target: ../w/, next: J, task: new, item: a }\n  - { tag: ask, next: ANS, timeout: 7d }\n---\n"))
 	f.Fuzz(func(t *testing.T, content []byte) {
 		st, err := ParseState("FUZZ.md", content)
 		if err != nil {
@@ -38,9 +39,23 @@ func FuzzParseState(f *testing.F) {
 			if !slices.Contains(parsing.Names, r.Tag) {
 				t.Fatalf("rule with unknown tag %q accepted", r.Tag)
 			}
-			for _, name := range []string{r.Target, r.Return, r.Next} {
+			names := []string{r.Return, r.Next, r.TimeoutNext}
+			if parsing.CrossWorkflow(r.Tag) {
+				// A specifier may leave the folder; it must only be usable.
+				if r.Target != "" && parsing.ValidSpecifier(r.Target) != nil {
+					t.Fatalf("rule with invalid specifier %q accepted", r.Target)
+				}
+			} else {
+				names = append(names, r.Target)
+			}
+			for _, name := range names {
 				if name != "" && parsing.ValidTarget(name) != nil {
 					t.Fatalf("rule with unsafe name %q accepted", name)
+				}
+			}
+			for _, a := range r.Attrs {
+				if err := parsing.CheckAttr(r.Tag, a.Key, a.Value); err != nil {
+					t.Fatalf("rule carrying %s=%q accepted: %v", a.Key, a.Value, err)
 				}
 			}
 		}

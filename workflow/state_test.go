@@ -132,7 +132,7 @@ func TestParseStateErrors(t *testing.T) {
 		{"transitions empty", fm + "---\n", "X.md:2: allowed_transitions is empty"},
 		{"transitions empty list", "---\nallowed_transitions: []\n---\n", "X.md:2: allowed_transitions is empty"},
 		{"entry not a mapping", fm + "  - goto\n---\n", "X.md:3: allowed_transitions entry 1: want a mapping like { tag: goto, target: NEXT.md }"},
-		{"unknown tag", fm + "  - tag: goto\n    target: A.md\n\n  # next\n  - {tag: gotoo, target: B}\n---\n", `X.md:7: allowed_transitions entry 2: unknown tag "gotoo" (want one of goto, reset, call, function, fork, result)`},
+		{"unknown tag", fm + "  - tag: goto\n    target: A.md\n\n  # next\n  - {tag: gotoo, target: B}\n---\n", `X.md:7: allowed_transitions entry 2: unknown tag "gotoo" (want one of goto, reset, call, function, fork, result, ask, call-workflow, function-workflow, fork-workflow, reset-workflow)`},
 		{"unknown tag, items at key column", fm + "- tag: goto\n- tag: results\n---\n", `X.md:4: allowed_transitions entry 2: unknown tag "results"`},
 		{"unknown tag, flow list", "---\nmodel: x\nallowed_transitions: [{tag: goto}, {tag: got}]\n---\n", `X.md:3: allowed_transitions entry 2: unknown tag "got"`},
 		{"missing tag", fm + "  - {target: A}\n---\n", `X.md:3: allowed_transitions entry 1: missing key "tag"`},
