@@ -213,6 +213,8 @@ func within(d time.Duration) string {
 		return fmt.Sprintf("%dh", d/time.Hour)
 	case d >= time.Minute && d%time.Minute == 0:
 		return fmt.Sprintf("%dm", d/time.Minute)
+	case d >= time.Second && d%time.Second == 0:
+		return fmt.Sprintf("%ds", d/time.Second)
 	}
 	return Duration(d)
 }

@@ -77,7 +77,10 @@ func runAnswer(_ context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	msg := fmt.Sprintf("raymond: answered %s of run %s; go on with: raymond resume %s", k.ID, id, project.ShellQuote(id))
-	if pending > 0 {
+	switch {
+	case pending == 1:
+		msg += fmt.Sprintf(" (1 more ask waits for an answer; 'raymond status %s' shows it)", id)
+	case pending > 1:
 		msg += fmt.Sprintf(" (%d more asks wait for an answer; 'raymond status %s' lists them)", pending, id)
 	}
 	fmt.Fprintln(env.stderr, msg)
