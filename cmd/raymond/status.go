@@ -123,6 +123,16 @@ func printStatus(w io.Writer, r *state.Run, row project.Listing, now time.Time) 
 // printAsks writes the pending asks of run r, oldest first, and how to
 // answer them.
 func printAsks(w io.Writer, r *state.Run) {
+	var answered []string
+	for _, a := range r.Agents {
+		if a.Status == state.AgentAsking && a.Ask != nil && a.Ask.Answer != nil {
+			answered = append(answered, fmt.Sprintf("  %s  [%s] answered: %s", a.Ask.ID, a.ID, oneLine(*a.Ask.Answer)))
+		}
+	}
+	if len(answered) > 0 {
+		fmt.Fprintf(w, "\nanswered, used when the run is resumed (raymond resume %s):\n%s\n",
+			project.ShellQuote(r.WorkflowID), strings.Join(answered, "\n"))
+	}
 	asks := project.NewAsking(r).Asks
 	if len(asks) == 0 {
 		return
