@@ -413,8 +413,13 @@ func workflowState(sc *Scope, spec, p, rest string, trailing bool) (*Scope, stri
 	}
 	if rest == "" {
 		name, err := sc.entry(p)
+		if te, ok := errors.AsType[*TargetError](err); ok {
+			err = te
+		} else if err != nil {
+			err = errors.New(strings.TrimPrefix(err.Error(), p+": "))
+		}
 		if err != nil {
-			return nil, "", &UseError{Spec: spec, Path: p, Err: errors.Unwrap(err)}
+			return nil, "", &UseError{Spec: spec, Path: p, Err: err}
 		}
 		return sc, name, nil
 	}
@@ -445,7 +450,7 @@ func (ss *Scopes) workflowURL(from *Scope, spec, s string, trailing bool) (*Scop
 	}
 	base.Path = strings.TrimSuffix(base.Path, path.Ext(base.Path)) + "/"
 	u := base.ResolveReference(&url.URL{Path: s})
-	if u.Scheme != base.Scheme || u.Host != base.Host {
+	if strings.HasPrefix(s, "//") || u.Scheme != base.Scheme || u.Host != base.Host {
 		return nil, "", &UseError{Spec: spec, Path: u.String(), Err: errors.New("a workflow on the web may only name workflows on its own host")}
 	}
 	zipURL, rest, err := splitZipURL(u)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	neturl "net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -24,6 +25,9 @@ const (
 	// MaxZipEntries caps the number of entries.
 	MaxZipEntries = 10000
 )
+
+// zipLimit is MaxZipBytes, lowered by tests.
+var zipLimit int64 = MaxZipBytes
 
 // Hash lengths: a SHA-256 written in hex.
 const hashHexLen = 2 * sha256.Size
@@ -132,6 +136,9 @@ func openZip(p, url string) (*Scope, error) {
 		return nil, err
 	}
 	s := &Scope{fsys: fsys, dir: p, kind: Zip, url: url, name: scopeName(p)}
+	if u, err := neturl.Parse(url); url != "" && err == nil {
+		s.name = scopeName(path.Base(u.Path))
+	}
 	if s.name == "" {
 		s.name = top
 	}
@@ -160,12 +167,12 @@ func readCapped(p string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file, so not a zip archive", p)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxZipBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, zipLimit+1))
 	if err != nil {
 		return nil, fmt.Errorf("read zip archive: %w", err)
 	}
-	if len(data) > MaxZipBytes {
-		return nil, fmt.Errorf("%s is larger than the limit of %d MiB for a zip workflow", p, MaxZipBytes>>20)
+	if int64(len(data)) > zipLimit {
+		return nil, fmt.Errorf("%s is larger than the limit of %d MiB for a zip workflow", p, zipLimit>>20)
 	}
 	return data, nil
 }
@@ -193,8 +200,8 @@ func zipFS(p string, data []byte) (fs.FS, string, error) {
 			continue
 		}
 		total += f.UncompressedSize64
-		if total > MaxZipBytes {
-			return nil, "", fmt.Errorf("%s: its files hold more than the limit of %d MiB uncompressed", p, MaxZipBytes>>20)
+		if total > uint64(zipLimit) {
+			return nil, "", fmt.Errorf("%s: its files hold more than the limit of %d MiB uncompressed", p, zipLimit>>20)
 		}
 		first, rest, nested := strings.Cut(name, "/")
 		if nested {
