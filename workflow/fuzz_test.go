@@ -61,6 +61,9 @@ func FuzzParseState(f *testing.F) {
 func FuzzYAMLWorkflow(f *testing.F) {
 	f.Add([]byte(yamlWF))
 	f.Add([]byte("states:\n  A: { sh: echo, timeout: 1 }\n"))
+	// One file per worker process, rewritten by each input: a fresh
+	// temporary folder per input would slow the fuzzer down tenfold.
+	p := filepath.Join(f.TempDir(), "FUZZ.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		wf, err := parseYAMLWorkflow("FUZZ.yaml", data)
 		if err != nil {
@@ -72,7 +75,6 @@ func FuzzYAMLWorkflow(f *testing.F) {
 		if len(wf.states) == 0 || wf.manifest == nil {
 			t.Fatal("accepted a workflow without states or manifest")
 		}
-		p := filepath.Join(t.TempDir(), "FUZZ.yaml")
 		if err := os.WriteFile(p, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
