@@ -238,8 +238,9 @@ func (ss *Scopes) start(arg string) (*Scope, string, error) {
 	}
 
 	dir, state := filepath.Dir(abs), filepath.Base(abs)
+	missing := fmt.Errorf("%s: no such file or folder; give a workflow folder or the state file to start from", arg)
 	if dfi, err := os.Stat(dir); err != nil || !dfi.IsDir() || statErr != nil && hasExt(state) {
-		return nil, "", fmt.Errorf("%s: no such file or folder; give a workflow folder, a .yaml or .zip file, or the state file to start from", arg)
+		return nil, "", missing
 	}
 	if hasExt(state) && !hasStateExt(state) && !isWindowsScript(state) {
 		return nil, "", fmt.Errorf("%s: not a state file; give a .md or .sh file or a workflow folder", arg)
@@ -249,6 +250,9 @@ func (ss *Scopes) start(arg string) (*Scope, string, error) {
 		return nil, "", fmt.Errorf("%s: %w", arg, err)
 	}
 	name, err := s.Resolve(state)
+	if te, ok := errors.AsType[*TargetError](err); ok && te.Kind == NotFound && statErr != nil {
+		return nil, "", missing
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", arg, err)
 	}

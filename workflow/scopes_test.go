@@ -357,7 +357,7 @@ func TestStart(t *testing.T) {
 		{arg: "a.zip/sub/CHECK", wantErr: "its states are at its root"},
 		{arg: "wf/ONLY", wantErr: "write ONLY.sh"},
 		{arg: "wf/ONLY.bat", wantErr: "write ONLY.sh"},
-		{arg: "wf/NOPE", wantErr: "does not exist"},
+		{arg: "wf/NOPE", wantErr: "wf/NOPE: no such file or folder"},
 		{arg: "nope/START.md", wantErr: "no such file or folder"},
 		{arg: "nope.zip", wantErr: "no such file or folder"},
 		{arg: "other/backend", wantErr: `backend "codex"`},
