@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"raymond/internal/proc"
 	"raymond/step"
 )
 
@@ -20,7 +21,7 @@ const MaxArgPrompt = 100 << 10
 
 // DefaultKillGrace is how long [Run] waits after SIGTERM before it sends
 // SIGKILL to the process group, when Request.KillGrace is zero.
-const DefaultKillGrace = 5 * time.Second
+const DefaultKillGrace = proc.DefaultKillGrace
 
 // Request describes one `claude -p` invocation.
 type Request struct {
