@@ -81,6 +81,9 @@ type Request struct {
 	// A tool call that has not answered yet does not count: claude prints
 	// nothing while its tool runs.
 	IdleTimeout time.Duration
+	// IdleTimeoutFrom says where IdleTimeout was set, for the message when
+	// it fires: "--timeout" (also when empty), or "timeout in STATE.md".
+	IdleTimeoutFrom string
 	// StepTimeout kills the process group when the step has run this long,
 	// whatever it prints; 0 means never.
 	StepTimeout time.Duration

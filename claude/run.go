@@ -97,7 +97,7 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 		})
 	}
 
-	tailBuf := &tail{size: stderrTail}
+	tailBuf := proc.NewTail(stderrTail)
 	var readers sync.WaitGroup
 	readers.Go(func() { readStderr(p.stderr, tailBuf, idle, h.OnStderr) })
 
@@ -144,6 +144,7 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	case !killed:
 	case errors.Is(cause, errIdle):
 		e.timedOut, e.limit = true, r.IdleTimeout
+		res.LimitFrom = r.IdleTimeoutFrom
 	case errors.Is(cause, errStep):
 		e.stepTimedOut, e.limit = true, r.StepTimeout
 		res.LimitFrom = r.StepTimeoutFrom
@@ -241,7 +242,7 @@ func lookExecutable(name string) (string, error) {
 }
 
 // readStderr passes stderr on line by line and keeps its tail.
-func readStderr(r io.Reader, t *tail, idle *proc.Watchdog, on func(string)) {
+func readStderr(r io.Reader, t *proc.Tail, idle *proc.Watchdog, on func(string)) {
 	lr := newLineReader(r, maxStderrLine)
 	defer lr.release()
 	for {
