@@ -90,6 +90,28 @@ type Result struct {
 	Stderr   string
 	Started  time.Time
 	Ended    time.Time
+
+	// What a transcript records of a step that ran a process of its own
+	// (a script step; zero for a claude step, whose argv its runner's
+	// Describer gives).
+	//
+	// Runner names the runner that ran the step when the runner the
+	// orchestrator holds handed it to another (scripted replies, or the
+	// real script): "script", "scripted"; "" means the runner held.
+	Runner string
+	// Argv is the command line that ran.
+	Argv []string
+	// Env holds the variables the runner added to the process's
+	// environment, by name.
+	Env map[string]string
+	// Timeout is the idle timeout the step ran with (0: none) and
+	// TimeoutFrom where it was set ("--timeout", "the state's timeout").
+	Timeout     time.Duration
+	TimeoutFrom string
+	// Warnings are things the person should know about how the step was
+	// run (a fork variable not passed to a script, and why), for the
+	// orchestrator to publish.
+	Warnings []string
 }
 
 // Usage counts a step's tokens.
