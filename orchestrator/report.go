@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"raymond/machine"
-	"raymond/script"
 	"raymond/state"
 	"raymond/step"
 	"raymond/transcript"
@@ -37,7 +36,7 @@ func (g *driving) closeStep(c machine.StepClosed) {
 	}
 	meta.Env = res.Env
 	if res.TimeoutFrom != "" {
-		meta.Timeout, meta.TimeoutFrom = script.Duration(res.Timeout), res.TimeoutFrom
+		meta.Timeout, meta.TimeoutFrom = step.Duration(res.Timeout), res.TimeoutFrom
 	}
 	if res.NotStarted {
 		meta.Outcome, meta.Error = res.Class, res.Reason

@@ -120,7 +120,7 @@ func settle(res *step.Result, name string, out *output, cause error) {
 	switch {
 	case errors.Is(cause, errIdle):
 		res.Outcome, res.Class = step.Failed, "timeout"
-		res.Reason = fmt.Sprintf("no output for %s (from %s)", Duration(res.Timeout), res.TimeoutFrom)
+		res.Reason = fmt.Sprintf("no output for %s (from %s)", step.Duration(res.Timeout), res.TimeoutFrom)
 	case out.tooMuch:
 		res.Outcome, res.Class = step.Failed, "output too large"
 		res.Reason = fmt.Sprintf("%s printed more than %d MiB on stdout and was stopped; have it write large output to a file", name, MaxStdout>>20)
@@ -165,18 +165,6 @@ func stderrLines(stderr string) string {
 		return ""
 	}
 	return "\n  " + strings.Join(lines, "\n  ")
-}
-
-// Duration writes d as people write a timeout: 10m, 1h30m, 200ms.
-func Duration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // notStarted is the result of a script that could not start, with what res

@@ -200,12 +200,3 @@ func TestRunNotStarted(t *testing.T) {
 	cancel()
 	eq(t, "Outcome when canceled before", run(t, ctx, request(t, "echo hi"), step.Handler{}).Outcome, step.Canceled)
 }
-
-func TestDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		10 * time.Minute: "10m", 100 * time.Millisecond: "100ms", time.Hour: "1h",
-		90 * time.Minute: "1h30m", 90 * time.Second: "1m30s", 0: "0s",
-	} {
-		eq(t, d.String(), Duration(d), want)
-	}
-}
