@@ -111,8 +111,10 @@ func NamePart(s string, limit int) string {
 // can end, including not starting at all, is a Result with an Outcome.
 //
 // Run calls the handler's funcs in stream order (OnEvent and OnLine from the
-// goroutine that called Run; OnStderr possibly from another one). Runners
-// must be safe for concurrent use: the orchestrator runs many steps at once.
+// goroutine that called Run; OnStderr possibly from another one; a script
+// runner calls OnOutput from one goroutine per stream, and OnEvent, one
+// call at a time, from either). Runners must be safe for concurrent use:
+// the orchestrator runs many steps at once.
 type Runner interface {
 	Run(ctx context.Context, req Request, h Handler) Result
 }
