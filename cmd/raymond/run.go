@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"raymond/claude"
 	"raymond/orchestrator"
 	"raymond/project"
 	"raymond/state"
@@ -101,10 +102,27 @@ func create(p *project.Project, f *runFlags, workflow string, opts state.Options
 			hint: "Start raymond from inside the project folder, or leave --confine (and confine in the config) off.",
 		}
 	}
-	r, err := orchestrator.Create(p.Store, orchestrator.NewRun{
+	n := orchestrator.NewRun{
 		Workflow: workflow, ID: f.id, Options: opts, BudgetUSD: budget, BudgetGiven: f.changed("budget"),
 		TaskFolderPattern: project.TaskPattern(p.Dir), OnAsk: opts.OnAsk, Fetcher: fetcher(p),
-	})
+	}
+	if f.continueSess {
+		dir, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		// Recorded once, when the run is made: a re-run after a crash
+		// branches from the same conversation, never from its own branch.
+		n.ContinueSession, err = claude.LatestSession("", dir)
+		if errors.Is(err, claude.ErrNoSession) {
+			return nil, &usageError{msg: "--continue-session: " + err.Error(),
+				hint: "Leave --continue-session out to start from a fresh conversation."}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--continue-session: %w", err)
+		}
+	}
+	r, err := orchestrator.Create(p.Store, n)
 	var we *orchestrator.WorkflowError
 	switch {
 	case errors.As(err, &we) && we.Manifest:
