@@ -39,10 +39,17 @@ func DebugDir(dir string) string { return filepath.Join(dir, ".raymond", "debug"
 // workflows downloaded from pinned URLs (protocol §13.2).
 func RegistryDir(dir string) string { return filepath.Join(dir, ".raymond", "registry") }
 
-// TaskPattern returns the default task folder pattern of the project in
-// dir (protocol §16): tasks/{{run_id}}/{{agent_id}} under .raymond/.
-func TaskPattern(dir string) string {
-	return filepath.Join(dir, ".raymond", "tasks", "{{run_id}}", "{{agent_id}}")
+// TaskPattern returns the absolute task folder pattern of the project's
+// new runs (protocol §16): config task_folder_pattern, relative to
+// .raymond/ unless absolute, else tasks/{{run_id}}/{{agent_id}} there.
+func (p *Project) TaskPattern() string {
+	if c := p.config().TaskFolderPattern; c != nil {
+		if filepath.IsAbs(*c) {
+			return filepath.Clean(*c)
+		}
+		return filepath.Join(p.Dir, ".raymond", *c)
+	}
+	return filepath.Join(p.Dir, ".raymond", "tasks", "{{run_id}}", "{{agent_id}}")
 }
 
 // ConfigPath returns the config file of the project in dir.

@@ -104,7 +104,7 @@ func create(p *project.Project, f *runFlags, workflow string, opts state.Options
 	}
 	n := orchestrator.NewRun{
 		Workflow: workflow, ID: f.id, Options: opts, BudgetUSD: budget, BudgetGiven: f.changed("budget"),
-		TaskFolderPattern: project.TaskPattern(p.Dir), OnAsk: opts.OnAsk, Fetcher: fetcher(p),
+		TaskFolderPattern: p.TaskPattern(), OnAsk: opts.OnAsk, Fetcher: fetcher(p),
 	}
 	if f.continueSess {
 		dir, err := os.Getwd()
