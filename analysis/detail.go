@@ -32,6 +32,10 @@ func LoadDetail(dir string, s *Step) (*Detail, error) {
 		return nil, errors.New("load step: no step given")
 	}
 	d := &Detail{Step: s, Items: []Item{}}
+	if s.IsScript() {
+		// A script step has no prompt and no stream: its output is all.
+		return d, loadScriptOutput(dir, d)
+	}
 	prompt, err := os.ReadFile(filepath.Join(dir, s.Name+promptSuffix))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

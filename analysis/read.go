@@ -39,8 +39,12 @@ type folder struct {
 // stepFiles are the files of one step that exist, and its meta record.
 type stepFiles struct {
 	prompt, lines, meta bool
+	// stdout and stderr are a script step's output files.
+	stdout, stderr bool
 	// m is the meta record, nil when there is none or it does not decode.
 	m *transcript.Meta
+	// script holds a script step's own meta fields, nil when m is.
+	script *scriptMeta
 	// badMeta is set when the meta file exists but does not decode.
 	badMeta bool
 }
@@ -62,7 +66,7 @@ func readFolder(dir string) (*folder, error) {
 		if e.IsDir() || name == transcript.EventsFile {
 			continue
 		}
-		for _, suffix := range [...]string{promptSuffix, metaSuffix, linesSuffix} {
+		for _, suffix := range [...]string{promptSuffix, metaSuffix, linesSuffix, stdoutSuffix, stderrSuffix} {
 			base, ok := strings.CutSuffix(name, suffix)
 			if !ok || base == "" {
 				continue
@@ -78,6 +82,10 @@ func readFolder(dir string) (*folder, error) {
 				sf.prompt = true
 			case metaSuffix:
 				sf.meta = true
+			case stdoutSuffix:
+				sf.stdout = true
+			case stderrSuffix:
+				sf.stderr = true
 			default:
 				sf.lines = true
 			}
@@ -86,7 +94,7 @@ func readFolder(dir string) (*folder, error) {
 	}
 	for _, name := range f.names {
 		if sf := f.files[name]; sf.meta {
-			sf.m, sf.badMeta = readMeta(filepath.Join(dir, name+metaSuffix))
+			sf.m, sf.script, sf.badMeta = readMeta(filepath.Join(dir, name+metaSuffix))
 		}
 	}
 
@@ -107,16 +115,19 @@ func readFolder(dir string) (*folder, error) {
 
 // readMeta reads a step's meta file; bad is set when it exists but does
 // not decode (a crash cut it short).
-func readMeta(path string) (m *transcript.Meta, bad bool) {
+func readMeta(path string) (m *transcript.Meta, script *scriptMeta, bad bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, true
+		return nil, nil, true
 	}
 	m = new(transcript.Meta)
 	if err := json.Unmarshal(data, m); err != nil {
-		return nil, true
+		return nil, nil, true
 	}
-	return m, false
+	if m.Runner == ScriptRunner {
+		script = readScriptMeta(data)
+	}
+	return m, script, false
 }
 
 // decodeEvents decodes the lines of an events file. A last line without a
