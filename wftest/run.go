@@ -247,6 +247,17 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 	}
 	debug := project.DebugDir(dir)
 	d := &orchestrator.Driver{Store: store, Runner: runner, DebugDir: debug, Clock: &orchestrator.InstantClock{}}
+	var asker *caseAsker
+	switch c.OnAsk {
+	case OnAskPause:
+		d.OnAsk = orchestrator.AskPause
+	case OnAskReject:
+		d.OnAsk = orchestrator.AskReject
+	default:
+		asker = newCaseAsker(c)
+		d.OnAsk, d.Asker = orchestrator.AskPrompt, asker
+		d.Clock = askClock{InstantClock: &orchestrator.InstantClock{}, asker: asker}
+	}
 	runCtx, cancel := context.WithCancel(ctx)
 	if timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, timeout)
@@ -268,7 +279,7 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 		return fmt.Errorf("timed out after %s with the run still going (%s so far); %s (--timeout sets the limit)",
 			timeout, count(run.StepCount, "step", "steps"), timeoutHint(run, timeout))
 	}
-	res.Failures = check(c, run, runner)
+	res.Failures = check(c, run, runner, asker)
 	return nil
 }
 
