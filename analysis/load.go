@@ -116,6 +116,7 @@ func (b *builder) fillFromMeta(f *folder) {
 	for _, s := range b.r.Steps {
 		sf := f.files[s.Name]
 		if sf == nil {
+			fillScript(s, &stepFiles{}) // a script step whose files are all lost
 			continue
 		}
 		s.HasPrompt, s.HasLines, s.HasMeta = sf.prompt, sf.lines, sf.m != nil
