@@ -226,3 +226,18 @@ func TestUnansweredAskFailsTheCase(t *testing.T) {
 		"answers not used: ask_main_7 (1 answer); the run never asked for them",
 	}, failures(rep)["t/forgot the answer"])
 }
+
+func TestReportShowsAsks(t *testing.T) {
+	yes := "yes"
+	c := &CaseResult{Name: "a", ID: "t/a", Status: "completed", Steps: 2,
+		Paths: []Path{{Agent: "main", Visits: []Visit{{State: "START.md"}, {State: "CHECK.md", Via: "ask"}}}},
+		Asks:  []AskResult{{ID: "ask_main_1", Status: "answered", Answer: &yes}, {ID: "ask_main_2", Status: "expired"}}}
+	rep := &Report{Files: []*FileResult{{Path: "t.test.yaml", Cases: []*CaseResult{c}}}}
+	var b strings.Builder
+	require.NoError(t, WriteText(&b, rep, true))
+	assert.Contains(t, b.String(), "    path:\n      main: [START, ask CHECK]\n    asks: [{id: ask_main_1, status: answered, answer: \"yes\"}, {id: ask_main_2, status: expired}]\n")
+	b.Reset()
+	require.NoError(t, WriteJSON(&b, rep))
+	assert.Contains(t, b.String(), `"asks": [`)
+	assert.Contains(t, b.String(), `"answer": "yes"`)
+}

@@ -77,8 +77,18 @@ type CaseResult struct {
 	Retries   int
 	CostUSD   float64
 	Paths     []Path
+	// Asks are the run's asks, in the order asked.
+	Asks []AskResult
 
 	started time.Time
+}
+
+// AskResult is one ask of a case's run: its id, what became of it
+// (answered, expired or pending) and the answer it got, nil for none.
+type AskResult struct {
+	ID     string  `json:"id"`
+	Status string  `json:"status"`
+	Answer *string `json:"answer,omitempty"`
 }
 
 // Path is the states one agent went through.
@@ -293,6 +303,9 @@ func fill(res *CaseResult, run *analysis.Run) {
 			p.Visits = append(p.Visits, Visit{State: v.State, Via: v.Via, NotRun: v.NotRun})
 		}
 		res.Paths = append(res.Paths, p)
+	}
+	for _, k := range run.Asks {
+		res.Asks = append(res.Asks, AskResult{ID: k.ID, Status: k.Status, Answer: k.Answer})
 	}
 }
 
