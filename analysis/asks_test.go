@@ -198,3 +198,21 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
 	}
 }
+
+func TestScriptStepAnsweredByAReply(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"main_POLL_001.meta.json": `{"agent":"main","state":"POLL.sh","seq":1,"attempt":1,"runner":"scripted","outcome":"success"}`,
+		"main_POLL_001.jsonl":     `{"type":"result","subtype":"success","result":"<goto>DONE</goto>","is_error":false}` + "\n",
+	})
+	r, err := Load(Source{Dir: dir})
+	require.NoError(t, err)
+	s := r.Steps[0]
+	require.NotNil(t, s.Script)
+	assert.True(t, s.Script.Replayed)
+	assert.NotContains(t, strings.Join(r.Notes, "\n"), "no prompt file")
+	d, err := LoadDetail(dir, s)
+	require.NoError(t, err)
+	assert.Equal(t, "<goto>DONE</goto>", d.Answer, "the reply is the stream, as for a prompt")
+	assert.Empty(t, d.Notes)
+}

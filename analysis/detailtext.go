@@ -85,7 +85,7 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 		p.wrapped("note: ", n)
 	}
 
-	if s.Script != nil {
+	if s.ranScript() {
 		p.title(false, "Stdout")
 		p.block(d.Stdout, "(nothing)")
 		p.title(false, "Stderr")

@@ -161,7 +161,7 @@ func buildPage(r *Run) *htmlPage {
 		if htmlProblem(s) {
 			p.ProblemSteps++
 		}
-		if !s.HasPrompt && !s.HasLines && s.Script == nil {
+		if !s.HasPrompt && !s.HasLines && !s.ranScript() {
 			p.DetailMissing++
 		}
 	}

@@ -82,7 +82,7 @@ func htmlStepOf(s *Step, d *Detail, anchors map[string]string, critical bool, li
 		has  bool
 		name string
 	}{{s.HasPrompt, ".prompt.md"}, {s.HasLines, ".jsonl"}, {s.HasMeta, ".meta.json"}} {
-		if s.Script != nil && f.name != ".meta.json" {
+		if s.ranScript() && f.name != ".meta.json" {
 			continue // a script step has none of those
 		}
 		if f.has {
@@ -91,7 +91,7 @@ func htmlStepOf(s *Step, d *Detail, anchors map[string]string, critical bool, li
 			files = append(files, s.Name+f.name+" (missing)")
 		}
 	}
-	if sr := s.Script; sr != nil {
+	if sr := s.Script; s.ranScript() {
 		hs.Script = true
 		for _, f := range []struct {
 			has  bool

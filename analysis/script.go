@@ -43,7 +43,15 @@ type ScriptRun struct {
 	// HasStdout and HasStderr say which output files the step has.
 	HasStdout bool `json:"has_stdout"`
 	HasStderr bool `json:"has_stderr"`
+	// Replayed is set when a reply of a replies file answered the step
+	// instead of the script (raymond test, run --replies): it then has a
+	// stream like a prompt's step and no output files.
+	Replayed bool `json:"replayed,omitempty"`
 }
+
+// ranScript reports whether s is a script step whose script ran: its
+// output files are what it shows, not a stream.
+func (s *Step) ranScript() bool { return s.Script != nil && !s.Script.Replayed }
 
 // scriptMeta is what a script step's meta file holds beyond
 // transcript.Meta.
@@ -53,10 +61,11 @@ type scriptMeta struct {
 	TimeoutFrom string            `json:"timeout_from"`
 }
 
-// IsScript reports whether s ran a script state: its meta file says so,
-// or, without one, its state is a .sh file.
+// IsScript reports whether s is the step of a script state: its meta
+// file says so, or its state is a .sh file (answered by the script, or by
+// a reply).
 func (s *Step) IsScript() bool {
-	return s.Runner == ScriptRunner || s.Runner == "" && strings.HasSuffix(s.State, ".sh")
+	return s.Runner == ScriptRunner || strings.HasSuffix(s.State, ".sh")
 }
 
 // readScriptMeta reads the script fields of a meta file; nil when it has
@@ -78,6 +87,9 @@ func timeoutText(raw json.RawMessage) string {
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
+		if d, err := time.ParseDuration(s); err == nil && d == 0 {
+			return "none"
+		}
 		return s
 	}
 	var ms float64
@@ -98,7 +110,7 @@ func fillScript(s *Step, sf *stepFiles) {
 	if s.Runner == "" {
 		s.Runner = ScriptRunner
 	}
-	sr := &ScriptRun{HasStdout: sf.stdout, HasStderr: sf.stderr}
+	sr := &ScriptRun{HasStdout: sf.stdout, HasStderr: sf.stderr, Replayed: s.Runner != ScriptRunner}
 	if m := sf.m; m != nil {
 		sr.Argv, sr.Cwd = m.Argv, m.Cwd
 	}

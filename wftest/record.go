@@ -237,7 +237,7 @@ func (rc *recording) reply(s *analysis.Step, outcome string) (string, error) {
 		}
 		return b.String(), nil
 	}
-	if s.IsScript() {
+	if s.IsScript() && (s.Script == nil || !s.Script.Replayed) {
 		return rc.scriptReply(s)
 	}
 	if !s.HasLines {
