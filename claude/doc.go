@@ -24,4 +24,8 @@
 // report for resumed and branched sessions. [IsUsageLimit] and
 // [ParseResetTime] recognise the usage-limit messages of every CLI version
 // seen so far and work out when the limit resets.
+//
+// [LatestSession] finds the user's newest Claude Code session for a working
+// directory in Claude Code's own store ([ConfigDir], [ProjectDir]), for
+// `--continue-session` (protocol.md 18).
 package claude

@@ -15,7 +15,7 @@ import (
 // several steps of one test share sessions.
 type fakeRun struct {
 	t   *testing.T
-	dir string // FAKE_CLAUDE_DIR
+	dir string // FAKE_CLAUDE_DIR; its config folder is CLAUDE_CONFIG_DIR
 	cwd string
 	env []string
 }
@@ -27,7 +27,7 @@ func newFake(t *testing.T, replies []fakeclaude.Reply, env ...string) *fakeRun {
 	script := filepath.Join(dir, "script.yaml")
 	must(t, fakeclaude.WriteScript(script, &fakeclaude.Script{Replies: replies}))
 	base := append(childTestEnv(), fakeEnv+"=1", "FAKE_CLAUDE_DIR="+dir, "FAKE_CLAUDE_SCRIPT="+script,
-		"FAKE_CLAUDE_ROOT=0", "CLAUDECODE=1")
+		"CLAUDE_CONFIG_DIR="+filepath.Join(dir, "config"), "FAKE_CLAUDE_ROOT=0", "CLAUDECODE=1")
 	return &fakeRun{t: t, dir: dir, cwd: t.TempDir(), env: append(base, env...)}
 }
 

@@ -97,7 +97,7 @@ func runStep(ctx context.Context, runner step.Runner, scope *workflow.Scope, st 
 		return ev, nil
 	}
 	var warnings []string
-	ev.Transition, ev.DecideErr = workflow.Decide(scope, st, ev.Result.Text)
+	ev.Transition, ev.DecideErr = workflow.Decide(nil, scope, st, ev.Result.Text) // TODO(issue 11): pass the run's Scopes once they exist
 	if ev.DecideErr == nil {
 		ev.Cwds, warnings, ev.DecideErr = resolveCwds(req.Step.Cwd, ev.Transition, req.Options.ProjectDir, req.Options.Confine)
 	}

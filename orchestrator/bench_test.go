@@ -63,6 +63,7 @@ func newFake(b *testing.B) *fake {
 	b.Setenv("FAKE_CLAUDE_ROOT", "0")
 	b.Setenv("FAKE_CLAUDE_DIR", "")
 	b.Setenv("FAKE_CLAUDE_SCRIPT", "")
+	b.Setenv("CLAUDE_CONFIG_DIR", "") // the session store, never the real ~/.claude
 	return &fake{exe: exe, root: b.TempDir()}
 }
 
@@ -110,6 +111,9 @@ func (f *fake) fresh(b *testing.B, script string) string {
 		b.Fatal(err)
 	}
 	if err := os.Setenv("FAKE_CLAUDE_DIR", dir); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Setenv("CLAUDE_CONFIG_DIR", dir); err != nil {
 		b.Fatal(err)
 	}
 	if err := os.Setenv("FAKE_CLAUDE_SCRIPT", path); err != nil {

@@ -1,6 +1,6 @@
-// Package parsing reads transition tags out of a step's final answer, as
-// the protocol (../shared/spec/protocol.md §3, §5, §5.1 and §5.6) defines
-// them.
+// Package parsing reads transition tags out of a step's final answer, or a
+// script's stdout, as the protocol (../shared/spec/protocol.md §3, §5, §5.1,
+// §5.6, §14, §15 and §16) defines them.
 //
 // It knows the grammar (names, attributes, bodies), the exactly-one rule,
 // multi-fork fan-out, attribute rules per tag and the path safety of targets.
@@ -9,10 +9,11 @@
 //
 // # Grammar
 //
-// The transition tags are goto, reset, call, function, fork and result,
+// The transition tags are goto, reset, call, function, fork, result, ask,
+// call-workflow, function-workflow, fork-workflow and reset-workflow,
 // case-sensitive. A tag is <name attrs>body</name>, and the name must be
-// followed by whitespace or '>': <results>, <forked> and <gotoX> are not
-// tags. A self-closing <goto/> is a malformed tag, since transition tags need
+// followed by whitespace or '>': <results>, <forked>, <gotoX> and
+// <call-workflows> are not tags, and <call-workflow> is not a <call>. A self-closing <goto/> is a malformed tag, since transition tags need
 // a body.
 //
 // Attributes are key="value" or key='value', keys made of ASCII letters,
@@ -29,7 +30,10 @@
 // its '>'. Tags inside a body belong to the body and do not count: a <goto>
 // inside a <result> payload is part of the payload. For result the body,
 // trimmed of surrounding whitespace, is the payload; it is otherwise verbatim
-// (no entity decoding). For the other tags the trimmed body is the target.
+// (no entity decoding). For ask the trimmed body is the question, also kept
+// in Payload. For the other tags the trimmed body is the target: for the
+// cross-workflow tags a workflow specifier, which the workflow package
+// resolves.
 // An opening tag without a closing tag is not a tag: Parse reports it (kind
 // Unclosed) only when it finds no tag at all.
 //
@@ -52,25 +56,35 @@
 //  1. Grammar: a malformed tag (Malformed).
 //  2. Count: no tag (NoTag, or Unclosed if an opening tag was never closed);
 //     several tags (SeveralTags) unless they form a valid multi-fork.
-//  3. Multi-fork (§5.6): either every <fork> names the same next and no other
-//     transition tag appears, or no <fork> has next and exactly one <goto>
-//     accompanies them; anything else is MultiForkMismatch. A single <fork>
-//     follows the same rule with one fork. The values of next are compared
+//  3. Multi-fork (§5.6): fork and fork-workflow tags, mixed at will: either
+//     every one names the same next and no other transition tag appears, or
+//     none has next and exactly one <goto> accompanies them; anything else is
+//     MultiForkMismatch. A single fork follows the same rule. The values of next are compared
 //     as state names (SameState), since a target may omit its extension:
 //     "JOIN" and "JOIN.md" are the same next, "JOIN.md" and "JOIN.sh" are
 //     not. Tag then holds the next of the first fork, as written.
-//  4. Attributes: goto takes input; reset takes input and cd; call and
-//     function take return (required: MissingAttr) and input; fork takes
-//     next, cd, input and any other key, which become template variables
-//     (Tag.Vars), except the reserved names: the built-in template values
-//     (run_id, workflow_id, agent_id, state, result, task_folder, ask_id)
-//     and the names a script's environment keeps (PATH, HOME, …, and the
-//     prefixes RAYMOND_, LD_, DYLD_, BASH_, CLAUDE); result takes none.
-//     Anything else is Malformed.
-//  5. Names: targets, and the values of return (on call and function) and
-//     next (on fork), must be bare file names (see ValidTarget and
-//     StateAttr): EmptyTarget or UnsafeTarget. A target may omit its
-//     extension; nothing here touches the file system.
+//  4. Attributes (CheckAttr): goto takes input; reset and reset-workflow
+//     input, cd and task="new"; call, function and call-workflow return
+//     (required: MissingAttr) and input; function-workflow those and cd
+//     (call-workflow refuses cd: its first step branches the caller's
+//     session where it was made); ask next (required), timeout (a duration,
+//     ParseTimeout) and timeout_next, while cd, input and task are refused
+//     and file attachments (upload_*, display_files) are ignored with a
+//     warning (Transition.Warnings, Warnings); fork and fork-workflow take
+//     next, cd, input, task and any other key, which become template
+//     variables (Tag.Vars), task too unless it is "new" or "inherit",
+//     except the reserved names: the built-in template values (run_id,
+//     workflow_id, agent_id, state, result, task_folder, ask_id) and the
+//     names a script's environment keeps (PATH, HOME, …, and the prefixes
+//     RAYMOND_, LD_, DYLD_, BASH_, CLAUDE); result takes none. Anything
+//     else is Malformed.
+//  5. Names: targets, and the values of the attributes that name states
+//     of the emitting agent's scope (StateAttr: return, next, timeout_next),
+//     must be bare file names (see ValidTarget): EmptyTarget or
+//     UnsafeTarget. A target may omit its extension; nothing here touches
+//     the file system. A workflow specifier must not be empty, hold a NUL
+//     or be invalid UTF-8 (ValidSpecifier); an ask's question must not be
+//     empty (Malformed).
 //  6. Values: no other attribute value, and no result payload, may hold a
 //     NUL byte (Malformed): it would reach a prompt, which is a process
 //     argument.
@@ -80,7 +94,7 @@
 //
 // # Transitions
 //
-// A single tag gives Transition{Tag: t}. A single <fork> with next gives
+// A single tag gives Transition{Tag: t}. A single fork with next gives
 // Tag = Forks[0] = the fork. Forks with a common next give Forks = the forks
 // and Tag = a synthetic goto to next, with the Offset and Raw of the first
 // fork. Forks with an accompanying <goto> give Tag = that goto.

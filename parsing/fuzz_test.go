@@ -23,6 +23,10 @@ var seeds = []string{
 	"<goto>NEXT",
 	"<goto x='1' x='2'>N</goto>",
 	"<print>a</print\n><print>b",
+	`<call-workflow return="R">../lib/review</call-workflow>`,
+	`<fork-workflow next="J" task="new">../x</fork-workflow><fork next="J">W</fork>`,
+	`<ask next="N" timeout="7d" timeout_next="L" upload_a="x">Ship it?</ask>`,
+	"<reset-workflow task='new'>a\\b</reset-workflow><call-workflows>",
 }
 
 func FuzzParse(f *testing.F) {
@@ -49,7 +53,7 @@ func FuzzParse(f *testing.F) {
 		}
 		switch len(tr.Forks) {
 		case 0:
-			if tr.Tag.Name == Fork {
+			if Forks(tr.Tag.Name) {
 				t.Fatal("a fork outside Forks")
 			}
 		case 1:
@@ -84,14 +88,24 @@ func checkParsedTag(t *testing.T, text string, tag Tag) {
 	if !strings.HasSuffix(tag.Raw, ">") || !strings.Contains(tag.Raw, "</") {
 		t.Fatalf("Raw %q has no closing tag", tag.Raw)
 	}
-	if tag.Name == Result {
+	switch {
+	case tag.Name == Result:
 		if tag.Target != "" || len(tag.Attrs) != 0 {
 			t.Fatalf("result with a target or attributes: %+v", tag)
 		}
 		return
-	}
-	if err := ValidTarget(tag.Target); err != nil {
-		t.Fatalf("accepted target %q: %v", tag.Target, err)
+	case tag.Name == Ask:
+		if tag.Target != "" || tag.Payload == "" || !hasAttr(tag, "next") {
+			t.Fatalf("ask with a target, without a question or without next: %+v", tag)
+		}
+	case CrossWorkflow(tag.Name):
+		if err := ValidSpecifier(tag.Target); err != nil {
+			t.Fatalf("accepted specifier %q: %v", tag.Target, err)
+		}
+	default:
+		if err := ValidTarget(tag.Target); err != nil {
+			t.Fatalf("accepted target %q: %v", tag.Target, err)
+		}
 	}
 	for _, a := range tag.Attrs {
 		if StateAttr(tag.Name, a.Key) {
@@ -100,7 +114,7 @@ func checkParsedTag(t *testing.T, text string, tag Tag) {
 			}
 		}
 	}
-	if (tag.Name == Call || tag.Name == Function) && !hasAttr(tag, "return") {
+	if specs[tag.Name].required == "return" && !hasAttr(tag, "return") {
 		t.Fatalf("accepted %s without return", tag.Name)
 	}
 }

@@ -44,16 +44,18 @@ func Parse(text string) (Transition, error) {
 		if perr := checkNUL(t); perr != nil {
 			return Transition{}, perr
 		}
+		tr.Warnings = append(tr.Warnings, Warnings(t)...)
 	}
 	return tr, nil
 }
 
 // shape applies the exactly-one rule and the multi-fork rules (§5.6) to the
-// tags of an answer, of which there is at least one.
+// tags of an answer, of which there is at least one. Fork and fork-workflow
+// tags may be mixed in one fan-out.
 func shape(tags []Tag) (Transition, *Error) {
 	var forks, others []Tag
 	for _, t := range tags {
-		if t.Name == Fork {
+		if Forks(t.Name) {
 			forks = append(forks, t)
 		} else {
 			others = append(others, t)
@@ -80,19 +82,30 @@ func shape(tags []Tag) (Transition, *Error) {
 		return forksWithGoto(forks, others)
 	}
 	return Transition{}, mismatch(forks[0], fmt.Sprintf(
-		"either every <fork> names the same next or none does, but %d of %d forks do", len(nexts), len(forks)))
+		"either every %s names the same next or none does, but %d of %d forks do", forkWord(forks), len(nexts), len(forks)))
+}
+
+// forkWord names the tags of a fan-out for a message: "<fork>" or
+// "<fork-workflow>" when they are all of one kind, else "fork".
+func forkWord(forks []Tag) string {
+	for _, f := range forks[1:] {
+		if f.Name != forks[0].Name {
+			return "fork"
+		}
+	}
+	return "<" + forks[0].Name + ">"
 }
 
 // forksWithNext accepts forks that all name the same next and stand alone.
 func forksWithNext(forks, others []Tag, nexts []string) (Transition, *Error) {
 	if len(others) > 0 {
 		return Transition{}, mismatch(forks[0], fmt.Sprintf(
-			"a <fork> that names next must be the only kind of transition tag, but the answer also has %s", list(others)))
+			"a %s that names next must be the only kind of transition tag, but the answer also has %s", forkWord(forks), list(others)))
 	}
 	for _, n := range nexts[1:] {
 		if !SameState(n, nexts[0]) {
 			return Transition{}, mismatch(forks[0], fmt.Sprintf(
-				"every <fork> must name the same next, but they name %q and %q", nexts[0], n))
+				"every %s must name the same next, but they name %q and %q", forkWord(forks), nexts[0], n))
 		}
 	}
 	if len(forks) == 1 {
@@ -110,13 +123,13 @@ func forksWithGoto(forks, others []Tag) (Transition, *Error) {
 	if len(others) == 1 && others[0].Name == Goto {
 		return Transition{Tag: others[0], Forks: forks}, nil
 	}
-	subject := "a <fork> without next"
+	subject := "a " + forkWord(forks) + " without next"
 	if len(forks) > 1 {
 		subject = "forks without next"
 	}
 	if len(others) == 0 {
 		return Transition{}, mismatch(forks[0], fmt.Sprintf(
-			"%s must be accompanied by one <goto> saying where this agent continues (or give every <fork> next=\"STATE\")", subject))
+			"%s must be accompanied by one <goto> saying where this agent continues (or give every %s next=\"STATE\")", subject, forkWord(forks)))
 	}
 	return Transition{}, mismatch(forks[0], fmt.Sprintf(
 		"%s may only be accompanied by exactly one <goto>, but the answer has %s", subject, list(others)))

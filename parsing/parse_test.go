@@ -215,12 +215,12 @@ func TestParseErrors(t *testing.T) {
 			"malformed tag <goto input=x>: the value of input is not in quotes"},
 
 		// Malformed: attribute rules.
-		{"cd on goto", `<goto cd="x">N</goto>`, Malformed, "cd is only allowed on <reset> and <fork>, not on <goto>"},
-		{"cd on call", `<call return="R" cd="x">N</call>`, Malformed, "cd is only allowed on <reset> and <fork>, not on <call>"},
-		{"return on goto", `<goto return="R">N</goto>`, Malformed, "return is only allowed on <call> and <function>, not on <goto>"},
-		{"next on reset", `<reset next="R">N</reset>`, Malformed, "next is only allowed on <fork>, not on <reset>"},
+		{"cd on goto", `<goto cd="x">N</goto>`, Malformed, "cd is only allowed on <reset>, <fork>, <function-workflow>, <fork-workflow> and <reset-workflow>, not on <goto>"},
+		{"cd on call", `<call return="R" cd="x">N</call>`, Malformed, "cd is only allowed on <reset>, <fork>, <function-workflow>, <fork-workflow> and <reset-workflow>, not on <call>"},
+		{"return on goto", `<goto return="R">N</goto>`, Malformed, "return is only allowed on <call>, <function>, <call-workflow> and <function-workflow>, not on <goto>"},
+		{"next on reset", `<reset next="R">N</reset>`, Malformed, "next is only allowed on <fork>, <ask> and <fork-workflow>, not on <reset>"},
 		{"input on result", `<result input="x">P</result>`, Malformed,
-			"input is only allowed on <goto>, <reset>, <call>, <function> and <fork>, not on <result>"},
+			"input is allowed on every tag but <result> and <ask>, not on <result>"},
 		{"unknown on result", `<result status="ok">P</result>`, Malformed, "<result> takes no attributes, but has status"},
 		{"unknown on goto", `<goto item="x">N</goto>`, Malformed, "<goto> has no attribute item; it takes only input"},
 		{"unknown on function", `<function return="R" x="1">N</function>`, Malformed, "<function> has no attribute x; it takes only return and input"},

@@ -126,7 +126,7 @@ func (s *scanner) candidate(k, p int, sc *scanned) (int, item, bool) {
 	}
 	t := Tag{Name: name, Attrs: open.attrs, Offset: p, Raw: s.text[p:e], Quoted: quoted}
 	body := strings.TrimSpace(s.text[open.end:c])
-	if name == Result {
+	if HasPayload(name) {
 		t.Payload = body
 	} else {
 		t.Target = body
@@ -221,14 +221,15 @@ func findClosing(text, prefix string, from, before int) (int, int) {
 }
 
 // nameAt returns the index in Names of the transition tag name that follows
-// the '<' at p, or -1. The name must be followed by whitespace, '>' or "/>".
+// the '<' at p, or -1. The name must be followed by whitespace, '>' or "/>":
+// "<call-workflow>" is not a <call>, and "<call-workflows>" is nothing.
 func nameAt(text string, p int) int {
 	rest := text[p+1:]
 	if rest == "" {
 		return -1
 	}
 	switch rest[0] {
-	case 'g', 'r', 'c', 'f':
+	case 'g', 'r', 'c', 'f', 'a':
 	default:
 		return -1
 	}

@@ -20,17 +20,38 @@ const (
 	ResetWorkflow    = "reset-workflow"
 )
 
-// Names lists the transition tag names in the order the protocol table gives them.
-var Names = []string{Goto, Reset, Call, Function, Fork, Result}
+// Names lists the transition tag names in the order the protocol gives them
+// (§3.1).
+var Names = []string{Goto, Reset, Call, Function, Fork, Result, Ask, CallWorkflow, FunctionWorkflow, ForkWorkflow, ResetWorkflow}
+
+// CrossWorkflow reports whether name is one of the cross-workflow tags, whose
+// body is a workflow specifier rather than a state's name.
+func CrossWorkflow(name string) bool {
+	switch name {
+	case CallWorkflow, FunctionWorkflow, ForkWorkflow, ResetWorkflow:
+		return true
+	}
+	return false
+}
+
+// Forks reports whether name starts a new agent: fork and fork-workflow,
+// which may appear several at a time (§5.6) and take template variables.
+func Forks(name string) bool { return name == Fork || name == ForkWorkflow }
+
+// HasPayload reports whether the body of the tag name is a payload (the
+// result of result, the question of ask) rather than a target.
+func HasPayload(name string) bool { return name == Result || name == Ask }
 
 // Tag is one transition tag found in a text.
 type Tag struct {
 	// Name is one of the transition tag names (Goto, Reset, …).
 	Name string
-	// Target is the trimmed body for every tag but result: a bare file name,
-	// possibly without extension. Empty for result.
+	// Target is the trimmed body for every tag but result and ask: a bare
+	// file name, possibly without extension, or for a cross-workflow tag a
+	// workflow specifier (a path that may hold '/', '\' and "..").
 	Target string
-	// Payload is the body of a result tag with surrounding whitespace trimmed.
+	// Payload is the body of a result tag (its payload) or of an ask tag
+	// (its question), with surrounding whitespace trimmed.
 	Payload string
 	// Attrs holds every attribute, entity-decoded, in the order written.
 	// Parse trims the values of the attributes that name states like a
@@ -68,16 +89,17 @@ func (t Tag) Attr(key string) (string, bool) {
 	return "", false
 }
 
-// Vars returns a fork tag's template variables: every attribute except the
-// reserved ones (next, cd, input). Nil for other tags or when there are none.
+// Vars returns the template variables of a fork or fork-workflow tag:
+// every attribute except the reserved ones (next, cd, input, and task when
+// it is a task rule, "new" or "inherit"). Nil for other tags or when there
+// are none.
 func (t Tag) Vars() map[string]string {
-	if t.Name != Fork && t.Name != ForkWorkflow {
+	if !Forks(t.Name) {
 		return nil
 	}
 	var vars map[string]string
 	for _, a := range t.Attrs {
-		switch a.Key {
-		case "next", "cd", "input":
+		if forkReserved(a) {
 			continue
 		}
 		if vars == nil {
@@ -94,7 +116,28 @@ type Transition struct {
 	// Tag is the transition for the emitting agent. For a multi-fork it is a
 	// synthetic goto to the common next state (or the accompanying <goto>).
 	Tag Tag
-	// Forks holds the fork tags: one for a single <fork>, several for a fan-out,
-	// none otherwise. For a single <fork>, Tag is the fork itself.
+	// Forks holds the fork and fork-workflow tags: one for a single fork,
+	// several for a fan-out, none otherwise. For a single fork with next, Tag
+	// is the fork itself.
 	Forks []Tag
+	// Warnings are things in the answer that were ignored rather than
+	// refused (see Warnings); the caller shows them to the user.
+	Warnings []string
 }
+
+// forkReserved reports whether the attribute a of a fork is one of its own
+// rather than a template variable.
+func forkReserved(a Attr) bool {
+	switch a.Key {
+	case "next", "cd", "input":
+		return true
+	case "task":
+		return TaskRule(a.Value)
+	}
+	return false
+}
+
+// TaskRule reports whether value, given as task on a fork or fork-workflow,
+// says which task folder the new agent uses (§16) rather than being a
+// template variable.
+func TaskRule(value string) bool { return value == "new" || value == "inherit" }

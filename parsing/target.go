@@ -76,3 +76,32 @@ func nameProblem(name string) (ErrorKind, string) {
 	}
 	return 0, ""
 }
+
+// ValidSpecifier checks the body of a cross-workflow tag, a workflow
+// specifier (§14.1): it is not empty or blank (EmptyTarget), holds no NUL
+// byte and is valid UTF-8 (UnsafeTarget). The path safety of targets does
+// not apply: a specifier may hold '/', '\' and "..". Whether it names
+// anything is for the workflow package to say. The error is an *Error.
+func ValidSpecifier(spec string) error {
+	kind, why := specifierProblem(spec)
+	switch kind {
+	case 0:
+		return nil
+	case EmptyTarget:
+		return &Error{Kind: EmptyTarget, Msg: "workflow specifier is empty"}
+	}
+	return &Error{Kind: kind, Msg: fmt.Sprintf("workflow specifier %q %s", spec, why)}
+}
+
+// specifierProblem is nameProblem for a workflow specifier.
+func specifierProblem(spec string) (ErrorKind, string) {
+	switch {
+	case strings.TrimSpace(spec) == "":
+		return EmptyTarget, "is empty"
+	case strings.IndexByte(spec, 0) >= 0:
+		return UnsafeTarget, "contains a NUL byte"
+	case !utf8.ValidString(spec):
+		return UnsafeTarget, "is not valid UTF-8"
+	}
+	return 0, ""
+}

@@ -138,7 +138,7 @@ func TestDecide(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &State{Name: "START.md", Policy: tt.policy}
-			got, err := Decide(scope, st, tt.output)
+			got, err := Decide(nil, scope, st, tt.output)
 			must(t, err)
 			if !sameTransition(got, tt.want) {
 				t.Errorf("Decide =\n %+v\nwant\n %+v", got, tt.want)
@@ -232,7 +232,7 @@ func TestDecideErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &State{Name: "START.md", Policy: tt.policy}
-			got, err := Decide(scope, st, tt.output)
+			got, err := Decide(nil, scope, st, tt.output)
 			if err == nil {
 				t.Fatalf("Decide = %+v, want an error", got)
 			}
@@ -261,7 +261,7 @@ func TestResolveTransitionCopiesAttributes(t *testing.T) {
 	tr, err := parsing.Parse(`<call return="SUMMARIZE">RESEARCH</call>`)
 	must(t, err)
 	parsed := tr
-	must(t, resolveTransition(decideScope(t), &tr))
+	must(t, resolveTransition(nil, decideScope(t), &tr))
 	if parsed.Tag.Attrs[0].Value != "SUMMARIZE" || tr.Tag.Attrs[0].Value != "SUMMARIZE.md" {
 		t.Errorf("return: parsed %q, resolved %q", parsed.Tag.Attrs[0].Value, tr.Tag.Attrs[0].Value)
 	}
@@ -269,6 +269,6 @@ func TestResolveTransitionCopiesAttributes(t *testing.T) {
 
 func TestDecideForceImplicitWithoutImplicitRule(t *testing.T) {
 	st := &State{Name: "X.md", Policy: Policy{Rules: []Rule{{Tag: "goto"}}, ForceImplicit: true}}
-	_, err := Decide(decideScope(t), st, "<goto>REVIEW</goto>")
+	_, err := Decide(nil, decideScope(t), st, "<goto>REVIEW</goto>")
 	wantErrContains(t, err, "X.md: force_implicit is set but the policy has no implicit transition")
 }

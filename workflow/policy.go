@@ -25,6 +25,9 @@ type Policy struct {
 	// StepTimeout, when set, replaces the run's --step-timeout for this
 	// state's steps (0: no limit).
 	StepTimeout *time.Duration
+	// Timeout, when set, is the state's idle timeout (§6.4, §12): it
+	// replaces the run's --timeout for this state's steps (0: never).
+	Timeout *time.Duration
 }
 
 // Rule is one allowed_transitions entry. Empty fields (nil Payload) are not
@@ -32,35 +35,72 @@ type Policy struct {
 type Rule struct {
 	// Tag is a transition tag name (parsing.Goto, …).
 	Tag string
-	// Target, Return and Next are state names, with or without extension.
-	Target, Return, Next string
+	// Target is a state name, with or without extension, or for a
+	// cross-workflow tag a workflow specifier, compared by resolution
+	// (Decide).
+	Target string
+	// Return, Next and TimeoutNext are state names of the state's own
+	// scope, with or without extension.
+	Return, Next, TimeoutNext string
 	// Payload, when set, is the only payload a result rule allows.
 	Payload *string
+	// Attrs are the attributes the entry carries rather than compares
+	// (§6.5), in the order written: input, cd, task, an ask's timeout, and
+	// a fork's variables. An implicit transition carries them as if the
+	// model had written them; an ask without a timeout takes the entry's.
+	Attrs []parsing.Attr
 }
 
 // Restricted reports whether the state has allowed_transitions.
 func (p Policy) Restricted() bool { return len(p.Rules) > 0 }
 
 // Allows reports whether the tag t matches a rule (§6.1): same tag name, and
-// every target, return, next and payload the rule names is equal. Names
-// compare with the extension stripped when either side omits it, so a rule
-// "REVIEW" matches "REVIEW.md" and a rule "REVIEW.md" matches "REVIEW".
-// input, cd and fork variables are never compared.
+// every target, return, next, timeout_next and payload the rule names is
+// equal. Names compare with the extension stripped when either side omits
+// it, so a rule "REVIEW" matches "REVIEW.md" and a rule "REVIEW.md" matches
+// "REVIEW". The attributes a rule carries (input, cd, task, timeout, fork
+// variables) are never compared. The target of a cross-workflow rule is
+// compared as written here; Decide compares it by resolution.
 func (p Policy) Allows(t parsing.Tag) bool {
-	return slices.ContainsFunc(p.Rules, func(r Rule) bool { return r.allows(t) })
+	_, ok := p.match(t, nil)
+	return ok
 }
 
-func (r Rule) allows(t parsing.Tag) bool {
+// sameTarget compares the target of a rule with that of a tag, for the
+// rules whose target is not compared as a state name: cross-workflow rules.
+type sameTarget func(r Rule, t parsing.Tag) bool
+
+// match returns the first rule that allows t. A cross-workflow rule's
+// target is compared by same when it is not nil, as text otherwise.
+func (p Policy) match(t parsing.Tag, same sameTarget) (Rule, bool) {
+	for _, r := range p.Rules {
+		if r.allows(t, same) {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+func (r Rule) allows(t parsing.Tag, same sameTarget) bool {
 	if r.Tag != t.Name {
 		return false
 	}
-	if r.Target != "" && !parsing.SameState(r.Target, t.Target) {
+	switch {
+	case r.Target == "":
+	case parsing.CrossWorkflow(r.Tag) && same != nil:
+		if !same(r, t) {
+			return false
+		}
+	case !parsing.SameState(r.Target, t.Target):
 		return false
 	}
 	if r.Return != "" && !sameAttr(r.Return, t, "return") {
 		return false
 	}
 	if r.Next != "" && !sameAttr(r.Next, t, "next") {
+		return false
+	}
+	if r.TimeoutNext != "" && !sameAttr(r.TimeoutNext, t, "timeout_next") {
 		return false
 	}
 	return r.Payload == nil || strings.TrimSpace(*r.Payload) == strings.TrimSpace(t.Payload)
@@ -73,8 +113,11 @@ func sameAttr(want string, t parsing.Tag, key string) bool {
 
 // Implicit returns the transition an output without a tag takes (§6.3): the
 // policy must have exactly one rule, and that rule must fix everything — a
-// target for goto, reset, call, function and fork, plus return for call and
-// function and next for fork, or a payload for result.
+// target for goto, reset, call, function, fork and the cross-workflow tags,
+// plus return for call, function, call-workflow and function-workflow and
+// next for fork and fork-workflow, or a payload for result. The tag carries
+// the rule's other attributes (input, cd, task, fork variables) as if the
+// model had written them. An ask is never implicit.
 func (p Policy) Implicit() (parsing.Tag, bool) {
 	if len(p.Rules) != 1 {
 		return parsing.Tag{}, false
@@ -83,10 +126,10 @@ func (p Policy) Implicit() (parsing.Tag, bool) {
 	t := parsing.Tag{Name: r.Tag, Target: r.Target}
 	fixed := r.Target != ""
 	switch r.Tag {
-	case parsing.Call, parsing.Function:
+	case parsing.Call, parsing.Function, parsing.CallWorkflow, parsing.FunctionWorkflow:
 		t.Attrs = []parsing.Attr{{Key: "return", Value: r.Return}}
 		fixed = fixed && r.Return != ""
-	case parsing.Fork:
+	case parsing.Fork, parsing.ForkWorkflow:
 		t.Attrs = []parsing.Attr{{Key: "next", Value: r.Next}}
 		fixed = fixed && r.Next != ""
 	case parsing.Result:
@@ -94,21 +137,35 @@ func (p Policy) Implicit() (parsing.Tag, bool) {
 			t.Payload = strings.TrimSpace(*r.Payload)
 		}
 		fixed = r.Payload != nil
+	case parsing.Ask:
+		fixed = false
 	}
 	if !fixed {
 		return parsing.Tag{}, false
 	}
+	if len(r.Attrs) > 0 {
+		t.Attrs = append(t.Attrs, r.Attrs...)
+	}
 	return t, true
 }
 
-// Rule entry keys, and the tags each one applies to.
-var ruleKeys = map[string][]string{
-	"tag":     nil,
-	"target":  {parsing.Goto, parsing.Reset, parsing.Call, parsing.Function, parsing.Fork},
-	"return":  {parsing.Call, parsing.Function},
-	"next":    {parsing.Fork},
-	"payload": {parsing.Result},
+// withTarget lists the tags whose rules may name a target.
+var withTarget = []string{parsing.Goto, parsing.Reset, parsing.Call, parsing.Function, parsing.Fork,
+	parsing.CallWorkflow, parsing.FunctionWorkflow, parsing.ForkWorkflow, parsing.ResetWorkflow}
+
+// comparedKeys are the rule keys compared with a tag (§6.1), and the tags
+// each one applies to. Every other key but tag is carried (§6.5).
+var comparedKeys = map[string][]string{
+	"target":       withTarget,
+	"return":       {parsing.Call, parsing.Function, parsing.CallWorkflow, parsing.FunctionWorkflow},
+	"next":         {parsing.Fork, parsing.ForkWorkflow, parsing.Ask},
+	"timeout_next": {parsing.Ask},
+	"payload":      {parsing.Result},
 }
+
+// carriedKeys are the protocol attributes a rule may carry; a fork's rule
+// also carries any other key, as a template variable.
+var carriedKeys = []string{"input", "cd", "task", "timeout"}
 
 // decodeRule decodes one allowed_transitions entry. Errors do not name the
 // file: the caller adds it.
@@ -116,59 +173,94 @@ func decodeRule(n *yaml.Node) (Rule, error) {
 	if n.Kind != yaml.MappingNode {
 		return Rule{}, fmt.Errorf("want a mapping like { tag: goto, target: NEXT.md }")
 	}
-	values := make(map[string]string, len(n.Content)/2)
+	var (
+		keys   []string
+		values = make(map[string]*yaml.Node, len(n.Content)/2)
+	)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := resolved(n.Content[i]), resolved(n.Content[i+1])
 		key := k.Value
-		if _, known := ruleKeys[key]; kind(k) != "a text" || !known {
-			return Rule{}, fmt.Errorf("unknown key %q (want tag, target, return, next or payload)", key)
+		if kind(k) != "a text" {
+			return Rule{}, fmt.Errorf("key %q is not a text", key)
 		}
 		if _, dup := values[key]; dup {
 			return Rule{}, fmt.Errorf("key %q appears more than once", key)
 		}
-		if kind(v) != "a text" {
-			return Rule{}, fmt.Errorf("%s must be a string, not %s (quote it)", key, kind(v))
-		}
-		values[key] = v.Value
+		keys = append(keys, key)
+		values[key] = v
 	}
 
-	tag, ok := values["tag"]
+	tagNode, ok := values["tag"]
 	if !ok {
 		return Rule{}, fmt.Errorf("missing key \"tag\"")
+	}
+	tag := tagNode.Value
+	if kv := kind(tagNode); kv != "a text" {
+		return Rule{}, fmt.Errorf("tag must be a string, not %s (quote it)", kv)
 	}
 	if !slices.Contains(parsing.Names, tag) {
 		return Rule{}, fmt.Errorf("unknown tag %q (want one of %s)", tag, strings.Join(parsing.Names, ", "))
 	}
 	r := Rule{Tag: tag}
-	for _, key := range []string{"target", "return", "next", "payload"} {
-		value, ok := values[key]
-		if !ok {
-			continue
+	for _, key := range keys {
+		tags, compared := comparedKeys[key]
+		if key != "tag" && !compared && !slices.Contains(carriedKeys, key) && !parsing.Forks(tag) {
+			return Rule{}, fmt.Errorf("unknown key %q (want tag, target, return, next or payload); "+
+				"an ask's entry also takes timeout_next and timeout, and an entry may carry input, cd and task where its tag takes them", key)
 		}
-		if !slices.Contains(ruleKeys[key], tag) {
-			return Rule{}, fmt.Errorf("%s does not apply to %s", key, tag)
+		v := values[key]
+		// A timeout may be a bare number of seconds.
+		if kv := kind(v); kv != "a text" && (key != "timeout" || kv != "a number") {
+			return Rule{}, fmt.Errorf("%s must be a string, not %s (quote it)", key, kv)
 		}
-		if key == "payload" {
-			if strings.IndexByte(value, 0) >= 0 {
-				return Rule{}, fmt.Errorf("payload holds a NUL byte, which cannot be passed on to a prompt")
+		value := v.Value
+		switch {
+		case key == "tag":
+		case compared:
+			if !slices.Contains(tags, tag) {
+				return Rule{}, fmt.Errorf("%s does not apply to %s", key, tag)
 			}
-			r.Payload = &value
-			continue
-		}
-		// A name is trimmed like a tag's target is, or a quoted
-		// ' REVIEW.md' could never match one.
-		value = strings.TrimSpace(value)
-		if err := parsing.ValidTarget(value); err != nil {
-			return Rule{}, fmt.Errorf("invalid %s: %v", key, err)
-		}
-		switch key {
-		case "target":
-			r.Target = value
-		case "return":
-			r.Return = value
-		case "next":
-			r.Next = value
+			if err := r.setCompared(key, value); err != nil {
+				return Rule{}, err
+			}
+		default:
+			if err := parsing.CheckAttr(tag, key, value); err != nil {
+				return Rule{}, err
+			}
+			r.Attrs = append(r.Attrs, parsing.Attr{Key: key, Value: value})
 		}
 	}
 	return r, nil
+}
+
+// setCompared sets the compared key of r to value, once checked.
+func (r *Rule) setCompared(key, value string) error {
+	if key == "payload" {
+		if strings.IndexByte(value, 0) >= 0 {
+			return fmt.Errorf("payload holds a NUL byte, which cannot be passed on to a prompt")
+		}
+		r.Payload = &value
+		return nil
+	}
+	// A name is trimmed like a tag's target is, or a quoted
+	// ' REVIEW.md' could never match one.
+	value = strings.TrimSpace(value)
+	check := parsing.ValidTarget
+	if key == "target" && parsing.CrossWorkflow(r.Tag) {
+		check = parsing.ValidSpecifier
+	}
+	if err := check(value); err != nil {
+		return fmt.Errorf("invalid %s: %v", key, err)
+	}
+	switch key {
+	case "target":
+		r.Target = value
+	case "return":
+		r.Return = value
+	case "next":
+		r.Next = value
+	case "timeout_next":
+		r.TimeoutNext = value
+	}
+	return nil
 }

@@ -36,7 +36,7 @@ func Reminder(err error, p Policy) string {
 	for _, line := range p.Accepted() {
 		fmt.Fprintf(&b, "  %s\n", line)
 	}
-	if slices.ContainsFunc(p.Rules, func(r Rule) bool { return r.Tag == parsing.Fork }) {
+	if slices.ContainsFunc(p.Rules, func(r Rule) bool { return parsing.Forks(r.Tag) }) {
 		// A fan-out answer holds several forks (§5.6): asking for exactly
 		// one tag would make the model start one agent where it meant many.
 		b.WriteString("Answer again with exactly one of these tags, or with several <fork> tags to start several agents.\n")
@@ -63,7 +63,7 @@ func (p Policy) Accepted() []string {
 }
 
 // literal writes the rule as the tag the model should emit, with … where the
-// rule leaves a part free.
+// rule leaves a part free, and with every attribute the rule carries (§6.2).
 func (r Rule) literal() string {
 	or := func(s string) string {
 		if s == "" {
@@ -71,50 +71,62 @@ func (r Rule) literal() string {
 		}
 		return s
 	}
+	var attrs []parsing.Attr
+	body := or(r.Target)
 	switch r.Tag {
-	case parsing.Call, parsing.Function:
-		return element(r.Tag, "return", or(r.Return), or(r.Target))
-	case parsing.Fork:
-		return element(r.Tag, "next", or(r.Next), or(r.Target))
-	case parsing.Result:
-		if r.Payload == nil {
-			return element(r.Tag, "", "", placeholder)
+	case parsing.Call, parsing.Function, parsing.CallWorkflow, parsing.FunctionWorkflow:
+		attrs = append(attrs, parsing.Attr{Key: "return", Value: or(r.Return)})
+	case parsing.Fork, parsing.ForkWorkflow:
+		attrs = append(attrs, parsing.Attr{Key: "next", Value: or(r.Next)})
+	case parsing.Ask:
+		attrs = append(attrs, parsing.Attr{Key: "next", Value: or(r.Next)})
+		if r.TimeoutNext != "" {
+			attrs = append(attrs, parsing.Attr{Key: "timeout_next", Value: r.TimeoutNext})
 		}
-		return element(r.Tag, "", "", strings.TrimSpace(*r.Payload))
+		body = placeholder
+	case parsing.Result:
+		body = placeholder
+		if r.Payload != nil {
+			body = strings.TrimSpace(*r.Payload)
+		}
 	}
-	return element(r.Tag, "", "", or(r.Target))
+	return element(r.Tag, append(attrs, r.Attrs...), body)
 }
 
-// describe writes a tag the model emitted, briefly: its name, return or
-// next, and its target or (shortened) payload.
+// describe writes a tag the model emitted, briefly: its name, the attribute
+// that says where it continues (return or next), and its target or
+// (shortened) payload or question.
 func describe(t parsing.Tag) string {
 	key := ""
 	switch t.Name {
-	case parsing.Call, parsing.Function:
+	case parsing.Call, parsing.Function, parsing.CallWorkflow, parsing.FunctionWorkflow:
 		key = "return"
-	case parsing.Fork:
+	case parsing.Fork, parsing.ForkWorkflow, parsing.Ask:
 		key = "next"
-	case parsing.Result:
-		payload := t.Payload
-		if r := []rune(payload); len(r) > 40 {
-			payload = string(r[:40]) + placeholder
+	}
+	body := t.Target
+	if parsing.HasPayload(t.Name) {
+		body = t.Payload
+		if r := []rune(body); len(r) > 40 {
+			body = string(r[:40]) + placeholder
 		}
-		return element(t.Name, "", "", payload)
 	}
-	value, ok := t.Attr(key)
-	if !ok {
-		key = ""
+	var attrs []parsing.Attr
+	if value, ok := t.Attr(key); ok {
+		attrs = []parsing.Attr{{Key: key, Value: value}}
 	}
-	return element(t.Name, key, value, t.Target)
+	return element(t.Name, attrs, body)
 }
 
 var attrEscaper = strings.NewReplacer(`&`, "&amp;", `"`, "&quot;", `<`, "&lt;")
 
-// element writes <name key="value">body</name>, without the attribute when
-// key is empty.
-func element(name, key, value, body string) string {
-	if key == "" {
-		return "<" + name + ">" + body + "</" + name + ">"
+// element writes <name key="value" …>body</name>.
+func element(name string, attrs []parsing.Attr, body string) string {
+	var b strings.Builder
+	b.WriteString("<" + name)
+	for _, a := range attrs {
+		b.WriteString(" " + a.Key + `="` + attrEscaper.Replace(a.Value) + `"`)
 	}
-	return "<" + name + " " + key + `="` + attrEscaper.Replace(value) + `">` + body + "</" + name + ">"
+	b.WriteString(">" + body + "</" + name + ">")
+	return b.String()
 }

@@ -71,7 +71,7 @@ func TestReminderShortensTheReason(t *testing.T) {
 func TestReminderWithoutPolicy(t *testing.T) {
 	got := Reminder(errors.New("several transition tags"), Policy{})
 	want := "Your last answer could not be used: several transition tags.\n" +
-		"End your answer with exactly one transition tag (goto, reset, call, function, fork, result).\n"
+		"End your answer with exactly one transition tag (goto, reset, call, function, fork, result, ask, call-workflow, function-workflow, fork-workflow, reset-workflow).\n"
 	if got != want {
 		t.Errorf("Reminder = %q, want %q", got, want)
 	}

@@ -132,7 +132,7 @@ func TestParseStateErrors(t *testing.T) {
 		{"transitions empty", fm + "---\n", "X.md:2: allowed_transitions is empty"},
 		{"transitions empty list", "---\nallowed_transitions: []\n---\n", "X.md:2: allowed_transitions is empty"},
 		{"entry not a mapping", fm + "  - goto\n---\n", "X.md:3: allowed_transitions entry 1: want a mapping like { tag: goto, target: NEXT.md }"},
-		{"unknown tag", fm + "  - tag: goto\n    target: A.md\n\n  # next\n  - {tag: gotoo, target: B}\n---\n", `X.md:7: allowed_transitions entry 2: unknown tag "gotoo" (want one of goto, reset, call, function, fork, result)`},
+		{"unknown tag", fm + "  - tag: goto\n    target: A.md\n\n  # next\n  - {tag: gotoo, target: B}\n---\n", `X.md:7: allowed_transitions entry 2: unknown tag "gotoo" (want one of goto, reset, call, function, fork, result, ask, call-workflow, function-workflow, fork-workflow, reset-workflow)`},
 		{"unknown tag, items at key column", fm + "- tag: goto\n- tag: results\n---\n", `X.md:4: allowed_transitions entry 2: unknown tag "results"`},
 		{"unknown tag, flow list", "---\nmodel: x\nallowed_transitions: [{tag: goto}, {tag: got}]\n---\n", `X.md:3: allowed_transitions entry 2: unknown tag "got"`},
 		{"missing tag", fm + "  - {target: A}\n---\n", `X.md:3: allowed_transitions entry 1: missing key "tag"`},
@@ -181,8 +181,14 @@ func TestLoad(t *testing.T) {
 		t.Errorf("Load = %+v", st)
 	}
 
-	_, err = scope.Load("RUN")
-	wantErrContains(t, err, "load state RUN.sh: script states are not supported yet")
+	// Script states load since issue 11: the body is the script as written.
+	st, err = scope.Load("RUN")
+	must(t, err)
+	real, err := filepath.EvalSymlinks(filepath.Join(dir, "RUN.sh"))
+	must(t, err)
+	if !st.Script || st.Body != "#!/bin/sh\n" || st.ScriptPath != real || st.Name != "RUN.sh" {
+		t.Errorf("Load(RUN) = %+v", st)
+	}
 
 	_, err = scope.Load("BAD.md")
 	wantErrContains(t, err, "load state: BAD.md:1: frontmatter opened with --- is never closed")

@@ -17,13 +17,14 @@ const benchScript = `replies:
     repeat: true
 `
 
-// benchEnv prepares a FAKE_CLAUDE_DIR with benchScript and returns the environment.
+// benchEnv prepares a FAKE_CLAUDE_DIR with benchScript and a session store inside it,
+// and returns the environment.
 func benchEnv(b *testing.B) []string {
 	dir := b.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "script.yaml"), []byte(benchScript), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	return []string{"FAKE_CLAUDE_DIR=" + dir, "FAKE_CLAUDE_ROOT=0"}
+	return []string{"FAKE_CLAUDE_DIR=" + dir, "CLAUDE_CONFIG_DIR=" + filepath.Join(dir, "config"), "FAKE_CLAUDE_ROOT=0"}
 }
 
 // BenchmarkRun measures one in-process call: parse, lock, session, reply state, five

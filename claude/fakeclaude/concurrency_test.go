@@ -47,7 +47,7 @@ func TestConcurrentCalls(t *testing.T) {
 		if !ids[c.SessionID] {
 			t.Errorf("logged session %q was not produced", c.SessionID)
 		}
-		s, err := LoadSession(f.dir, f.cwd, c.SessionID)
+		s, err := LoadSession(f.config, f.cwd, c.SessionID)
 		must(t, err)
 		check(t, "history length", len(s.History), 2)
 	}
@@ -64,7 +64,7 @@ func TestConcurrentResume(t *testing.T) {
 		check(t, "exit", out.code, 0)
 		check(t, "session", out.sessionID(t), id)
 	}
-	s, err := LoadSession(f.dir, f.cwd, id)
+	s, err := LoadSession(f.config, f.cwd, id)
 	must(t, err)
 	check(t, "history length", len(s.History), 2*(n+1))
 	near(t, "cumulative cost", s.CostUSD, float64(n+1)*defaultCost)

@@ -12,8 +12,11 @@
 //
 // The environment configures it:
 //
-//	FAKE_CLAUDE_DIR      required: holds the session store (projects/), the reply
-//	                     state (replies.json), the call log (calls.jsonl), the lock
+//	FAKE_CLAUDE_DIR      required: holds the reply state (replies.json), the call
+//	                     log (calls.jsonl) and their lock
+//	CLAUDE_CONFIG_DIR    where the session store is, as for the real CLI; unset, it
+//	HOME                 is $HOME/.claude. Tests set one of them to a temporary
+//	                     folder, so that no test writes into the real ~/.claude
 //	FAKE_CLAUDE_SCRIPT   the script file; default $FAKE_CLAUDE_DIR/script.yaml; a
 //	                     missing file means no replies
 //	FAKE_CLAUDE_VERSION  the CLI version to act as (default 2.1.330); before 2.1.277,
@@ -116,19 +119,31 @@
 //
 // # Sessions and cost
 //
-// Sessions are stored per working directory, in
-// $FAKE_CLAUDE_DIR/projects/<cwd with every non-alphanumeric replaced by ->/<id>.json,
-// so resuming from another directory fails as it does for real: `No conversation found
-// with session ID: <id>` on stderr, one error_during_execution result line, exit 1.
-// --resume ID appends to ID; --resume ID --fork-session makes a branch with a new id
-// (or --session-id's) holding a copy of the history and the cost so far. A session's
-// cost is cumulative over its lineage, and total_cost_usd reports it (for CLI 2.1.277
-// and later); model_usage_since_last_result reports this call alone. LoadSession reads
-// a session back.
+// Sessions are stored where the real CLI keeps them: in the configuration folder
+// ($CLAUDE_CONFIG_DIR, else $HOME/.claude), projects/<cwd with every non-alphanumeric
+// replaced by ->/<id>.jsonl, one JSON line per message (type, sessionId, cwd, uuid,
+// parentUuid, timestamp, message, and the call's costUSD and usage on an assistant
+// line). So resuming from another directory fails as it does for real: `No
+// conversation found with session ID: <id>` on stderr, one error_during_execution
+// result line, exit 1. --resume ID appends to ID; --resume ID --fork-session makes a
+// branch with a new id (or --session-id's) holding a copy of the history and the cost
+// so far. A session's cost is cumulative over its lineage, and total_cost_usd reports
+// it (for CLI 2.1.277 and later); model_usage_since_last_result reports this call
+// alone. LoadSession reads a session back; WriteSession makes one.
+//
+// A new session file appears whole; later lines are appended under an flock on the
+// file itself, so fakes on different sessions never wait for each other, and fakes
+// resuming one session at once interleave their messages as the real CLI does.
+//
+// `claude --make-session [ID] [--prompt TEXT] [--reply TEXT] [--cost USD]` is the
+// fake's own subcommand: it writes a session of one exchange into the store for the
+// working directory, as the user's earlier interactive claude would have left it,
+// and prints its id (ID, else a fresh UUID). It needs no FAKE_CLAUDE_DIR and logs no
+// call. The defaults are a short exchange costing 0.0053.
 //
 // # Call log
 //
 // Every call, refused ones included, appends a Call to $FAKE_CLAUDE_DIR/calls.jsonl
-// when it exits; ReadCalls returns them. Updates of the store, the reply state and the
-// log happen under an flock in FAKE_CLAUDE_DIR, so many fakes may run at once.
+// when it exits; ReadCalls returns them. Updates of the reply state and the log
+// happen under an flock in FAKE_CLAUDE_DIR, so many fakes may run at once.
 package fakeclaude

@@ -77,6 +77,7 @@ var modelAliases = map[string]string{
 type turn struct {
 	inv     *invocation
 	dir     string // FAKE_CLAUDE_DIR
+	config  string // the configuration folder, which holds the session store
 	version string
 	opts    *options
 	prompt  string
@@ -84,6 +85,7 @@ type turn struct {
 	started time.Time
 
 	sessionID string
+	lastUUID  string // of the session's line this call wrote last
 	reply     *Reply
 	delay     time.Duration
 	model     string
@@ -92,6 +94,9 @@ type turn struct {
 }
 
 func run(inv *invocation) int {
+	if len(inv.args) > 0 && inv.args[0] == makeSessionFlag {
+		return makeSession(inv)
+	}
 	dir, _ := inv.getenv("FAKE_CLAUDE_DIR")
 	if dir == "" {
 		fmt.Fprintln(inv.stderr, "fake claude: FAKE_CLAUDE_DIR is not set")
@@ -161,6 +166,9 @@ func (t *turn) run() (int, error) {
 	}
 	sc, err := loadScript(scriptPath)
 	if err != nil {
+		return 1, err
+	}
+	if t.config, err = t.inv.configDir(); err != nil {
 		return 1, err
 	}
 	t.out = &emitter{w: t.inv.stdout, format: opts.outputFormat}

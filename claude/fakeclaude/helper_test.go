@@ -39,6 +39,7 @@ func TestScript(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FAKE_CLAUDE_DIR", env.WorkDir+"/.fake")
+			env.Setenv("CLAUDE_CONFIG_DIR", env.WorkDir+"/.claude-config")
 			env.Setenv("FAKE_CLAUDE_ROOT", "0")
 			return nil
 		},
@@ -48,21 +49,23 @@ func TestScript(t *testing.T) {
 // streamArgs is how raymond calls claude.
 var streamArgs = []string{"-p", "--output-format", "stream-json", "--verbose"}
 
-// fake is one test's fake claude: its FAKE_CLAUDE_DIR, a working directory and the
-// environment every call gets.
+// fake is one test's fake claude: its FAKE_CLAUDE_DIR, its CLAUDE_CONFIG_DIR (the
+// session store, never the real ~/.claude), a working directory and the environment
+// every call gets.
 type fake struct {
-	t   *testing.T
-	dir string
-	cwd string
-	env []string
+	t      *testing.T
+	dir    string
+	config string
+	cwd    string
+	env    []string
 }
 
 // newFake prepares a fake with script (YAML) unless it is empty. It acts as a non-root
 // user unless the test says otherwise.
 func newFake(t *testing.T, script string) *fake {
 	t.Helper()
-	f := &fake{t: t, dir: t.TempDir(), cwd: t.TempDir()}
-	f.env = []string{"FAKE_CLAUDE_DIR=" + f.dir, "FAKE_CLAUDE_ROOT=0"}
+	f := &fake{t: t, dir: t.TempDir(), config: t.TempDir(), cwd: t.TempDir()}
+	f.env = []string{"FAKE_CLAUDE_DIR=" + f.dir, "CLAUDE_CONFIG_DIR=" + f.config, "FAKE_CLAUDE_ROOT=0"}
 	if script != "" {
 		f.writeScript(script)
 	}

@@ -173,7 +173,7 @@ func TestRawLines(t *testing.T) {
 	check(t, "stdout", out.stdout, `{"type":"system","subtype":"init","session_id":"x"}`+"\n"+
 		`{"type":"result","subtype":"success","is_error":false,"result":"raw"}`+"\n")
 	call := f.calls()[0]
-	s, err := LoadSession(f.dir, f.cwd, call.SessionID)
+	s, err := LoadSession(f.config, f.cwd, call.SessionID)
 	must(t, err)
 	near(t, "session cost", s.CostUSD, 0.1)
 }

@@ -75,7 +75,7 @@ func TestNoReplyLeft(t *testing.T) {
 	check(t, "lines", out.kinds(t), []string{"system/init"})
 	// Nothing was written for the session the init line named.
 	id := out.lines(t)[0]["session_id"].(string)
-	if _, err := LoadSession(f.dir, f.cwd, id); err == nil {
+	if _, err := LoadSession(f.config, f.cwd, id); err == nil {
 		t.Error("a call without a reply stored its session")
 	}
 	check(t, "logged reply", f.calls()[1].Reply, -1)

@@ -1,48 +1,57 @@
 package fakeclaude
 
 import (
+	"errors"
 	"strings"
 	"syscall"
 
 	"raymond/claude/wire"
 )
 
-// begin settles the session this call runs in and takes its reply, both under the
-// lock: a resumed session must exist in this cwd (else errNoSession), a branch copies
-// its parent, a new session gets the --session-id or a fresh UUID (an id in use is
-// refused). The prompt is written into the session at once, so that a session whose
-// call crashes or hangs can still be resumed. It returns the index of the reply, or -1
-// when none is left; then no session is written.
+// begin settles the session this call runs in and takes its reply, under the lock of
+// FAKE_CLAUDE_DIR: a resumed session must exist in this cwd (else errNoSession), a
+// branch copies its parent, a new session gets the --session-id or a fresh UUID (an id
+// in use is refused). The prompt is written into the session at once, so that a
+// session whose call crashes or hangs can still be resumed. It returns the index of
+// the reply, or -1 when none is left; then no session is written.
 func (t *turn) begin(sc *script) (int, error) {
 	o := t.opts
+	cwd := t.inv.cwd
 	index := -1
 	err := withLock(t.dir, syscall.LOCK_EX, func() error {
-		var s *Session
+		var (
+			copied     []entry // a branch's copy of its parent
+			parentUUID string  // the line the prompt follows
+			forkedFrom string
+			create     = true
+		)
 		switch {
 		case o.resumeGiven:
-			parent, err := loadSession(t.dir, t.inv.cwd, o.resume)
+			parent, err := readSession(t.config, cwd, o.resume)
 			if err != nil {
 				return err
 			}
-			s = parent
-			if o.forkSession {
-				id, err := t.newSessionID()
-				if err != nil {
-					return err
-				}
-				branch := *parent
-				branch.ID, branch.ForkedFrom = id, parent.ID
-				branch.History = append([]Message(nil), parent.History...)
-				s = &branch
+			if len(parent) > 0 {
+				parentUUID = parent[len(parent)-1].UUID
+			}
+			if !o.forkSession {
+				t.sessionID, create = o.resume, false
+				break
+			}
+			if t.sessionID, err = t.newSessionID(); err != nil {
+				return err
+			}
+			forkedFrom = o.resume
+			for _, e := range parent {
+				e.SessionID, e.ForkedFrom = t.sessionID, ""
+				copied = append(copied, e)
 			}
 		default:
-			id, err := t.newSessionID()
-			if err != nil {
+			var err error
+			if t.sessionID, err = t.newSessionID(); err != nil {
 				return err
 			}
-			s = &Session{ID: id, Cwd: t.inv.cwd, History: []Message{}}
 		}
-		t.sessionID = s.ID
 
 		c, err := loadConsumption(t.dir)
 		if err != nil {
@@ -51,50 +60,61 @@ func (t *turn) begin(sc *script) (int, error) {
 		if index = sc.pick(c, t.prompt); index < 0 {
 			return nil
 		}
-		if err := saveConsumption(t.dir, c); err != nil {
+		prompt := newEntry(t.sessionID, cwd, parentUUID, Message{Role: "user", Text: t.prompt}, t.version)
+		prompt.ForkedFrom = forkedFrom
+		t.lastUUID = prompt.UUID
+		if create {
+			err = createSession(t.config, cwd, t.sessionID, append(copied, prompt))
+		} else {
+			_, err = appendSession(t.config, cwd, t.sessionID, prompt)
+		}
+		if errors.Is(err, errSessionInUse) {
+			return inUse(t.sessionID)
+		}
+		if err != nil {
 			return err
 		}
-		s.History = append(s.History, Message{Role: "user", Text: t.prompt})
-		return saveSession(t.dir, s)
+		return saveConsumption(t.dir, c)
 	})
 	t.reply = &Reply{}
-	if index >= 0 {
+	if index >= 0 && err == nil {
 		t.reply = &sc.Replies[index]
 		if n := t.reply.Pad - len(t.reply.Text); n > 0 {
 			t.reply.Text += strings.Repeat(" ", n)
 		}
 	}
+	if err != nil {
+		index = -1
+	}
 	return index, err
 }
 
-// newSessionID is --session-id if given and free in this cwd, else a fresh UUID. The
-// caller holds the lock.
+// newSessionID is --session-id if given and free in this cwd, else a fresh UUID.
 func (t *turn) newSessionID() (string, error) {
 	id := t.opts.sessionID
 	if id == "" {
 		return wire.NewUUID(), nil
 	}
-	if sessionExists(t.dir, t.inv.cwd, id) {
-		return "", cliError("Error: Session ID " + id + " is already in use.")
+	if sessionExists(t.config, t.inv.cwd, id) {
+		return "", inUse(id)
 	}
 	return id, nil
+}
+
+// inUse is the real CLI's refusal of a --session-id that names an existing session.
+func inUse(id string) error {
+	return cliError("Error: Session ID " + id + " is already in use.")
 }
 
 // record adds this call's reply and usage to the session and returns the session's
 // cumulative usage afterwards.
 func (t *turn) record(text string, used tokens) (tokens, error) {
-	var total tokens
-	err := withLock(t.dir, syscall.LOCK_EX, func() error {
-		s, err := loadSession(t.dir, t.inv.cwd, t.sessionID)
-		if err != nil {
-			return err
-		}
-		s.History = append(s.History, Message{Role: "assistant", Text: text})
-		s.CostUSD += used.cost
-		s.InputTokens += used.in
-		s.OutputTokens += used.out
-		total = tokens{in: s.InputTokens, out: s.OutputTokens, cost: s.CostUSD}
-		return saveSession(t.dir, s)
-	})
-	return total, err
+	e := newEntry(t.sessionID, t.inv.cwd, t.lastUUID, Message{Role: "assistant", Text: text}, t.version)
+	e.CostUSD = used.cost
+	e.Message.Usage = &entryUsage{InputTokens: used.in, OutputTokens: used.out}
+	all, err := appendSession(t.config, t.inv.cwd, t.sessionID, e)
+	if err != nil {
+		return tokens{}, err
+	}
+	return totals(all), nil
 }

@@ -54,10 +54,10 @@ func TestNewSession(t *testing.T) {
 		t.Errorf("session id %q is not a UUID v4", id)
 	}
 	check(t, "init session_id", out.lines(t)[0]["session_id"], id)
-	if _, err := os.Stat(sessionPath(f.dir, f.cwd, id)); err != nil {
+	if _, err := os.Stat(sessionPath(f.config, f.cwd, id)); err != nil {
 		t.Errorf("session not stored where the real CLI keeps it: %v", err)
 	}
-	s, err := LoadSession(f.dir, f.cwd, id)
+	s, err := LoadSession(f.config, f.cwd, id)
 	must(t, err)
 	check(t, "history", s.History, []Message{{"user", "hi"}, {"assistant", "hello"}})
 	near(t, "stored cost", s.CostUSD, defaultCost)
@@ -101,11 +101,11 @@ func TestLineage(t *testing.T) {
 	near(t, "fork total_cost_usd", fork.result(t)["total_cost_usd"], 3*defaultCost)
 	near(t, "fork since-last cost", costOf(t, fork.result(t)["model_usage_since_last_result"]), defaultCost)
 
-	parent, err := LoadSession(f.dir, f.cwd, root)
+	parent, err := LoadSession(f.config, f.cwd, root)
 	must(t, err)
 	check(t, "parent history length", len(parent.History), 4)
 	near(t, "parent cost", parent.CostUSD, 2*defaultCost)
-	child, err := LoadSession(f.dir, f.cwd, branch)
+	child, err := LoadSession(f.config, f.cwd, branch)
 	must(t, err)
 	check(t, "branch forked_from", child.ForkedFrom, root)
 	check(t, "branch history", child.History[:5], append(slices.Clone(parent.History), Message{"user", "three"}))
@@ -169,7 +169,7 @@ func TestOldVersionCost(t *testing.T) {
 		t.Error("an old CLI has no model_usage_since_last_result")
 	}
 	check(t, "init version", out.lines(t)[0]["claude_code_version"], "2.1.197")
-	s, err := LoadSession(f.dir, f.cwd, id)
+	s, err := LoadSession(f.config, f.cwd, id)
 	must(t, err)
 	near(t, "the store still adds up", s.CostUSD, 2*defaultCost)
 }

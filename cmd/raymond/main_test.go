@@ -33,8 +33,10 @@ func TestMain(m *testing.M) {
 }
 
 // TestScript runs every testdata/script/*.txtar. Each script gets its own
-// FAKE_CLAUDE_DIR; a script provides the fake's replies as a file named by
-// FAKE_CLAUDE_SCRIPT (default $FAKE_CLAUDE_DIR/script.yaml).
+// FAKE_CLAUDE_DIR, which is also CLAUDE_CONFIG_DIR, so the fake's session store
+// is $FAKE_CLAUDE_DIR/projects and never the real ~/.claude; a script provides
+// the fake's replies as a file named by FAKE_CLAUDE_SCRIPT (default
+// $FAKE_CLAUDE_DIR/script.yaml).
 //
 // With UPDATE_SCRIPTS=1, a `cmp` whose expected file is a section of the
 // script passes and rewrites that section with what it got: run it, then
@@ -45,6 +47,7 @@ func TestScript(t *testing.T) {
 		UpdateScripts: updateScripts(os.Getenv("UPDATE_SCRIPTS")),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FAKE_CLAUDE_DIR", env.WorkDir+"/.fake-claude")
+			env.Setenv("CLAUDE_CONFIG_DIR", env.WorkDir+"/.fake-claude")
 			env.Setenv("FAKE_CLAUDE_SCRIPT", env.WorkDir+"/script.yaml")
 			env.Setenv("NO_COLOR", "1")
 			// Under -race every re-executed helper would sleep 1 s at exit.
