@@ -171,14 +171,14 @@ func TestScriptStepOutputMissingAndLong(t *testing.T) {
 	dir := t.TempDir()
 	long := strings.Repeat("line of output\n", 2000)
 	writeFiles(t, dir, map[string]string{
-		"main_POLL_001.meta.json":  `{"agent":"main","state":"POLL.sh","seq":1,"attempt":1,"runner":"script","outcome":"exit status","exit_code":3,"stderr_tail":"boom","timeout":600000}`,
+		"main_POLL_001.meta.json":  `{"agent":"main","state":"POLL.sh","seq":1,"attempt":1,"runner":"script","outcome":"exit status","exit_code":3,"stderr_tail":"boom","timeout":"0s"}`,
 		"main_POLL_001.stdout.txt": long,
 	})
 	r, err := Load(Source{Dir: dir})
 	require.NoError(t, err)
 	s := r.Steps[0]
 	require.NotNil(t, s.Script)
-	assert.Equal(t, "10m00s", s.Script.Timeout, "a number is milliseconds")
+	assert.Equal(t, "none", s.Script.Timeout, "0s is no timeout")
 	d, err := LoadDetail(dir, s)
 	require.NoError(t, err)
 	assert.Less(t, len(d.Stdout), len(long))

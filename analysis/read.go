@@ -43,8 +43,6 @@ type stepFiles struct {
 	stdout, stderr bool
 	// m is the meta record, nil when there is none or it does not decode.
 	m *transcript.Meta
-	// script holds a script step's own meta fields, nil when m is.
-	script *scriptMeta
 	// badMeta is set when the meta file exists but does not decode.
 	badMeta bool
 }
@@ -94,7 +92,7 @@ func readFolder(dir string) (*folder, error) {
 	}
 	for _, name := range f.names {
 		if sf := f.files[name]; sf.meta {
-			sf.m, sf.script, sf.badMeta = readMeta(filepath.Join(dir, name+metaSuffix))
+			sf.m, sf.badMeta = readMeta(filepath.Join(dir, name+metaSuffix))
 		}
 	}
 
@@ -115,19 +113,16 @@ func readFolder(dir string) (*folder, error) {
 
 // readMeta reads a step's meta file; bad is set when it exists but does
 // not decode (a crash cut it short).
-func readMeta(path string) (m *transcript.Meta, script *scriptMeta, bad bool) {
+func readMeta(path string) (m *transcript.Meta, bad bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, true
+		return nil, true
 	}
 	m = new(transcript.Meta)
 	if err := json.Unmarshal(data, m); err != nil {
-		return nil, nil, true
+		return nil, true
 	}
-	if m.Runner == ScriptRunner {
-		script = readScriptMeta(data)
-	}
-	return m, script, false
+	return m, false
 }
 
 // decodeEvents decodes the lines of an events file. A last line without a

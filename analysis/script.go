@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -53,14 +52,6 @@ type ScriptRun struct {
 // output files are what it shows, not a stream.
 func (s *Step) ranScript() bool { return s.Script != nil && !s.Script.Replayed }
 
-// scriptMeta is what a script step's meta file holds beyond
-// transcript.Meta.
-type scriptMeta struct {
-	Env         map[string]string `json:"env"`
-	Timeout     json.RawMessage   `json:"timeout"`
-	TimeoutFrom string            `json:"timeout_from"`
-}
-
 // IsScript reports whether s is the step of a script state: its meta
 // file says so, or its state is a .sh file (answered by the script, or by
 // a reply).
@@ -68,38 +59,13 @@ func (s *Step) IsScript() bool {
 	return s.Runner == ScriptRunner || strings.HasSuffix(s.State, ".sh")
 }
 
-// readScriptMeta reads the script fields of a meta file; nil when it has
-// none or does not decode.
-func readScriptMeta(data []byte) *scriptMeta {
-	var m scriptMeta
-	if json.Unmarshal(data, &m) != nil {
-		return nil
+// timeoutText is a script's timeout as its meta file gives it ("10m"),
+// "none" for 0s.
+func timeoutText(s string) string {
+	if d, err := time.ParseDuration(s); err == nil && d == 0 {
+		return "none"
 	}
-	return &m
-}
-
-// timeoutText is a timeout as a meta file gives it: a string as it is, a
-// number as milliseconds.
-func timeoutText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		if d, err := time.ParseDuration(s); err == nil && d == 0 {
-			return "none"
-		}
-		return s
-	}
-	var ms float64
-	if json.Unmarshal(raw, &ms) == nil {
-		if ms == 0 {
-			return "none"
-		}
-		return dur(time.Duration(ms * float64(time.Millisecond)))
-	}
-	return string(raw)
+	return s
 }
 
 // fillScript completes a script step from its files.
@@ -113,9 +79,7 @@ func fillScript(s *Step, sf *stepFiles) {
 	sr := &ScriptRun{HasStdout: sf.stdout, HasStderr: sf.stderr, Replayed: s.Runner != ScriptRunner}
 	if m := sf.m; m != nil {
 		sr.Argv, sr.Cwd = m.Argv, m.Cwd
-	}
-	if x := sf.script; x != nil {
-		sr.Env, sr.Timeout, sr.TimeoutFrom = x.Env, timeoutText(x.Timeout), x.TimeoutFrom
+		sr.Env, sr.Timeout, sr.TimeoutFrom = m.Env, timeoutText(m.Timeout), m.TimeoutFrom
 	}
 	s.Script = sr
 }

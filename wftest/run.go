@@ -16,6 +16,7 @@ import (
 	"raymond/analysis"
 	"raymond/orchestrator"
 	"raymond/project"
+	"raymond/script"
 	"raymond/state"
 )
 
@@ -256,7 +257,9 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 		return fmt.Errorf("start the run: %w", err)
 	}
 	debug := project.DebugDir(dir)
-	d := &orchestrator.Driver{Store: store, Runner: runner, DebugDir: debug, Clock: &orchestrator.InstantClock{}}
+	// Script states run for real unless the case's replies answer them.
+	steps := runner.Scripts(&script.Runner{})
+	d := &orchestrator.Driver{Store: store, Runner: steps, Scripts: steps, DebugDir: debug, Clock: &orchestrator.InstantClock{}}
 	var asker *caseAsker
 	switch c.OnAsk {
 	case OnAskPause:
