@@ -35,6 +35,16 @@ func StateDir(dir string) string { return filepath.Join(dir, ".raymond", "state"
 // each run writes into DebugDir/<run-id>.
 func DebugDir(dir string) string { return filepath.Join(dir, ".raymond", "debug") }
 
+// RegistryDir returns the folder where the project in dir keeps the
+// workflows downloaded from pinned URLs (protocol §13.2).
+func RegistryDir(dir string) string { return filepath.Join(dir, ".raymond", "registry") }
+
+// TaskPattern returns the default task folder pattern of the project in
+// dir (protocol §16): tasks/{{run_id}}/{{agent_id}} under .raymond/.
+func TaskPattern(dir string) string {
+	return filepath.Join(dir, ".raymond", "tasks", "{{run_id}}", "{{agent_id}}")
+}
+
 // ConfigPath returns the config file of the project in dir.
 func ConfigPath(dir string) string { return filepath.Join(dir, ".raymond", "config.toml") }
 

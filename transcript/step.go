@@ -105,6 +105,20 @@ func (w *Writer) Step(name string) *StepLog {
 	return s
 }
 
+// ScriptStep returns the log of a script step (protocol §10): its
+// .stdout.txt and .stderr.txt come with its Output, and it has no .jsonl
+// and no prompt. A nil Writer gives a nil log, which writes nothing.
+func (w *Writer) ScriptStep(name string) *StepLog {
+	if w == nil {
+		return nil
+	}
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+		w.fail(fmt.Errorf("transcript step name %q is not a file name", name))
+		return nil
+	}
+	return &StepLog{w: w, name: name}
+}
+
 // open creates the .jsonl unless that is done, and reports whether it is.
 func (s *StepLog) open() bool {
 	if s.lines != nil {

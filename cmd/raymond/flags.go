@@ -54,6 +54,7 @@ type runFlags struct {
 	replies         string
 	logLevel        string
 	confine         bool
+	continueSess    bool
 
 	newSession []string
 
@@ -74,6 +75,8 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	if kind != kindResume {
 		fs.StringVar(&f.input, "input", "", "`TEXT` of {{input}} in the first state")
 		fs.StringVar(&f.id, "id", "", "the run `ID` (letters, digits, - and _; must be new; default: generated)")
+		fs.BoolVar(&f.continueSess, "continue-session", false,
+			"main's first prompt branches from your newest Claude Code conversation in this folder, which stays as it was")
 	} else {
 		fs.StringArrayVar(&f.newSession, "new-session", nil,
 			"start `AGENT` again at its state in a new session, e.g. when claude lost its session (repeatable)")
