@@ -172,9 +172,9 @@ func askSummary(r *Run, k *Ask) string {
 			s += ", the agent failed"
 		}
 	default:
-		s += fmt.Sprintf("; waiting for an answer for %s", dur(k.Wait))
+		s += "; still waiting for an answer"
 		if !k.Deadline.IsZero() {
-			s += ", until " + offset(r, k.Deadline)
+			s += ", deadline " + offset(r, k.Deadline)
 		}
 	}
 	return s

@@ -112,7 +112,7 @@ func TestAsksInTheReports(t *testing.T) {
 	assert.Contains(t, out, "question: Ship <it>?")
 	assert.Contains(t, out, "answer: yes")
 	assert.Contains(t, out, "no answer after 1h00m, timed out to ESCALATE.md")
-	assert.Contains(t, out, "ask_main_w1_3: main_w1 at WORK.md, asked at +1m50s; waiting for an answer")
+	assert.Contains(t, out, "ask_main_w1_3: main_w1 at WORK.md, asked at +1m50s; still waiting for an answer")
 
 	var mm bytes.Buffer
 	require.NoError(t, WriteMermaid(&mm, r))

@@ -17,7 +17,7 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 		kind = "a reminder"
 	}
 	p.field("step", "%d of the agent, %s", s.Seq, kind)
-	if s.Session != "" {
+	if s.Session != "" && !s.ranScript() { // a script leaves the session alone
 		session := s.Session
 		switch s.SessionMode {
 		case "new":

@@ -60,7 +60,7 @@ func htmlAskOutcome(k *Ask) (class, words string) {
 		}
 		return "bad", fmt.Sprintf("no answer within %s: timed out to %s", htmlDuration(k.WaitMS), k.Target)
 	}
-	return "warn", fmt.Sprintf("waiting for an answer (%s so far)", htmlDuration(k.WaitMS))
+	return "warn", fmt.Sprintf("still waiting for an answer, asked at %s", htmlClock(k.Asked))
 }
 
 // tlAskBar is the time an agent waited for an answer, on its row.

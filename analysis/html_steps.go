@@ -226,7 +226,9 @@ func htmlStepMeta(s *Step, critical bool) []htmlFact {
 	case s.SessionMode != "":
 		session += fmt.Sprintf(" (%s)", s.SessionMode)
 	}
-	add("Session", strings.TrimSpace(session))
+	if !s.ranScript() { // a script leaves the session alone
+		add("Session", strings.TrimSpace(session))
+	}
 	add("Model", s.Model)
 	add("Runner", s.Runner)
 	if sr := s.Script; sr != nil {

@@ -12,7 +12,6 @@ import (
 
 	"raymond/analysis"
 	"raymond/orchestrator"
-	"raymond/parsing"
 	"raymond/state"
 )
 
@@ -184,18 +183,7 @@ func TestRecordAsksAndScripts(t *testing.T) {
 	}
 }
 
-// requireAskTag skips a test whose workflow asks while the tag parser
-// does not know <ask> yet.
-// TODO(merge): drop once the tags branch is merged.
-func requireAskTag(t *testing.T) {
-	t.Helper()
-	if _, err := parsing.Parse(`<ask next="X.md">q</ask>`); err != nil {
-		t.Skipf("the tag parser does not know <ask> yet: %v", err)
-	}
-}
-
 func TestApprovalCases(t *testing.T) {
-	requireAskTag(t)
 	rep := Run(context.Background(), []string{"testdata/approval/approval.test.yaml"}, Options{})
 	require.NoError(t, rep.Files[0].Err)
 	for id, fails := range failures(rep) {
@@ -205,7 +193,6 @@ func TestApprovalCases(t *testing.T) {
 }
 
 func TestUnansweredAskFailsTheCase(t *testing.T) {
-	requireAskTag(t)
 	dir := t.TempDir()
 	write(t, dir, map[string]string{
 		"wf/START.md": "Ask.",
@@ -247,11 +234,5 @@ func TestScriptStates(t *testing.T) {
 	require.NoError(t, rep.Files[0].Err)
 	fails := failures(rep)
 	assert.Empty(t, fails["poll/scripted script"], "a reply answers the script state")
-	real := fails["poll/real script"]
-	if len(real) > 0 && strings.Contains(real[0], "no replies for POLL.sh") {
-		// TODO(merge): drop once the orchestrator hands script steps to
-		// the script runner (step.Request.Script).
-		t.Skip("the orchestrator does not run script steps yet")
-	}
-	assert.Empty(t, real, "the script runs for real")
+	assert.Empty(t, fails["poll/real script"], "the script runs for real")
 }
