@@ -99,9 +99,13 @@ func (g *driving) start(req step.Request) {
 		l.log.Prompt(req.Prompt)
 	})
 	s := req.Step
-	g.publish(transcript.Event{Type: transcript.EventStepStarted, Agent: req.Agent, Step: name, State: s.State,
+	started := transcript.Event{Type: transcript.EventStepStarted, Agent: req.Agent, Step: name, State: s.State,
 		Session: firstOf(s.SessionID, s.ResumeSession), Attempt: s.Attempt,
-		Seq: req.Seq, Mode: string(s.Mode), Model: s.Model, Reminder: s.Reminder != ""}, nil)
+		Seq: req.Seq, Mode: string(s.Mode), Model: s.Model, Reminder: s.Reminder != ""}
+	if script {
+		started.Session, started.Mode = "", "script"
+	}
+	g.publish(started, nil)
 	h := step.Handler{
 		OnEvent: func(e step.Event) {
 			if ev, ok := report.Activity(req.Agent, s.State, e); ok {
