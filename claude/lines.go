@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"sync"
-	"unicode/utf8"
 )
 
 // Limits on what is read from the child.
@@ -86,37 +85,4 @@ func (lr *lineReader) next() (line []byte, truncated bool, err error) {
 			return nil, false, err
 		}
 	}
-}
-
-// tail keeps the last size bytes written to it.
-type tail struct {
-	mu   sync.Mutex
-	size int
-	buf  []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := len(p)
-	if len(p) >= t.size {
-		t.buf = append(t.buf[:0], p[len(p)-t.size:]...)
-		return n, nil
-	}
-	if over := len(t.buf) + len(p) - t.size; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	t.buf = append(t.buf, p...)
-	return n, nil
-}
-
-// String returns the kept bytes, starting at a whole UTF-8 character.
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := t.buf
-	for n := 0; n < utf8.UTFMax && len(b) > 0 && !utf8.RuneStart(b[0]); n++ {
-		b = b[1:]
-	}
-	return string(b)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"raymond/claude/fakeclaude"
 )
@@ -99,6 +100,9 @@ func helperMain(mode string) int {
 			return 0
 		}
 		_ = sleep.Wait() // until a signal ends us both
+		// The group's signal may end the grandchild before the runtime
+		// has acted on ours: wait for it rather than exit by ourselves.
+		time.Sleep(time.Minute)
 		return 98
 	case "bigline":
 		size, _ := strconv.Atoi(os.Getenv(helperBigLine))

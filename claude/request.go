@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"raymond/internal/proc"
 	"raymond/step"
 )
 
@@ -20,7 +21,7 @@ const MaxArgPrompt = 100 << 10
 
 // DefaultKillGrace is how long [Run] waits after SIGTERM before it sends
 // SIGKILL to the process group, when Request.KillGrace is zero.
-const DefaultKillGrace = 5 * time.Second
+const DefaultKillGrace = proc.DefaultKillGrace
 
 // Request describes one `claude -p` invocation.
 type Request struct {
@@ -80,6 +81,9 @@ type Request struct {
 	// A tool call that has not answered yet does not count: claude prints
 	// nothing while its tool runs.
 	IdleTimeout time.Duration
+	// IdleTimeoutFrom says where IdleTimeout was set, for the message when
+	// it fires: "--timeout" (also when empty), or "timeout in STATE.md".
+	IdleTimeoutFrom string
 	// StepTimeout kills the process group when the step has run this long,
 	// whatever it prints; 0 means never.
 	StepTimeout time.Duration

@@ -4,6 +4,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"raymond/state"
+	"raymond/step"
 )
 
 func TestArgs(t *testing.T) {
@@ -133,4 +137,29 @@ func TestNewSessionID(t *testing.T) {
 			t.Fatalf("validate rejects %q: %v", id, err)
 		}
 	}
+}
+
+// TestRunnerIdleTimeout: a state's own idle timeout replaces the run's
+// --timeout, 0 included, and the message of its expiry names the state.
+func TestRunnerIdleTimeout(t *testing.T) {
+	req := step.Request{Prompt: "hi", Step: state.Step{Ref: state.Ref{State: "POLL.md"}}}
+	req.Options.Timeout = state.Duration(10 * time.Minute)
+	r := Runner{}.Request(req)
+	eq(t, "IdleTimeout from --timeout", r.IdleTimeout, 10*time.Minute)
+	eq(t, "IdleTimeoutFrom", r.IdleTimeoutFrom, "--timeout")
+
+	own := state.Duration(30 * time.Second)
+	req.Step.Timeout = &own
+	r = Runner{}.Request(req)
+	eq(t, "IdleTimeout from the state", r.IdleTimeout, 30*time.Second)
+	eq(t, "IdleTimeoutFrom", r.IdleTimeoutFrom, "timeout in POLL.md")
+
+	never := state.Duration(0)
+	req.Step.Timeout = &never
+	eq(t, "IdleTimeout of a state's 0", Runner{}.Request(req).IdleTimeout, time.Duration(0))
+
+	res := Neutral(&Result{Outcome: Timeout, Limit: 30 * time.Second, LimitFrom: "timeout in POLL.md"}, req)
+	eq(t, "Reason", res.Reason, "claude printed nothing for 30s and was stopped (timeout in POLL.md 30s)")
+	res = Neutral(&Result{Outcome: Timeout, Limit: time.Minute}, req)
+	eq(t, "Reason without LimitFrom", res.Reason, "claude printed nothing for 1m0s and was stopped (--timeout 1m0s)")
 }

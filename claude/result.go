@@ -61,8 +61,9 @@ type Result struct {
 	// one was.
 	Limit time.Duration
 	Tool  string
-	// LimitFrom says where a StepTimeout's limit was set ("--step-timeout",
-	// "step_timeout in STATE.md").
+	// LimitFrom says where the limit of a StepTimeout ("--step-timeout",
+	// "step_timeout in STATE.md") or a Timeout ("--timeout", "timeout in
+	// STATE.md") was set.
 	LimitFrom string
 	// runID is the run of the step, for the way on a message gives.
 	runID string

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sync"
 	"syscall"
 	"time"
+
+	"raymond/internal/proc"
 )
 
 // ErrNotFound means the claude executable could not be found. The error Run
@@ -78,7 +79,7 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 		return nil, err
 	}
 	cmd := p.cmd
-	idle := newWatchdog(r.IdleTimeout, func() { cancel(errIdle) })
+	idle := proc.NewWatchdog(r.IdleTimeout, func() { cancel(errIdle) })
 	if r.StepTimeout > 0 {
 		wall := time.AfterFunc(r.StepTimeout, func() { cancel(errStep) })
 		defer wall.Stop()
@@ -96,7 +97,7 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 		})
 	}
 
-	tailBuf := &tail{size: stderrTail}
+	tailBuf := proc.NewTail(stderrTail)
 	var readers sync.WaitGroup
 	readers.Go(func() { readStderr(p.stderr, tailBuf, idle, h.OnStderr) })
 
@@ -118,23 +119,23 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 			st.decode(line)
 		}
 		// While a tool runs, claude is silent and the idle timer waits.
-		idle.hold(st.busy())
-		idle.kick()
+		idle.Hold(st.busy())
+		idle.Kick()
 	}
 	lr.release()
 	readers.Wait()
 	waitErr := cmd.Wait()
-	idle.stop()
-	killed := p.kill.finish()
+	idle.Stop()
+	killed := p.kill.Finish()
 	writer.Wait()
 	if killed {
 		// The group is gone; what left it goes too.
-		_, _ = Sweep(r.Marker, p.kill.grace)
+		_, _ = Sweep(r.Marker, p.kill.Grace())
 	}
 
 	res.Ended = time.Now()
 	res.Stderr = tailBuf.String()
-	res.ExitCode, res.Signal = exitStatus(cmd.ProcessState)
+	res.ExitCode, res.Signal = proc.ExitStatus(cmd.ProcessState)
 	if cmd.ProcessState == nil && waitErr != nil {
 		res.Stderr += fmt.Sprintf("\nraymond: wait for claude: %v", waitErr)
 	}
@@ -143,6 +144,7 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	case !killed:
 	case errors.Is(cause, errIdle):
 		e.timedOut, e.limit = true, r.IdleTimeout
+		res.LimitFrom = r.IdleTimeoutFrom
 	case errors.Is(cause, errStep):
 		e.stepTimedOut, e.limit = true, r.StepTimeout
 		res.LimitFrom = r.StepTimeoutFrom
@@ -178,20 +180,16 @@ type process struct {
 	stdout io.ReadCloser
 	stderr io.ReadCloser
 	stdin  io.WriteCloser // nil when stdin is /dev/null
-	kill   *killer
+	kill   *proc.Killer
 }
 
 // startProcess starts path in its own process group. Canceling ctx sends
 // SIGTERM to the group, SIGKILL after r.KillGrace.
 func startProcess(ctx context.Context, path string, argv []string, withStdin bool, r Request) (*process, error) {
-	grace := r.KillGrace
-	if grace <= 0 {
-		grace = DefaultKillGrace
-	}
 	cmd := exec.CommandContext(ctx, path, argv...)
 	cmd.Dir = r.Cwd
 	cmd.Env = r.childEnv()
-	cmd.SysProcAttr = procAttr()
+	cmd.SysProcAttr = proc.Attr()
 	p := &process{cmd: cmd}
 	var err error
 	if p.stdout, err = cmd.StdoutPipe(); err != nil {
@@ -205,48 +203,22 @@ func startProcess(ctx context.Context, path string, argv []string, withStdin boo
 			return nil, fmt.Errorf("run claude: %w", err)
 		}
 	}
-	p.kill = &killer{grace: grace, pipes: []io.Closer{p.stdout, p.stderr}}
+	p.kill = proc.NewKiller(r.KillGrace, p.stdout, p.stderr)
 	// exec calls Cancel only after a successful Start, so Process is set.
 	cmd.Cancel = func() error {
-		p.kill.terminate(cmd.Process.Pid)
+		p.kill.Terminate(cmd.Process.Pid)
 		return nil
 	}
-	cmd.WaitDelay = grace
+	cmd.WaitDelay = p.kill.Grace()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", path, err)
 	}
 	return p, nil
 }
 
-// exitStatus returns the exit code (-1 after a signal or when unknown) and
-// the name of the signal that ended the process, if one did.
-func exitStatus(ps *os.ProcessState) (code int, signal string) {
-	if ps == nil {
-		return -1, ""
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		signal = SignalName(ws.Signal())
-	}
-	return ps.ExitCode(), signal
-}
-
-// signalNames are the signals a step's process is likely to die of, by
-// the names people write them with.
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
-	syscall.SIGILL: "SIGILL", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS",
-	syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL", syscall.SIGSEGV: "SIGSEGV",
-	syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM",
-}
-
 // SignalName names sig as people write it ("SIGTERM"); a signal without a
 // common name is given by number and Go's description.
-func SignalName(sig syscall.Signal) string {
-	if n, ok := signalNames[sig]; ok {
-		return n
-	}
-	return fmt.Sprintf("signal %d (%s)", int(sig), sig)
-}
+func SignalName(sig syscall.Signal) string { return proc.SignalName(sig) }
 
 // lookExecutable resolves the claude executable to an absolute path (a
 // relative one would otherwise be taken relative to the child's Cwd).
@@ -270,7 +242,7 @@ func lookExecutable(name string) (string, error) {
 }
 
 // readStderr passes stderr on line by line and keeps its tail.
-func readStderr(r io.Reader, t *tail, idle *watchdog, on func(string)) {
+func readStderr(r io.Reader, t *proc.Tail, idle *proc.Watchdog, on func(string)) {
 	lr := newLineReader(r, maxStderrLine)
 	defer lr.release()
 	for {
@@ -278,7 +250,7 @@ func readStderr(r io.Reader, t *tail, idle *watchdog, on func(string)) {
 		if err != nil {
 			return
 		}
-		idle.kick()
+		idle.Kick()
 		_, _ = t.Write(line)
 		_, _ = t.Write([]byte{'\n'})
 		if on != nil {

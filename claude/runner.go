@@ -41,8 +41,8 @@ func (c Runner) Request(req step.Request) Request {
 		SkipPermissions: o.SkipPermissions,
 		MaxBudgetUSD:    req.MaxBudgetUSD,
 		Env:             c.Env,
-		IdleTimeout:     o.Timeout.Std(),
 	}
+	r.IdleTimeout, r.IdleTimeoutFrom = IdleLimit(req)
 	if req.RunID != "" {
 		r.Marker = req.Marker()
 	}
@@ -67,6 +67,16 @@ func StepLimit(req step.Request) (time.Duration, string) {
 		return t.Std(), "step_timeout in " + req.Step.State
 	}
 	return req.Options.StepTimeout.Std(), "--step-timeout"
+}
+
+// IdleLimit is the idle timeout of a step and where it was set: the
+// state's own timeout when it has one, else the run's --timeout.
+func IdleLimit(req step.Request) (time.Duration, string) {
+	d, fromState := req.IdleTimeout()
+	if fromState {
+		return d, "timeout in " + req.Step.State
+	}
+	return d, "--timeout"
 }
 
 // Run implements [step.Runner].
@@ -216,7 +226,11 @@ func outcomeReason(res *Result) string {
 			fmt.Fprintf(&b, "; a line of %s, over raymond's limit of %s a line, was dropped", mib(l.Bytes), mib(maxLine))
 		}
 	case Timeout:
-		fmt.Fprintf(&b, "claude printed nothing for %s and was stopped (--timeout %s)", res.Limit, res.Limit)
+		from := res.LimitFrom
+		if from == "" {
+			from = "--timeout"
+		}
+		fmt.Fprintf(&b, "claude printed nothing for %s and was stopped (%s %s)", res.Limit, from, res.Limit)
 		if res.Tool != "" {
 			fmt.Fprintf(&b, " while %s was running", res.Tool)
 		}

@@ -62,3 +62,22 @@ func TestRateLimitEventStatus(t *testing.T) {
 	r, _ = decodeOutput(t, allowed+"\n"+rejected+"\n"+usage, "", 1)
 	eq(t, "ResetAt from the rejected event", r.ResetAt.Unix(), int64(1763703600))
 }
+
+// TestStreamOpenTools: a tool call is outstanding from its tool_use to its
+// tool_result, matched by id; the latest outstanding one is named.
+func TestStreamOpenTools(t *testing.T) {
+	st := newStream(&Result{}, nil)
+	feed := func(line string) { st.decode([]byte(line)) }
+	feed(`{"type":"assistant","message":{"model":"m","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"npm test"}}]}}`)
+	eq(t, "busy after a tool_use", st.busy(), true)
+	eq(t, "running", st.running(), "Bash (npm test)")
+	feed(`{"type":"assistant","message":{"model":"m","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"a.go"}}]}}`)
+	eq(t, "running, two open", st.running(), "Read (a.go)")
+	feed(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t2","content":"x"}]}}`)
+	eq(t, "running after the second answered", st.running(), "Bash (npm test)")
+	feed(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"nope","content":"x"}]}}`)
+	eq(t, "busy after an unknown tool_result", st.busy(), true)
+	feed(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}`)
+	eq(t, "busy after every result", st.busy(), false)
+	eq(t, "running after every result", st.running(), "")
+}

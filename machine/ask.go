@@ -3,8 +3,6 @@ package machine
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"raymond/parsing"
@@ -33,7 +31,7 @@ func (m *Machine) ask(a *state.Agent, ev StepEnded, session string, cost float64
 		Next: next, AskedAt: now, Session: session,
 	}
 	if t, ok := tag.Attr("timeout"); ok {
-		if d, err := parseTimeout(t); err == nil {
+		if d, err := parsing.ParseTimeout(t); err == nil {
 			k.Timeout = t
 			k.TimeoutNext, _ = tag.Attr("timeout_next")
 			k.Deadline = ptr(now.Add(d))
@@ -222,21 +220,4 @@ func PendingAsks(r *state.Run) []state.Ask {
 		return compareIDs(x.ID, y.ID)
 	})
 	return out
-}
-
-// parseTimeout reads an ask's timeout: a Go duration, a number of days
-// ("7d"), or bare seconds. TODO(merge): parsing.ParseTimeout.
-func parseTimeout(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		return time.Duration(n * float64(time.Second)), nil
-	}
-	if d, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.ParseFloat(d, 64)
-		if err != nil {
-			return 0, err
-		}
-		return time.Duration(n * 24 * float64(time.Hour)), nil
-	}
-	return time.ParseDuration(s)
 }

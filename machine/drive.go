@@ -204,9 +204,15 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 	}
 	s.Model = firstOf(p.Model, r.Options.Model)
 	s.Effort = firstOf(p.Effort, r.Options.Effort)
-	s.StepTimeout = nil
+	s.StepTimeout, s.Timeout = nil, nil
 	if p.StepTimeout != nil {
 		s.StepTimeout = ptr(state.Duration(*p.StepTimeout))
+	}
+	if p.Timeout != nil {
+		s.Timeout = ptr(state.Duration(*p.Timeout))
+	}
+	if p.Script {
+		s.Model, s.Effort = "", ""
 	}
 	if s.Mode != state.SessionNew && s.ResumeSession == "" {
 		// The agent has no session to resume or branch (a script step

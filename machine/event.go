@@ -59,6 +59,11 @@ type PreparedStep struct {
 	Model, Effort string
 	// StepTimeout is the state's own step_timeout; nil for none.
 	StepTimeout *time.Duration
+	// Timeout is the state's own idle timeout; nil for none.
+	Timeout *time.Duration
+	// Script says the state is a script: it has no prompt, model or
+	// session of its own.
+	Script bool
 	// Warnings are the state's warnings (unknown frontmatter keys…); each
 	// is published once per run.
 	Warnings []string

@@ -43,6 +43,15 @@ type NewRun struct {
 	// ContinueSession is the user's Claude Code session main's first
 	// markdown step branches from (--continue-session); "" for none.
 	ContinueSession string
+	// BudgetGiven says BudgetUSD was given for this run (--budget): the
+	// workflow's own default_budget (protocol §17) does not replace it, as
+	// it replaces one from the config.
+	BudgetGiven bool
+	// OnAsk is the mode the run will be driven with (after auto is
+	// decided): reject refuses a workflow that can ask (protocol §15.3).
+	OnAsk string
+	// Fetcher downloads workflows given by pinned URL; nil refuses them.
+	Fetcher workflow.Fetcher
 }
 
 // WorkflowError reports a workflow that cannot be started: no such folder or
@@ -52,6 +61,9 @@ type NewRun struct {
 type WorkflowError struct {
 	Err    error
 	Loaded bool
+	// Manifest says the workflow's manifest refused the start: its
+	// input.mode, its backend, or --on-ask reject on a workflow that asks.
+	Manifest bool
 }
 
 func (e *WorkflowError) Error() string { return e.Err.Error() }
@@ -60,13 +72,18 @@ func (e *WorkflowError) Unwrap() error { return e.Err }
 // Create checks the workflow of n and writes its run, status created, with
 // main ready at the entry state. It does not drive the run.
 func Create(store *state.Store, n NewRun) (*state.Run, error) {
-	scope, entry, err := workflow.Entry(n.Workflow)
+	scopes := workflow.NewScopes(n.Fetcher)
+	defer scopes.Close()
+	scope, entry, err := scopes.Start(n.Workflow)
 	if err != nil {
 		return nil, &WorkflowError{Err: err}
 	}
-	defer scope.Close()
 	if _, err := scope.Load(entry); err != nil {
 		return nil, &WorkflowError{Err: err, Loaded: true}
+	}
+	budget, err := checkManifest(scope, &n)
+	if err != nil {
+		return nil, &WorkflowError{Err: err, Manifest: true}
 	}
 	id := n.ID
 	if id == "" {
@@ -110,7 +127,8 @@ func Create(store *state.Store, n NewRun) (*state.Run, error) {
 		Status:            state.StatusCreated,
 		Options:           opts,
 		Agents:            []state.Agent{main},
-		BudgetUSD:         n.BudgetUSD,
+		BudgetUSD:         budget,
+		ScopeURL:          scope.URL(),
 		TaskFolderPattern: n.TaskFolderPattern,
 		ContinueSession:   n.ContinueSession,
 	}
@@ -175,6 +193,9 @@ type Driver struct {
 	// Scripts runs the steps of script states (protocol §11); nil refuses
 	// them: the agent that reaches one fails.
 	Scripts step.Runner
+	// Fetcher downloads the workflows of pinned URLs a run enters; nil
+	// refuses them.
+	Fetcher workflow.Fetcher
 }
 
 // The modes of Driver.OnAsk.

@@ -2,9 +2,12 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"raymond/machine"
 	"raymond/parsing"
@@ -20,14 +23,36 @@ import (
 // is kept for the step's decision when it ends.
 func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 	out := machine.Prepared{Now: g.clock.Now(), Steps: make([]machine.PreparedStep, 0, len(ps))}
+	r := g.m.Run()
 	for _, p := range ps {
-		st, err := g.scope.Load(p.Step.State)
+		ref := p.Step.Ref.In(r.ScopeDir)
+		if ref.URL == "" && ref.Scope == r.ScopeDir {
+			ref.URL = r.ScopeURL
+		}
+		scope, err := g.scopes.Open(ref.Scope, ref.URL)
+		if err != nil {
+			out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: fmt.Errorf("%s: %w", p.Step.State, err)})
+			continue
+		}
+		st, err := scope.Load(p.Step.State)
 		if err != nil {
 			out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: err})
 			continue
 		}
+		if st.Script && g.d.Scripts == nil {
+			err := fmt.Errorf("%s is a script state, and this driver runs none", st.Name)
+			out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: err})
+			continue
+		}
+		if folder := p.Vars["task_folder"]; folder != "" && (st.Script || usesTaskFolder(st.Body)) {
+			// Made when first handed out (protocol §16).
+			if err := os.MkdirAll(folder, 0o755); err != nil {
+				out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: fmt.Errorf("task folder: %w", err)})
+				continue
+			}
+		}
 		prompt := ""
-		if p.Step.Reminder == "" {
+		if p.Step.Reminder == "" && !st.Script {
 			if name, ok := workflow.NULPlaceholder(st.Body, p.Vars); ok {
 				err := fmt.Errorf("%s: the value of {{%s}} holds a NUL byte, which cannot be sent in a prompt", st.Name, name)
 				out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: err})
@@ -35,10 +60,11 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 			}
 			prompt = workflow.Render(st.Body, p.Vars)
 		}
-		g.launches[p.Agent] = &launch{st: st}
+		g.launches[p.Agent] = &launch{st: st, scope: scope}
 		out.Steps = append(out.Steps, machine.PreparedStep{
-			Agent: p.Agent, SessionID: step.NewSessionID(),
-			Model: st.Policy.Model, Effort: st.Policy.Effort, StepTimeout: st.Policy.StepTimeout, Warnings: st.Warnings, Prompt: prompt,
+			Agent: p.Agent, SessionID: step.NewSessionID(), Script: st.Script,
+			Model: st.Policy.Model, Effort: st.Policy.Effort, StepTimeout: st.Policy.StepTimeout, Timeout: st.Policy.Timeout,
+			Warnings: st.Warnings, Prompt: prompt,
 		})
 	}
 	return out
@@ -53,19 +79,33 @@ func (g *driving) start(req step.Request) {
 		l = &launch{st: &workflow.State{Name: req.Step.State}}
 		g.launches[req.Agent] = l
 	}
+	runner := g.runner
+	if l.st.Script {
+		runner = g.d.Scripts
+		req.Script = &step.Script{Path: l.st.ScriptPath, Body: []byte(l.st.Body)}
+	}
 	l.req = req
 	name := req.Name()
 	l.ready = make(chan struct{})
 	tr := g.tr
+	script := l.st.Script
 	g.steps.Go(func() {
 		defer close(l.ready)
+		if script {
+			l.log = tr.ScriptStep(name)
+			return
+		}
 		l.log = tr.Step(name)
 		l.log.Prompt(req.Prompt)
 	})
 	s := req.Step
-	g.publish(transcript.Event{Type: transcript.EventStepStarted, Agent: req.Agent, Step: name, State: s.State,
+	started := transcript.Event{Type: transcript.EventStepStarted, Agent: req.Agent, Step: name, State: s.State,
 		Session: firstOf(s.SessionID, s.ResumeSession), Attempt: s.Attempt,
-		Seq: req.Seq, Mode: string(s.Mode), Model: s.Model, Reminder: s.Reminder != ""}, nil)
+		Seq: req.Seq, Mode: string(s.Mode), Model: s.Model, Reminder: s.Reminder != ""}
+	if script {
+		started.Session, started.Mode = "", "script"
+	}
+	g.publish(started, nil)
 	h := step.Handler{
 		OnEvent: func(e step.Event) {
 			if ev, ok := report.Activity(req.Agent, s.State, e); ok {
@@ -76,10 +116,14 @@ func (g *driving) start(req step.Request) {
 			<-l.ready
 			l.log.Line(raw)
 		},
+		OnOutput: func(stderr bool, chunk []byte) {
+			<-l.ready
+			l.log.Output(stderr, chunk)
+		},
 	}
 	ctx := g.ctx
 	g.steps.Go(func() {
-		ev, warnings := runStep(ctx, g.runner, g.scope, l.st, req, h)
+		ev, warnings := runStep(ctx, runner, g.scopes, l.scope, l.st, req, h)
 		<-l.ready
 		g.done <- stepDone{ev: ev, warnings: warnings}
 	})
@@ -90,16 +134,26 @@ func (g *driving) start(req step.Request) {
 // checking the targets and working directories happen here, in the step's
 // goroutine, not in the loop. The warnings are about an accepted
 // transition (a cd outside the project).
-func runStep(ctx context.Context, runner step.Runner, scope *workflow.Scope, st *workflow.State, req step.Request, h step.Handler) (machine.StepEnded, []string) {
-	ev := machine.StepEnded{Agent: req.Agent, Seq: req.Seq, Name: req.Name(), Restricted: st.Policy.Restricted()}
+func runStep(ctx context.Context, runner step.Runner, scopes *workflow.Scopes, scope *workflow.Scope, st *workflow.State,
+	req step.Request, h step.Handler) (machine.StepEnded, []string) {
+	ev := machine.StepEnded{Agent: req.Agent, Seq: req.Seq, Name: req.Name(), Restricted: st.Policy.Restricted(), Script: st.Script}
 	ev.Result = runner.Run(ctx, req, h)
+	warnings := ev.Result.Warnings
 	if ev.Result.Outcome != step.Succeeded {
-		return ev, nil
+		return ev, warnings
 	}
-	var warnings []string
-	ev.Transition, ev.DecideErr = workflow.Decide(nil, scope, st, ev.Result.Text) // TODO(issue 11): pass the run's Scopes once they exist
+	ev.Transition, ev.DecideErr = workflow.Decide(scopes, scope, st, ev.Result.Text)
+	warnings = append(warnings, ev.Transition.Warnings...)
 	if ev.DecideErr == nil {
-		ev.Cwds, warnings, ev.DecideErr = resolveCwds(req.Step.Cwd, ev.Transition, req.Options.ProjectDir, req.Options.Confine)
+		var more []string
+		ev.Cwds, more, ev.DecideErr = resolveCwds(req.Step.Cwd, ev.Transition, req.Options.ProjectDir, req.Options.Confine)
+		warnings = append(warnings, more...)
+	}
+	if ev.DecideErr == nil {
+		ev.DecideErr = renderInputs(&ev.Transition, req.Vars)
+	}
+	if _, ok := errors.AsType[*workflow.UseError](ev.DecideErr); ok {
+		ev.Fatal = true
 	}
 	if ev.DecideErr != nil {
 		ev.Reminder = workflow.Reminder(ev.DecideErr, st.Policy)
@@ -144,7 +198,7 @@ func resolveCwds(cwd string, tr parsing.Transition, project string, confine bool
 		return dir, nil
 	}
 	cwds = make([]string, 1+len(tr.Forks))
-	if tr.Tag.Name != parsing.Fork {
+	if tr.Tag.Name != parsing.Fork && tr.Tag.Name != parsing.ForkWorkflow {
 		if cwds[0], err = resolve(tr.Tag); err != nil {
 			return nil, nil, err
 		}
@@ -155,6 +209,46 @@ func resolveCwds(cwd string, tr parsing.Transition, project string, confine bool
 		}
 	}
 	return cwds, warnings, nil
+}
+
+// renderInputs renders the input attributes of a transition's tags with the
+// emitting step's template values (protocol §5.1: input="{{input}}"
+// forwards the current input), making the task folder when an input hands
+// it out.
+func renderInputs(tr *parsing.Transition, vars map[string]string) error {
+	render := func(t *parsing.Tag) error {
+		for i, a := range t.Attrs {
+			if a.Key != "input" || !strings.Contains(a.Value, "{{") {
+				continue
+			}
+			if folder := vars["task_folder"]; folder != "" && usesTaskFolder(a.Value) {
+				if err := os.MkdirAll(folder, 0o755); err != nil {
+					return fmt.Errorf("task folder: %w", err)
+				}
+			}
+			attrs := slices.Clone(t.Attrs)
+			attrs[i].Value = workflow.Render(a.Value, vars)
+			t.Attrs = attrs
+		}
+		return nil
+	}
+	if err := render(&tr.Tag); err != nil {
+		return err
+	}
+	for i := range tr.Forks {
+		if err := render(&tr.Forks[i]); err != nil {
+			return err
+		}
+	}
+	if len(tr.Forks) > 0 && (tr.Tag.Name == parsing.Fork || tr.Tag.Name == parsing.ForkWorkflow) {
+		tr.Tag = tr.Forks[0]
+	}
+	return nil
+}
+
+// usesTaskFolder reports whether text has a {{task_folder}} placeholder.
+func usesTaskFolder(text string) bool {
+	return slices.Contains(workflow.Placeholders(text), "task_folder")
 }
 
 func mustAttr(t parsing.Tag, key string) string {

@@ -33,7 +33,7 @@ type driving struct {
 	sinks   []Sink
 	clock   Clock
 	runner  step.Runner
-	scope   *workflow.Scope
+	scopes  *workflow.Scopes
 	ctx     context.Context
 	done    chan stepDone
 	steps   sync.WaitGroup
@@ -49,9 +49,10 @@ type driving struct {
 
 // launch is one step from its preparation to its record.
 type launch struct {
-	st  *workflow.State
-	req step.Request
-	log *transcript.StepLog
+	st    *workflow.State
+	scope *workflow.Scope
+	req   step.Request
+	log   *transcript.StepLog
 	// ready is closed once the step's transcript files are open.
 	ready chan struct{}
 	// res and decideErr are how the step ended, for its record.
@@ -87,12 +88,12 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 			return nil, err
 		}
 	}
-	scope, err := workflow.OpenDir(r.ScopeDir)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w; put the workflow folder back to go on with the run", id, err)
+	scopes := workflow.NewScopes(d.Fetcher)
+	defer scopes.Close()
+	if _, err := scopes.Open(r.ScopeDir, r.ScopeURL); err != nil {
+		return nil, fmt.Errorf("run %s: %w; put the workflow back where it was to go on with the run", id, err)
 	}
-	defer scope.Close()
-	g := &driving{d: d, m: machine.New(r), clock: d.Clock, runner: d.Runner, scope: scope,
+	g := &driving{d: d, m: machine.New(r), clock: d.Clock, runner: d.Runner, scopes: scopes,
 		launches: map[string]*launch{}, started: nowFunc()}
 	if g.clock == nil {
 		g.clock = clockFromEnv()

@@ -27,6 +27,17 @@ func (g *driving) closeStep(c machine.StepClosed) {
 	if d, ok := g.runner.(step.Describer); ok {
 		meta.Argv = d.Argv(l.req)
 	}
+	// A runner that ran a process of its own (a script) says what it ran.
+	if res.Runner != "" {
+		meta.Runner = res.Runner
+	}
+	if res.Argv != nil {
+		meta.Argv = res.Argv
+	}
+	meta.Env = res.Env
+	if res.TimeoutFrom != "" {
+		meta.Timeout, meta.TimeoutFrom = step.Duration(res.Timeout), res.TimeoutFrom
+	}
 	if res.NotStarted {
 		meta.Outcome, meta.Error = res.Class, res.Reason
 		meta.Started, meta.Ended = res.Started, res.Started

@@ -19,7 +19,7 @@ import (
 // is not one.
 var ConfigKeys = []string{
 	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "max_forks", "timeout", "step_timeout", "no_wait",
-	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine", "on_ask",
+	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine", "task_folder_pattern", "on_ask",
 }
 
 // Settings are the settings of a run that one layer sets: the command line
@@ -39,10 +39,13 @@ type Settings struct {
 	PermissionMode  *string
 	SkipPermissions *bool // --dangerously-skip-permissions
 	Claude          *string
-	Debug           *bool   // write the transcript
-	Quiet           *bool   // progress shows only transitions, waits and errors
-	Confine         *bool   // refuse a cd= outside the project folder
-	OnAsk           *string // who answers <ask>: auto, prompt, pause or reject
+	Debug           *bool // write the transcript
+	Quiet           *bool // progress shows only transitions, waits and errors
+	Confine         *bool // refuse a cd= outside the project folder
+	// TaskFolderPattern is where agents' task folders go (protocol §16),
+	// relative to .raymond/ unless absolute; config only.
+	TaskFolderPattern *string
+	OnAsk             *string // who answers <ask>: auto, prompt, pause or reject
 }
 
 // ConfigError is a config file that cannot be used: malformed, an unknown
@@ -169,6 +172,10 @@ func (s *Settings) set(key string, v any) error {
 		s.Quiet, err = tomlBool(key, v)
 	case "confine":
 		s.Confine, err = tomlBool(key, v)
+	case "task_folder_pattern":
+		if s.TaskFolderPattern, err = tomlString(key, v); err == nil {
+			err = CheckTaskPattern(*s.TaskFolderPattern)
+		}
 	case "budget":
 		var f float64
 		if f, err = tomlNumber(key, v); err == nil {
@@ -271,6 +278,24 @@ func ParseTimeout(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is negative; use 0 for no timeout", s)
 	}
 	return d, nil
+}
+
+// CheckTaskPattern accepts a task folder pattern that gives every agent of
+// every run a folder of its own: it must hold {{agent_id}}, and {{run_id}}
+// or {{workflow_id}} (protocol §16).
+func CheckTaskPattern(p string) error {
+	has := func(name string) bool {
+		return strings.Contains(p, "{{"+name+"}}") || strings.Contains(p, "{{ "+name+" }}")
+	}
+	switch {
+	case strings.TrimSpace(p) == "":
+		return fmt.Errorf("task_folder_pattern is empty; leave it out for the default tasks/{{run_id}}/{{agent_id}}")
+	case !has("agent_id"):
+		return fmt.Errorf("task_folder_pattern %q has no {{agent_id}}, so agents would share one folder; add it", p)
+	case !has("run_id") && !has("workflow_id"):
+		return fmt.Errorf("task_folder_pattern %q has no {{run_id}}, so runs would share folders; add it", p)
+	}
+	return nil
 }
 
 // CheckBudget accepts a positive budget in USD.

@@ -149,3 +149,25 @@ func TestParseTimeout(t *testing.T) {
 		})
 	}
 }
+
+func TestTaskFolderPattern(t *testing.T) {
+	for _, tt := range []struct {
+		config, want, err string
+	}{
+		{config: ``, want: "/p/.raymond/tasks/{{run_id}}/{{agent_id}}"},
+		{config: `task_folder_pattern = "work/{{run_id}}/{{agent_id}}"`, want: "/p/.raymond/work/{{run_id}}/{{agent_id}}"},
+		{config: `task_folder_pattern = "/scratch/{{ workflow_id }}-{{agent_id}}"`, want: "/scratch/{{ workflow_id }}-{{agent_id}}"},
+		{config: "\n\ntask_folder_pattern = \"tasks/{{run_id}}\"", err: "cfg:3: task_folder_pattern \"tasks/{{run_id}}\" has no {{agent_id}}"},
+		{config: `task_folder_pattern = "tasks/{{agent_id}}"`, err: "has no {{run_id}}"},
+		{config: `task_folder_pattern = 3`, err: "task_folder_pattern must be a string"},
+	} {
+		cfg, err := ParseConfig("cfg", []byte(tt.config))
+		if tt.err != "" {
+			assert.ErrorContains(t, err, tt.err, tt.config)
+			continue
+		}
+		require.NoError(t, err, tt.config)
+		p := &Project{Dir: "/p", Config: cfg}
+		assert.Equal(t, tt.want, p.TaskPattern(), tt.config)
+	}
+}

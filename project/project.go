@@ -35,6 +35,23 @@ func StateDir(dir string) string { return filepath.Join(dir, ".raymond", "state"
 // each run writes into DebugDir/<run-id>.
 func DebugDir(dir string) string { return filepath.Join(dir, ".raymond", "debug") }
 
+// RegistryDir returns the folder where the project in dir keeps the
+// workflows downloaded from pinned URLs (protocol §13.2).
+func RegistryDir(dir string) string { return filepath.Join(dir, ".raymond", "registry") }
+
+// TaskPattern returns the absolute task folder pattern of the project's
+// new runs (protocol §16): config task_folder_pattern, relative to
+// .raymond/ unless absolute, else tasks/{{run_id}}/{{agent_id}} there.
+func (p *Project) TaskPattern() string {
+	if c := p.config().TaskFolderPattern; c != nil {
+		if filepath.IsAbs(*c) {
+			return filepath.Clean(*c)
+		}
+		return filepath.Join(p.Dir, ".raymond", *c)
+	}
+	return filepath.Join(p.Dir, ".raymond", "tasks", "{{run_id}}", "{{agent_id}}")
+}
+
 // ConfigPath returns the config file of the project in dir.
 func ConfigPath(dir string) string { return filepath.Join(dir, ".raymond", "config.toml") }
 

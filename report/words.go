@@ -252,6 +252,8 @@ func stepStarted(e *transcript.Event) string {
 		what = "resumed session"
 	case "branch":
 		what = "branch of the caller's session"
+	case "script":
+		what = "script"
 	}
 	s := fmt.Sprintf("%s: step %d (%s", e.State, e.Seq, what)
 	if e.Model != "" {

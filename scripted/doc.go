@@ -100,4 +100,13 @@
 // same. When no reply is left for a step it ends as an invocation error
 // naming the state, which fails its agent; [Runner.Exhausted] lists those
 // steps and [Runner.Unused] the replies no step consumed.
+//
+// # Script states
+//
+// A replies file may answer a script state (POLL.sh, or POLL when that
+// means the script): its replies are played like a prompt's, but the step
+// costs 0, has no session, and fails where claude's would be retried or
+// wait (crash, timeout, api_error, usage_limit); the script does not run.
+// [Runner.Scripts] wraps the runner so that a script step without a reply
+// left runs the real script instead, and is not counted as exhausted.
 package scripted

@@ -113,26 +113,69 @@ func (q *queue) offered() int {
 // step of the state. A request no claude process would accept (a resume or
 // branch step without a session to resume, an unknown session mode) is a
 // step that did not start.
+//
+// A script step (req.Script set) is answered like any other, except that
+// it costs 0 and has no session, and a reply whose outcome claude would
+// have retried or waited for (crash, timeout, api_error, usage_limit) fails
+// it: a script step is never retried by itself.
 func (r *Runner) Run(ctx context.Context, req step.Request, h step.Handler) step.Result {
-	res, err := r.play(ctx, req, claude.Handler{OnEvent: claude.Live(h.OnEvent), OnLine: h.OnLine, OnStderr: h.OnStderr})
+	return r.run(ctx, req, h, nil, nil)
+}
+
+// run is Run with the step's reply taken already (rep non-nil) or not.
+func (r *Runner) run(ctx context.Context, req step.Request, h step.Handler, q *queue, rep *reply) step.Result {
+	res, err := r.playReply(ctx, req, claude.Handler{OnEvent: claude.Live(h.OnEvent), OnLine: h.OnLine, OnStderr: h.OnStderr}, q, rep)
 	if err != nil {
 		return step.NotStarted(step.Failed, err)
 	}
+	if req.Script != nil {
+		return scriptResult(claude.Neutral(res, req), req)
+	}
 	return claude.Neutral(res, req)
+}
+
+// scriptResult is the result of a script step answered by a reply: no
+// cost, no session, and never an outcome that runs the step again.
+func scriptResult(res step.Result, req step.Request) step.Result {
+	res.SessionID, res.Billed, res.CostUSD, res.SessionCostUSD = "", false, 0, 0
+	res.Usage, res.Turns, res.Model = step.Usage{}, 0, ""
+	switch res.Outcome {
+	case step.Transient, step.UsageLimit, step.BudgetExhausted:
+		res.Outcome = step.Failed
+		res.Reason = fmt.Sprintf("%s (a scripted reply for the script %s)", res.Reason, req.Step.State)
+	}
+	return res
 }
 
 // play runs the step as Run does and returns claude's own reading of its
 // lines, before it is put in the orchestrator's terms.
 func (r *Runner) play(ctx context.Context, req step.Request, h claude.Handler) (*claude.Result, error) {
-	sid, err := sessionOf(req.Step)
-	if err != nil {
-		return nil, fmt.Errorf("scripted step %s: %w", req.Name(), err)
+	return r.playReply(ctx, req, h, nil, nil)
+}
+
+// playReply is play with the step's reply taken already (rep non-nil,
+// taken from q) or not.
+func (r *Runner) playReply(ctx context.Context, req step.Request, h claude.Handler, q *queue, rep *reply) (*claude.Result, error) {
+	var sid string
+	if req.Script != nil {
+		// A script has no session; the lines need one all the same.
+		sid = claude.NewSessionID()
+	} else {
+		var err error
+		if sid, err = sessionOf(req.Step); err != nil {
+			return nil, fmt.Errorf("scripted step %s: %w", req.Name(), err)
+		}
 	}
 	if ctx.Err() != nil {
+		if rep != nil {
+			r.giveBack(q, rep)
+		}
 		now := time.Now()
 		return &claude.Result{Outcome: claude.Canceled, ExitCode: -1, Started: now, Ended: now}, nil
 	}
-	q, rep := r.take(req)
+	if rep == nil {
+		q, rep = r.take(req)
+	}
 	if rep == nil {
 		return r.exhausted(req, h), nil
 	}

@@ -93,7 +93,7 @@ func (s *stream) finish() *claude.Result {
 		APIErrorStatus: wire.Null(), PermissionDenials: []any{}, FastModeState: "off", QueuedTurnCount: ptr(0)}
 	exit := 0
 	switch budget := s.req.MaxBudgetUSD; {
-	case rep.outcome == success && budget > 0 && rep.cost > budget:
+	case rep.outcome == success && budget > 0 && s.cost() > budget:
 		exit = exhausted(&line, "error_max_budget_usd", "budget_exhausted",
 			"Reached maximum budget ($"+strconv.FormatFloat(budget, 'f', -1, 64)+")")
 	case rep.outcome == success:
@@ -111,7 +111,7 @@ func (s *stream) finish() *claude.Result {
 		exit = exhausted(&line, "error_max_turns", "max_turns", "Reached maximum number of turns (1)")
 	}
 
-	cost := rep.cost
+	cost := s.cost()
 	in, out := tokens(len(s.req.Prompt)), tokens(s.output)
 	usage := map[string]wire.ModelUsage{s.model: wire.NewModelUsage(s.model, in, out, cost)}
 	line.SessionID, line.TotalCostUSD, line.Usage = s.sessionID, cost, wire.NewUsage(in, out)
@@ -119,6 +119,14 @@ func (s *stream) finish() *claude.Result {
 	line.ModelUsage, line.SinceLast, line.UUID = usage, &usage, wire.NewUUID()
 	s.write(line)
 	return s.end(claude.End{ExitCode: exit})
+}
+
+// cost is what the step costs: the reply's cost, or 0 for a script step.
+func (s *stream) cost() float64 {
+	if s.req.Script != nil {
+		return 0
+	}
+	return s.rep.cost
 }
 
 // end closes the step as a process ending as e would, through claude's

@@ -1,6 +1,6 @@
 // Package step is the seam between the orchestrator and whatever runs one
 // step: a `claude -p` process (raymond/claude), the replies-file runner of
-// raymond/scripted, and later script states.
+// raymond/scripted, and the script of a script state (raymond/script).
 //
 // A [Runner] gets a fully determined [Request] (the state, the prompt after
 // templates, the session to start, resume or branch, the working directory)

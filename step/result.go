@@ -2,6 +2,7 @@ package step
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -90,6 +91,28 @@ type Result struct {
 	Stderr   string
 	Started  time.Time
 	Ended    time.Time
+
+	// What a transcript records of a step that ran a process of its own
+	// (a script step; zero for a claude step, whose argv its runner's
+	// Describer gives).
+	//
+	// Runner names the runner that ran the step when the runner the
+	// orchestrator holds handed it to another (scripted replies, or the
+	// real script): "script", "scripted"; "" means the runner held.
+	Runner string
+	// Argv is the command line that ran.
+	Argv []string
+	// Env holds the variables the runner added to the process's
+	// environment, by name.
+	Env map[string]string
+	// Timeout is the idle timeout the step ran with (0: none) and
+	// TimeoutFrom where it was set ("--timeout", "the state's timeout").
+	Timeout     time.Duration
+	TimeoutFrom string
+	// Warnings are things the person should know about how the step was
+	// run (a fork variable not passed to a script, and why), for the
+	// orchestrator to publish.
+	Warnings []string
 }
 
 // Usage counts a step's tokens.
@@ -98,6 +121,19 @@ type Usage struct {
 	OutputTokens             int64 `json:"output_tokens"`
 	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+}
+
+// Duration writes d as people write a timeout: 10m, 1h30m, 90s as 1m30s,
+// 200ms; time.Duration's String would write 10m0s.
+func Duration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // NotStarted is the Result of a step that could not start because of err.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"raymond/state"
@@ -47,6 +48,16 @@ type Request struct {
 	// Script is set when the step runs a script state (protocol.md §11)
 	// rather than a prompt.
 	Script *Script
+}
+
+// IdleTimeout is how long the step may print nothing before it is stopped,
+// 0 for never: the state's own timeout when it has one (fromState), else
+// the run's --timeout.
+func (r Request) IdleTimeout() (d time.Duration, fromState bool) {
+	if t := r.Step.Timeout; t != nil {
+		return t.Std(), true
+	}
+	return r.Options.Timeout.Std(), false
 }
 
 // Script is the script a script state's step runs.
@@ -100,8 +111,10 @@ func NamePart(s string, limit int) string {
 // can end, including not starting at all, is a Result with an Outcome.
 //
 // Run calls the handler's funcs in stream order (OnEvent and OnLine from the
-// goroutine that called Run; OnStderr possibly from another one). Runners
-// must be safe for concurrent use: the orchestrator runs many steps at once.
+// goroutine that called Run; OnStderr possibly from another one; a script
+// runner calls OnOutput from one goroutine per stream, and OnEvent, one
+// call at a time, from either). Runners must be safe for concurrent use:
+// the orchestrator runs many steps at once.
 type Runner interface {
 	Run(ctx context.Context, req Request, h Handler) Result
 }
@@ -147,6 +160,12 @@ type Handler struct {
 	OnLine func(raw []byte)
 	// OnStderr receives every line the step writes to its error stream.
 	OnStderr func(line string)
+	// OnOutput receives the bytes a script step writes, in the chunks they
+	// arrive in, stderr true for its error stream, for the transcript's
+	// .stdout.txt and .stderr.txt. chunk is only valid during the call. It
+	// is called from one goroutine per stream, so calls for stdout and
+	// stderr may run at once.
+	OnOutput func(stderr bool, chunk []byte)
 }
 
 // EventKind says what an Event reports.

@@ -3,6 +3,7 @@ package step
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -37,6 +38,17 @@ func TestNamePart(t *testing.T) {
 		got := NamePart(s, 96)
 		if len(got) > 96 || !utf8.ValidString(got) || got != NamePart(s, 96) {
 			t.Errorf("NamePart(%d bytes) = %q", len(s), got)
+		}
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		10 * time.Minute: "10m", 100 * time.Millisecond: "100ms", time.Hour: "1h",
+		90 * time.Minute: "1h30m", 90 * time.Second: "1m30s", 0: "0s",
+	} {
+		if got := Duration(d); got != want {
+			t.Errorf("Duration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -11,6 +11,9 @@
 //	<agent>_<stem>_<NNN>.jsonl      every stream-json line of the step, as received
 //	<agent>_<stem>_<NNN>.meta.json  argv, cwd, sessions, times, exit status,
 //	                                outcome, cost and tokens of the step
+//	<agent>_<stem>_<NNN>.stdout.txt what a script step wrote on stdout, as it
+//	<agent>_<stem>_<NNN>.stderr.txt arrived, and on stderr (none for a stream
+//	                                that wrote nothing)
 //
 // <stem> is the state file's name without its extension and <NNN> counts an
 // agent's steps from 001, reminders and retries included: main_START_001,

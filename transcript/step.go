@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"raymond/step"
@@ -17,6 +18,8 @@ const (
 	promptSuffix = ".prompt.md"
 	linesSuffix  = ".jsonl"
 	metaSuffix   = ".meta.json"
+	stdoutSuffix = ".stdout.txt"
+	stderrSuffix = ".stderr.txt"
 )
 
 // maxKeptBuffer is the largest line buffer a StepLog keeps between lines; a
@@ -57,8 +60,16 @@ type Meta struct {
 	Model         string     `json:"model,omitempty"`
 	ClaudeVersion string     `json:"claude_version,omitempty"`
 	StderrTail    string     `json:"stderr_tail,omitempty"`
-	// Runner is "claude" or "scripted".
+	// Runner is "claude", "scripted" or "script".
 	Runner string `json:"runner,omitempty"`
+
+	// Of a script step: Env holds the variables raymond added to its
+	// environment, Timeout the idle timeout it ran with ("10m"; "0s" for
+	// none) and TimeoutFrom where that was set ("--timeout", "the state's
+	// timeout").
+	Env         map[string]string `json:"env,omitempty"`
+	Timeout     string            `json:"timeout,omitempty"`
+	TimeoutFrom string            `json:"timeout_from,omitempty"`
 }
 
 // StepLog writes the files of one step. It belongs to the goroutine that runs
@@ -69,6 +80,12 @@ type StepLog struct {
 	lines  *os.File // the .jsonl, nil until it could be created
 	buf    []byte   // a line and its newline, for one write
 	closed bool
+
+	// out guards the files of a script step's streams, which the step's
+	// two readers write at once.
+	out     sync.Mutex
+	streams [2]*os.File // .stdout.txt and .stderr.txt, nil until written
+	outDone bool        // Close was called
 }
 
 // Step starts the files of the step whose transcript base name is name,
@@ -88,6 +105,20 @@ func (w *Writer) Step(name string) *StepLog {
 	return s
 }
 
+// ScriptStep returns the log of a script step (protocol §10): its
+// .stdout.txt and .stderr.txt come with its Output, and it has no .jsonl
+// and no prompt. A nil Writer gives a nil log, which writes nothing.
+func (w *Writer) ScriptStep(name string) *StepLog {
+	if w == nil {
+		return nil
+	}
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+		w.fail(fmt.Errorf("transcript step name %q is not a file name", name))
+		return nil
+	}
+	return &StepLog{w: w, name: name}
+}
+
 // open creates the .jsonl unless that is done, and reports whether it is.
 func (s *StepLog) open() bool {
 	if s.lines != nil {
@@ -95,16 +126,9 @@ func (s *StepLog) open() bool {
 	}
 	// The folder is there but for the first step or after someone removed
 	// it: create it only then, not with a system call at every step.
-	f, err := os.OpenFile(s.path(linesSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fileMode)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(s.w.dir, dirMode); err != nil {
-			s.w.fail(fmt.Errorf("create transcript folder: %w", err))
-			return false
-		}
-		f, err = os.OpenFile(s.path(linesSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fileMode)
-	}
+	f, err := openFile(s.path(linesSuffix))
 	if err != nil {
-		s.w.fail(fmt.Errorf("open transcript: %w", err))
+		s.w.fail(err)
 		return false
 	}
 	s.lines = f
@@ -155,6 +179,69 @@ func (s *StepLog) Line(raw []byte) {
 	}
 }
 
+// Output appends chunk to <name>.stdout.txt, or to <name>.stderr.txt when
+// stderr is set: what a script step wrote on that stream, as it arrived.
+// A file is created at the first chunk of its stream. chunk is not
+// retained. Output may be called for the two streams at once, but not
+// after Close.
+func (s *StepLog) Output(stderr bool, chunk []byte) {
+	if s == nil || len(chunk) == 0 {
+		return
+	}
+	s.out.Lock()
+	defer s.out.Unlock()
+	if s.outDone {
+		return
+	}
+	i, suffix := 0, stdoutSuffix
+	if stderr {
+		i, suffix = 1, stderrSuffix
+	}
+	if s.streams[i] == nil {
+		f, err := openFile(s.path(suffix))
+		if err != nil {
+			s.w.fail(err)
+			return
+		}
+		s.streams[i] = f
+	}
+	if _, err := s.streams[i].Write(chunk); err != nil {
+		s.w.fail(fmt.Errorf("write transcript: %w", err))
+	}
+}
+
+// closeOutput closes the files of the streams.
+func (s *StepLog) closeOutput() {
+	s.out.Lock()
+	defer s.out.Unlock()
+	s.outDone = true
+	for i, f := range s.streams {
+		if f == nil {
+			continue
+		}
+		if err := f.Close(); err != nil {
+			s.w.fail(fmt.Errorf("close transcript: %w", err))
+		}
+		s.streams[i] = nil
+	}
+}
+
+// openFile creates the file at path for writing, and the folder when it
+// went missing.
+func openFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fileMode)
+	if errors.Is(err, fs.ErrNotExist) {
+		if merr := os.MkdirAll(filepath.Dir(path), dirMode); merr != nil {
+			return nil, fmt.Errorf("create transcript folder: %w", merr)
+		}
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fileMode)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open transcript: %w", err)
+	}
+	return f, nil
+}
+
 // Close closes <name>.jsonl and writes m to <name>.meta.json as indented
 // JSON. Calling it again rewrites the meta file.
 func (s *StepLog) Close(m Meta) {
@@ -163,6 +250,7 @@ func (s *StepLog) Close(m Meta) {
 	}
 	s.closed = true
 	s.buf = nil
+	s.closeOutput()
 	if s.lines != nil {
 		if err := s.lines.Close(); err != nil {
 			s.w.fail(fmt.Errorf("close transcript: %w", err))

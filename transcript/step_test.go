@@ -165,3 +165,49 @@ func TestConcurrentSteps(t *testing.T) {
 		t.Fatalf("%d events, want %d", len(events), lines)
 	}
 }
+
+// TestStepOutput: a script step's streams go to their own files as they
+// arrive, from two goroutines at once, and its meta records what raymond
+// added to its environment and its timeout.
+func TestStepOutput(t *testing.T) {
+	dir := t.TempDir()
+	w := Open(dir, noWarn(t))
+	defer w.Close()
+	s := w.Step("main_POLL_001")
+	var wg sync.WaitGroup
+	for _, stderr := range []bool{false, true} {
+		wg.Go(func() {
+			for i := range 100 {
+				s.Output(stderr, fmt.Appendf(nil, "%v %d\n", stderr, i))
+			}
+		})
+	}
+	wg.Wait()
+	meta := Meta{Agent: "main", State: "POLL.sh", Seq: 1, Attempt: 1, Argv: []string{"/bin/bash", "/w/POLL.sh"},
+		Outcome: "success", Runner: "script",
+		Env: map[string]string{"RAYMOND_RUN_ID": "r1", "item": "a"}, Timeout: "10m", TimeoutFrom: "--timeout"}
+	s.Close(meta)
+	s.Output(false, []byte("after close\n"))
+	for _, stderr := range []bool{false, true} {
+		var want strings.Builder
+		for i := range 100 {
+			fmt.Fprintf(&want, "%v %d\n", stderr, i)
+		}
+		name := "main_POLL_001.stdout.txt"
+		if stderr {
+			name = "main_POLL_001.stderr.txt"
+		}
+		equal(t, readFile(t, dir, name), want.String(), name)
+	}
+	var got Meta
+	must(t, json.Unmarshal([]byte(readFile(t, dir, "main_POLL_001.meta.json")), &got))
+	equal(t, got, meta, "meta")
+
+	// A step that wrote nothing on a stream has no file for it.
+	s = w.Step("main_POLL_002")
+	s.Output(true, []byte("only stderr\n"))
+	s.Close(Meta{})
+	if _, err := os.Stat(filepath.Join(dir, "main_POLL_002.stdout.txt")); !os.IsNotExist(err) {
+		t.Errorf("stdout file of a silent stdout: %v", err)
+	}
+}

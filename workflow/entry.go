@@ -4,90 +4,82 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 )
 
-// Entry start states of a folder, in order of preference.
+// Entry start states, in order of preference, each resolved like an
+// extension-less target (§2).
 const (
-	numberedStart = "1_START.md"
-	plainStart    = "START.md"
+	numberedStart = "1_START"
+	plainStart    = "START"
 )
 
 // Entry opens the scope and finds the first state of a run started from
-// path (§2): a markdown file is the first state and its folder the scope; a
-// folder is the scope and its first state is 1_START.md, else START.md. The
-// scope's Dir is absolute and clean; the state is a file name in it. The
-// caller closes the scope.
+// path, a workflow argument of raymond run (cli.md): a folder, a state in
+// it, a YAML or zip file with an optional /STATE, or a pinned https URL
+// (which needs a Scopes with a Fetcher; Entry has none). The scope's Dir is
+// absolute and clean; the state is a file name in it. The caller closes the
+// scope.
 func Entry(path string) (*Scope, string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", path, err)
-	}
-	fi, err := os.Stat(abs)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, "", fmt.Errorf("%s: no such file or folder; give a workflow folder or the state file to start from", path)
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", path, err)
-	}
-
-	dir, state := abs, ""
-	if !fi.IsDir() {
-		dir, state = filepath.Dir(abs), filepath.Base(abs)
-		switch filepath.Ext(state) {
-		case mdExt:
-		case shExt:
-			return nil, "", fmt.Errorf("%s: script states are not supported yet; start from a .md state", path)
-		default:
-			return nil, "", fmt.Errorf("%s: not a state file; give a .md file or a workflow folder", path)
-		}
-	}
-	scope, err := OpenDir(dir)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", path, err)
-	}
-	if fi.IsDir() {
-		if state, err = scope.startState(path); err != nil {
-			scope.Close()
-			return nil, "", err
-		}
-	}
-	name, err := scope.Resolve(state)
-	if err != nil {
-		scope.Close()
-		return nil, "", fmt.Errorf("%s: %w", path, err)
-	}
-	return scope, name, nil
+	return NewScopes(nil).Start(path)
 }
 
-// startState picks the first state of the folder scope (shown to the user
-// as path).
-func (s *Scope) startState(path string) (string, error) {
-	numbered, err := s.isFile(numberedStart)
+// Entry returns the file name of the scope's first state: 1_START, else
+// START, each resolved like an extension-less target (.md or .sh). Both, or
+// neither, is an error naming the scope.
+func (s *Scope) Entry() (string, error) {
+	return s.entry(s.dir)
+}
+
+// entry is Entry with the scope shown to the user as path.
+func (s *Scope) entry(path string) (string, error) {
+	numbered, err := s.startFile(numberedStart)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
-	plain, err := s.isFile(plainStart)
+	plain, err := s.startFile(plainStart)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	switch {
-	case numbered && plain:
+	case numbered != "" && plain != "":
 		return "", fmt.Errorf("%s: both %s and %s exist; give the state file to start from, e.g. raymond run %s",
-			path, numberedStart, plainStart, filepath.Join(path, numberedStart))
-	case numbered:
-		return numberedStart, nil
-	case plain:
-		return plainStart, nil
+			path, numbered, plain, filepath.Join(path, numbered))
+	case numbered != "":
+		return numbered, nil
+	case plain != "":
+		return plain, nil
 	}
 	example := "BEGIN.md"
 	if states, err := s.States(); err == nil && len(states) > 0 {
 		example = states[0]
 	}
 	return "", fmt.Errorf("%s: no %s or %s; give the state file to start from, e.g. raymond run %s",
-		path, numberedStart, plainStart, filepath.Join(path, example))
+		path, numberedStart+mdExt, plainStart+mdExt, filepath.Join(path, example))
+}
+
+// startFile returns the file the start state name resolves to, or "" when
+// there is none (nothing of that name, or only folders).
+func (s *Scope) startFile(name string) (string, error) {
+	file, err := s.Resolve(name)
+	te, ok := errors.AsType[*TargetError](err)
+	switch {
+	case err == nil:
+		return file, nil
+	case !ok:
+		return "", err
+	case te.Kind == NotFound:
+		return "", nil
+	case te.Kind == NotAState:
+		for _, ext := range []string{batExt, ps1Ext} {
+			if ok, _ := s.exists(name, name+ext); ok {
+				return "", err
+			}
+		}
+		return "", nil
+	}
+	return "", err
 }
 
 // isFile reports whether name exists in the scope and is not a folder.
@@ -108,6 +100,20 @@ func (s *Scope) isFile(name string) (bool, error) {
 // States returns the file names of the states in the scope (.md and .sh
 // files, symlinks to files included), sorted.
 func (s *Scope) States() ([]string, error) {
+	if s.yaml != nil {
+		wf, err := s.yaml.load()
+		if err != nil {
+			return nil, fmt.Errorf("list states: %w", err)
+		}
+		var names []string
+		for name := range wf.states {
+			if hasStateExt(name) {
+				names = append(names, name)
+			}
+		}
+		slices.Sort(names)
+		return names, nil
+	}
 	entries, err := fs.ReadDir(s.fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("list states: %w", err)

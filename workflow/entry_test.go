@@ -31,7 +31,8 @@ func TestEntry(t *testing.T) {
 		{name: "empty folder", files: map[string]string{"wf/": ""}, arg: "wf", wantErr: []string{"e.g. raymond run wf/BEGIN.md"}},
 		{name: "start is a folder", files: map[string]string{"wf/START.md/": ""}, arg: "wf", wantErr: []string{"no 1_START.md or START.md"}},
 		{name: "missing", files: map[string]string{"wf/": ""}, arg: "wf/NOPE.md", wantErr: []string{"wf/NOPE.md: no such file or folder"}},
-		{name: "script", files: map[string]string{"wf/RUN.sh": ""}, arg: "wf/RUN.sh", wantErr: []string{"script states are not supported yet"}},
+		// Script states run since issue 11.
+		{name: "script", files: map[string]string{"wf/RUN.sh": ""}, arg: "wf/RUN.sh", scope: "wf", state: "RUN.sh"},
 		{name: "not a state", files: map[string]string{"wf/notes.txt": ""}, arg: "wf/notes.txt", wantErr: []string{"not a state file"}},
 	}
 	for _, tt := range tests {

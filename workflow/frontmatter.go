@@ -19,6 +19,7 @@ const (
 	keyEffort        = "effort"
 	keyForceImplicit = "force_implicit"
 	keyStepTimeout   = "step_timeout"
+	keyTimeout       = "timeout"
 )
 
 // efforts are the values claude --effort knows.
@@ -74,11 +75,14 @@ func split(name string, content []byte) (matter, error) {
 	return matter{}, fmt.Errorf("%s:%d: frontmatter opened with --- is never closed; add a line --- after it", name, m.openLine)
 }
 
-// policyDecoder turns a frontmatter's YAML into a Policy. It knows the
-// file's name and where the YAML starts, so messages point into the file.
+// policyDecoder turns YAML into a Policy or a Manifest. It knows the file's
+// name and where the YAML starts, so messages point into the file.
 type policyDecoder struct {
 	name     string
 	openLine int
+	// cols adds the column to a message's place (FILE:LINE:COL), as a YAML
+	// workflow's errors have; frontmatter errors name the line only.
+	cols     bool
 	warnings []string
 }
 
@@ -98,66 +102,86 @@ func decodePolicy(name string, m matter) (Policy, []string, error) {
 		return p, nil, nil
 	}
 	if top.Kind != yaml.MappingNode {
-		return Policy{}, nil, d.errorf(top.Line, "frontmatter must be a mapping of keys to values, like \"model: sonnet\"")
+		return Policy{}, nil, d.errorAt(top, "frontmatter must be a mapping of keys to values, like \"model: sonnet\"")
 	}
 
-	seen := make(map[string]bool)
-	keyLine := make(map[string]int)
+	seen := make(map[string]*yaml.Node)
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := resolved(top.Content[i]), resolved(top.Content[i+1])
-		key, ok := k.Value, kind(k) == "a text"
-		if seen[key] {
-			return Policy{}, nil, d.errorf(k.Line, "frontmatter key %q appears more than once", key)
+		key := k.Value
+		if seen[key] != nil {
+			return Policy{}, nil, d.errorAt(k, "frontmatter key %q appears more than once", key)
 		}
-		seen[key], keyLine[key] = true, k.Line
-
-		var err error
-		switch {
-		case !ok:
-			d.warnf("unknown frontmatter key %q ignored", key)
-		case key == keyTransitions:
-			p.Rules, err = d.rules(k.Line, v)
-		case key == keyModel:
-			p.Model, err = d.str(key, k.Line, v)
-		case key == keyEffort:
-			p.Effort, err = d.str(key, k.Line, v)
-			if err == nil && p.Effort != "" && !slices.Contains(efforts, p.Effort) {
-				d.warnf("effort %q is not one of %s; passed on as written", p.Effort, strings.Join(efforts, ", "))
-			}
-		case key == keyForceImplicit:
-			p.ForceImplicit, err = d.boolean(key, k.Line, v)
-		case key == keyStepTimeout:
-			p.StepTimeout, err = d.duration(key, k.Line, v)
-		default:
-			d.warnf("unknown frontmatter key %q ignored", key)
-		}
+		seen[key] = k
+		known, err := d.policyKey(&p, k, v)
 		if err != nil {
 			return Policy{}, nil, err
 		}
-	}
-
-	if p.ForceImplicit {
-		if _, ok := p.Implicit(); !ok {
-			return Policy{}, nil, d.errorf(keyLine[keyForceImplicit],
-				"force_implicit needs exactly one allowed transition that fixes everything (a target, plus return for call and function, next for fork, or a payload for result)")
+		if !known {
+			d.warnf("unknown frontmatter key %q ignored", key)
 		}
+	}
+	if err := d.checkImplicit(p, seen[keyForceImplicit]); err != nil {
+		return Policy{}, nil, err
 	}
 	return p, d.warnings, nil
 }
 
-// rules decodes allowed_transitions, whose key is on line.
-func (d *policyDecoder) rules(line int, v *yaml.Node) ([]Rule, error) {
+// policyKey decodes one policy key k with value v into p. It reports false
+// for a key that is not a policy key. Frontmatter and the states of a YAML
+// workflow share it, so both know the same keys and read them alike.
+func (d *policyDecoder) policyKey(p *Policy, k, v *yaml.Node) (bool, error) {
+	if kind(k) != "a text" {
+		return false, nil
+	}
+	var err error
+	switch k.Value {
+	case keyTransitions:
+		p.Rules, err = d.rules(k, v)
+	case keyModel:
+		p.Model, err = d.str(k, v)
+	case keyEffort:
+		p.Effort, err = d.str(k, v)
+		if err == nil && p.Effort != "" && !slices.Contains(efforts, p.Effort) {
+			d.warnf("effort %q is not one of %s; passed on as written", p.Effort, strings.Join(efforts, ", "))
+		}
+	case keyForceImplicit:
+		p.ForceImplicit, err = d.boolean(k, v)
+	case keyStepTimeout:
+		p.StepTimeout, err = d.duration(k, v)
+	case keyTimeout:
+		p.Timeout, err = d.duration(k, v)
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
+// checkImplicit refuses force_implicit (written at key) on a policy that
+// has no implicit transition.
+func (d *policyDecoder) checkImplicit(p Policy, key *yaml.Node) error {
+	if !p.ForceImplicit {
+		return nil
+	}
+	if _, ok := p.Implicit(); ok {
+		return nil
+	}
+	return d.errorAt(key, "force_implicit needs exactly one allowed transition that fixes everything (a target, plus return for call and function, next for fork, or a payload for result)")
+}
+
+// rules decodes allowed_transitions, whose key is k.
+func (d *policyDecoder) rules(k, v *yaml.Node) ([]Rule, error) {
 	switch {
 	case kind(v) == "empty" || v.Kind == yaml.SequenceNode && len(v.Content) == 0:
-		return nil, d.errorf(line, "%s is empty; list at least one transition or remove the key", keyTransitions)
+		return nil, d.errorAt(k, "%s is empty; list at least one transition or remove the key", keyTransitions)
 	case v.Kind != yaml.SequenceNode:
-		return nil, d.errorf(line, "%s must be a list of entries like { tag: goto, target: NEXT.md }", keyTransitions)
+		return nil, d.errorAt(k, "%s must be a list of entries like { tag: goto, target: NEXT.md }", keyTransitions)
 	}
 	rules := make([]Rule, 0, len(v.Content))
 	for i, item := range v.Content {
 		r, err := decodeRule(resolved(item))
 		if err != nil {
-			return nil, d.errorf(item.Line, "%s entry %d: %v", keyTransitions, i+1, err)
+			return nil, d.errorAt(item, "%s entry %d: %v", keyTransitions, i+1, err)
 		}
 		rules = append(rules, r)
 	}
@@ -165,29 +189,41 @@ func (d *policyDecoder) rules(line int, v *yaml.Node) ([]Rule, error) {
 }
 
 // str decodes a string value; an empty value means unset.
-func (d *policyDecoder) str(key string, line int, v *yaml.Node) (string, error) {
+func (d *policyDecoder) str(k, v *yaml.Node) (string, error) {
 	switch kind(v) {
 	case "empty":
 		return "", nil
 	case "a text":
 		return v.Value, nil
 	}
-	return "", d.errorf(line, "%s must be a string (quote it)", key)
+	return "", d.errorAt(k, "%s must be a string (quote it)", k.Value)
 }
 
 // boolean decodes a true/false value; an empty value means false.
-func (d *policyDecoder) boolean(key string, line int, v *yaml.Node) (bool, error) {
+func (d *policyDecoder) boolean(k, v *yaml.Node) (bool, error) {
 	switch kind(v) {
 	case "empty":
 		return false, nil
 	case "a boolean":
 		return truth(v), nil
 	}
-	return false, d.errorf(line, "%s must be true or false", key)
+	return false, d.errorAt(k, "%s must be true or false", k.Value)
 }
 
 func (d *policyDecoder) warnf(format string, args ...any) {
 	d.warnings = append(d.warnings, d.name+": "+fmt.Sprintf(format, args...))
+}
+
+// errorAt returns an error naming the file and the place of node n (nil:
+// the file alone).
+func (d *policyDecoder) errorAt(n *yaml.Node, format string, args ...any) error {
+	if n == nil || n.Line <= 0 {
+		return d.errorf(0, format, args...)
+	}
+	if d.cols {
+		return fmt.Errorf("%s:%d:%d: %s", d.name, d.openLine+n.Line, n.Column, fmt.Sprintf(format, args...))
+	}
+	return d.errorf(n.Line, format, args...)
 }
 
 // errorf returns an error naming the file and, when yamlLine (a line of the
@@ -201,16 +237,17 @@ func (d *policyDecoder) errorf(yamlLine int, format string, args ...any) error {
 
 // duration decodes a duration of at least 0: a Go duration ("90s", "30m",
 // "2h") or a number of seconds. 0 means no limit.
-func (d *policyDecoder) duration(key string, line int, v *yaml.Node) (*time.Duration, error) {
+func (d *policyDecoder) duration(k, v *yaml.Node) (*time.Duration, error) {
+	key := k.Value
 	bad := func() (*time.Duration, error) {
-		return nil, d.errorf(line, "%s must be a duration like \"30m\" or \"2h\", or a number of seconds (0 for none), not %q", key, v.Value)
+		return nil, d.errorAt(k, "%s must be a duration like \"30m\" or \"2h\", or a number of seconds (0 for none), not %q", key, v.Value)
 	}
-	k := kind(v)
-	if k != "a number" && k != "a text" {
+	vk := kind(v)
+	if vk != "a number" && vk != "a text" {
 		return bad()
 	}
 	var dur time.Duration
-	if secs, err := strconv.ParseFloat(v.Value, 64); err == nil && k == "a number" {
+	if secs, err := strconv.ParseFloat(v.Value, 64); err == nil && vk == "a number" {
 		if secs < 0 || secs > float64(math.MaxInt64/int64(time.Second)) {
 			return bad()
 		}

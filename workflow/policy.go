@@ -25,6 +25,9 @@ type Policy struct {
 	// StepTimeout, when set, replaces the run's --step-timeout for this
 	// state's steps (0: no limit).
 	StepTimeout *time.Duration
+	// Timeout, when set, is the state's idle timeout (§6.4, §12): it
+	// replaces the run's --timeout for this state's steps (0: never).
+	Timeout *time.Duration
 }
 
 // Rule is one allowed_transitions entry. Empty fields (nil Payload) are not

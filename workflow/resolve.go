@@ -66,6 +66,8 @@ func (e *TargetError) Error() string { return e.Msg }
 
 // Resolve returns the file name of the state that target names in the
 // scope: "REVIEW" → "REVIEW.md" (or "REVIEW.sh"), "REVIEW.md" → "REVIEW.md".
+// A name that can only mean a .bat or .ps1 file is a TargetError asking for
+// the .sh (§11.1).
 // Errors about the target itself are *TargetError; an error reading the scope
 // is returned wrapped.
 func (s *Scope) Resolve(target string) (string, error) {
@@ -74,6 +76,9 @@ func (s *Scope) Resolve(target string) (string, error) {
 			Msg: fmt.Sprintf("%v; a target is the name of a file in the workflow folder", err)}
 	}
 
+	if isWindowsScript(target) {
+		return "", s.windowsOnly(target, target)
+	}
 	candidates := []string{target}
 	if !hasStateExt(target) {
 		candidates = []string{target + mdExt, target + shExt}
@@ -99,6 +104,11 @@ func (s *Scope) Resolve(target string) (string, error) {
 	if hasStateExt(target) {
 		return "", &TargetError{Kind: NotFound, Target: target,
 			Msg: fmt.Sprintf("target %q does not exist in the workflow", target)}
+	}
+	for _, ext := range []string{batExt, ps1Ext} {
+		if ok, err := s.exists(target, target+ext); err == nil && ok {
+			return "", s.windowsOnly(target, target+ext)
+		}
 	}
 	if fi, err := s.stat(target, target); err == nil && fi.IsDir() {
 		return "", &TargetError{Kind: NotAState, Target: target,
@@ -145,6 +155,19 @@ func regular(target, name string, fi fs.FileInfo) error {
 	}
 	return &TargetError{Kind: NotAState, Target: target,
 		Msg: fmt.Sprintf("target %q is not a state: %s is not a regular file", target, name)}
+}
+
+// windowsOnly is the error for a target that can only mean the Windows
+// script file (§11.1).
+func (s *Scope) windowsOnly(target, file string) error {
+	sh := strings.TrimSuffix(strings.TrimSuffix(file, batExt), ps1Ext) + shExt
+	return &TargetError{Kind: NotAState, Target: target,
+		Msg: fmt.Sprintf("target %q means %s, a Windows script, which does not run here; write %s and go to it", target, file, sh)}
+}
+
+// isWindowsScript reports whether name ends in .bat or .ps1.
+func isWindowsScript(name string) bool {
+	return strings.HasSuffix(name, batExt) || strings.HasSuffix(name, ps1Ext)
 }
 
 // outside is the error for a target whose file lies outside the scope.

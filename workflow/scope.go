@@ -24,7 +24,61 @@ type Scope struct {
 	// root is the folder a scope opened by OpenDir reads through; nil for
 	// other file systems.
 	root *os.Root
+
+	kind     Kind
+	url      string
+	name     string
+	manifest *Manifest
+	// yaml reads a YAML workflow's file again when it changed; nil for
+	// other kinds.
+	yaml *yamlSource
 }
+
+// Kind is what a scope is made of.
+type Kind int
+
+const (
+	// Folder: a folder of state files.
+	Folder Kind = iota
+	// YAML: one YAML file holding every state (§12).
+	YAML
+	// Zip: a zip archive, read-only (§13.1); a URL scope is a Zip whose URL
+	// is set (§13.2).
+	Zip
+)
+
+// String returns the kind in words: "folder", "YAML workflow" or "zip
+// archive".
+func (k Kind) String() string {
+	switch k {
+	case Folder:
+		return "folder"
+	case YAML:
+		return "YAML workflow"
+	case Zip:
+		return "zip archive"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// Kind says whether the scope is a folder, a YAML workflow or a zip.
+func (s *Scope) Kind() Kind { return s.kind }
+
+// URL is the pinned URL a zip scope was downloaded from, or "".
+func (s *Scope) URL() string { return s.url }
+
+// Name is the scope's short name for agent ids and messages (§14): a
+// folder's base name, or a file's name without its extension and without
+// its 64-hex-digit hash (and a - or _ that joined it).
+func (s *Scope) Name() string {
+	if s.name != "" {
+		return s.name
+	}
+	return filepath.Base(s.dir)
+}
+
+// Manifest is the scope's manifest (§17), or nil when it has none.
+func (s *Scope) Manifest() *Manifest { return s.manifest }
 
 // OpenDir opens the workflow folder dir as a scope. The caller closes it.
 func OpenDir(dir string) (*Scope, error) {
@@ -36,7 +90,12 @@ func OpenDir(dir string) (*Scope, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workflow: %w", err)
 	}
-	return &Scope{fsys: root.FS(), dir: abs, root: root}, nil
+	sc := &Scope{fsys: root.FS(), dir: abs, root: root, kind: Folder}
+	if sc.manifest, err = folderManifest(sc); err != nil {
+		root.Close()
+		return nil, err
+	}
+	return sc, nil
 }
 
 // NewScope makes a scope of the states in fsys, a file system of its own
@@ -47,10 +106,11 @@ func NewScope(fsys fs.FS, dir string) *Scope {
 }
 
 // Dir is the scope's path for people and for the run's record: the absolute,
-// clean path of a folder scope.
+// clean path of a folder scope, of a YAML file or of a zip archive.
 func (s *Scope) Dir() string { return s.dir }
 
-// FS returns the file system the scope's states are read from.
+// FS returns the file system the scope's states are read from; nil for a
+// YAML workflow, whose states are not files.
 func (s *Scope) FS() fs.FS { return s.fsys }
 
 // Close releases the folder a scope opened by OpenDir holds.
@@ -63,6 +123,9 @@ func (s *Scope) Close() error {
 
 // stat returns the file information of name, symlinks followed.
 func (s *Scope) stat(target, name string) (fs.FileInfo, error) {
+	if s.yaml != nil {
+		return s.yaml.stat(name)
+	}
 	if s.root == nil {
 		return fs.Stat(s.fsys, name)
 	}

@@ -4,20 +4,25 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
 
-// State is one markdown state of a workflow, read and checked.
+// State is one state of a workflow, read and checked: a markdown prompt or
+// a script (§11).
 type State struct {
-	// Name is the state's file name in the scope, e.g. "REVIEW.md".
+	// Name is the state's file name in the scope, e.g. "REVIEW.md"; in a
+	// YAML workflow, its virtual file name.
 	Name string
 	// Path is the file's path: the scope joined with Name. Empty for a
 	// state made by ParseState.
 	Path string
-	// Body is the prompt: the file without its frontmatter.
+	// Body is the prompt (the file without its frontmatter) or, for a
+	// script, the script's text as written.
 	Body string
-	// Policy is what the frontmatter says; empty without frontmatter.
+	// Policy is what the frontmatter (or the YAML state) says; empty
+	// without. A script's policy holds at most its Timeout.
 	Policy Policy
 	// Warnings are problems worth telling the user that do not stop the
 	// run (unknown keys, an unknown effort), one line each, naming the file.
@@ -25,6 +30,12 @@ type State struct {
 	// BodyLine is the line of the file where Body starts (1 without
 	// frontmatter), so a tool can point into the file.
 	BodyLine int
+	// Script is set for a .sh state.
+	Script bool
+	// ScriptPath is the real, absolute path of a script state's file in a
+	// folder scope, for bash to run. It is "" in a zip or YAML scope, whose
+	// scripts run from a private copy of Body (§11.2).
+	ScriptPath string
 }
 
 // Load reads the state name from the scope. name is resolved like a target
@@ -34,12 +45,15 @@ func (s *Scope) Load(name string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load state %s: %w", name, err)
 	}
-	if filepath.Ext(file) == shExt {
-		return nil, fmt.Errorf("load state %s: script states are not supported yet", file)
+	if s.yaml != nil {
+		return s.loadYAML(file)
 	}
 	content, err := s.read(file)
 	if err != nil {
 		return nil, fmt.Errorf("load state %s: %w", file, err)
+	}
+	if filepath.Ext(file) == shExt {
+		return s.script(file, content)
 	}
 	if err := checkText(file, content); err != nil {
 		return nil, fmt.Errorf("load state: %w", err)
@@ -57,6 +71,43 @@ func (s *Scope) Load(name string) (*State, error) {
 	}
 	st.Path = filepath.Join(s.dir, file)
 	return st, nil
+}
+
+// script makes the script state file, whose text is content.
+func (s *Scope) script(file string, content []byte) (*State, error) {
+	st := &State{Name: file, Path: filepath.Join(s.dir, file), Body: string(content), BodyLine: 1, Script: true}
+	if s.root == nil {
+		return st, nil
+	}
+	real, err := filepath.EvalSymlinks(st.Path)
+	if err != nil {
+		return nil, fmt.Errorf("load state %s: %w", file, err)
+	}
+	realDir, err := filepath.EvalSymlinks(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("load state %s: %w", file, err)
+	}
+	if !within(realDir, real) {
+		return nil, fmt.Errorf("load state %s: %w", file, outside(file))
+	}
+	st.ScriptPath = real
+	return st, nil
+}
+
+// loadYAML makes the state of the virtual file of a YAML workflow, read
+// from the file as it is now.
+func (s *Scope) loadYAML(file string) (*State, error) {
+	wf, err := s.yaml.load()
+	if err != nil {
+		return nil, fmt.Errorf("load state %s: %w", file, err)
+	}
+	ys, ok := wf.states[file]
+	if !ok {
+		return nil, fmt.Errorf("load state %s: %w", file, &TargetError{Kind: NotFound, Target: file,
+			Msg: fmt.Sprintf("target %q does not exist in the workflow", file)})
+	}
+	return &State{Name: file, Path: s.dir + "/" + file, Body: ys.body, Policy: ys.policy,
+		Warnings: slices.Clone(ys.warnings), BodyLine: ys.line, Script: ys.script}, nil
 }
 
 // ParseState reads a markdown state from content, without the file system.

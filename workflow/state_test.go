@@ -181,8 +181,14 @@ func TestLoad(t *testing.T) {
 		t.Errorf("Load = %+v", st)
 	}
 
-	_, err = scope.Load("RUN")
-	wantErrContains(t, err, "load state RUN.sh: script states are not supported yet")
+	// Script states load since issue 11: the body is the script as written.
+	st, err = scope.Load("RUN")
+	must(t, err)
+	real, err := filepath.EvalSymlinks(filepath.Join(dir, "RUN.sh"))
+	must(t, err)
+	if !st.Script || st.Body != "#!/bin/sh\n" || st.ScriptPath != real || st.Name != "RUN.sh" {
+		t.Errorf("Load(RUN) = %+v", st)
+	}
 
 	_, err = scope.Load("BAD.md")
 	wantErrContains(t, err, "load state: BAD.md:1: frontmatter opened with --- is never closed")

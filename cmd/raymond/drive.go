@@ -15,6 +15,8 @@ import (
 	"raymond/claude"
 	"raymond/orchestrator"
 	"raymond/project"
+	"raymond/registry"
+	"raymond/script"
 	"raymond/scripted"
 	"raymond/state"
 	"raymond/step"
@@ -64,12 +66,15 @@ type driving struct {
 	project *project.Project
 	flags   *runFlags
 	runner  step.Runner
+	// scripts runs script states: for real, or from the replies that
+	// script them.
+	scripts step.Runner
 	log     *slog.Logger
 }
 
 // newDriving prepares to drive runs of p with the flags given.
 func newDriving(env *cmdEnv, p *project.Project, f *runFlags) (*driving, error) {
-	d := &driving{env: env, project: p, flags: f, log: f.logger(env.stderr), runner: claude.Runner{}}
+	d := &driving{env: env, project: p, flags: f, log: f.logger(env.stderr), runner: claude.Runner{}, scripts: &script.Runner{}}
 	if f.replies != "" {
 		r, err := scripted.Load(f.replies)
 		if err != nil {
@@ -79,6 +84,7 @@ func newDriving(env *cmdEnv, p *project.Project, f *runFlags) (*driving, error) 
 			}
 		}
 		d.runner = r
+		d.scripts = r.Scripts(d.scripts)
 	}
 	return d, nil
 }
@@ -95,7 +101,15 @@ func (d *driving) driver(quiesce <-chan struct{}, prefix string) *orchestrator.D
 		Prefix:   prefix,
 		Quiesce:  quiesce,
 		Log:      d.log,
+		Scripts:  d.scripts,
+		Fetcher:  fetcher(d.project),
 	}
+}
+
+// fetcher downloads the workflows of pinned URLs into the project's
+// registry.
+func fetcher(p *project.Project) *registry.Registry {
+	return registry.New(project.RegistryDir(p.Dir), nil)
 }
 
 // prepare returns the update Drive applies to run id once it holds it:

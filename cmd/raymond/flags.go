@@ -54,6 +54,7 @@ type runFlags struct {
 	replies         string
 	logLevel        string
 	confine         bool
+	continueSess    bool
 	onAsk           string
 	askID           string
 
@@ -76,6 +77,8 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	if kind != kindResume {
 		fs.StringVar(&f.input, "input", "", "`TEXT` of {{input}} in the first state")
 		fs.StringVar(&f.id, "id", "", "the run `ID` (letters, digits, - and _; must be new; default: generated)")
+		fs.BoolVar(&f.continueSess, "continue-session", false,
+			"main's first prompt branches from your newest Claude Code conversation in this folder, which stays as it was")
 	} else {
 		fs.StringVar(&f.input, "input", "", "answer the oldest pending ask (or the one --ask names) with `TEXT`, then drive the run")
 		fs.StringVar(&f.askID, "ask", "", "the `ASK_ID` that --input answers (default: the oldest pending ask)")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"raymond/claude"
 	"raymond/orchestrator"
 	"raymond/project"
 	"raymond/state"
@@ -95,7 +96,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		return d.resume(ctx, arg)
 	}
 	opts, budget := p.NewOptions(f.given(env.getenv))
-	r, err := create(p.Store, arg, f.id, opts, budget)
+	r, err := create(p, f, arg, opts, budget)
 	if err != nil {
 		return err
 	}
@@ -104,20 +105,42 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 
 // create creates a run of workflow, mapping a workflow that cannot start and
 // a taken id to usage errors.
-func create(store *state.Store, workflow, id string, opts state.Options, budget float64) (*state.Run, error) {
+func create(p *project.Project, f *runFlags, workflow string, opts state.Options, budget float64) (*state.Run, error) {
 	if cwd, err := os.Getwd(); err == nil && opts.Confine && opts.ProjectDir != "" && !project.Within(cwd, opts.ProjectDir) {
 		return nil, &usageError{
 			msg:  fmt.Sprintf("the run's agents would start in %s, outside the project folder %s, and --confine keeps them inside it", cwd, opts.ProjectDir),
 			hint: "Start raymond from inside the project folder, or leave --confine (and confine in the config) off.",
 		}
 	}
-	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: workflow, ID: id, Options: opts, BudgetUSD: budget})
+	n := orchestrator.NewRun{
+		Workflow: workflow, ID: f.id, Options: opts, BudgetUSD: budget, BudgetGiven: f.changed("budget"),
+		TaskFolderPattern: p.TaskPattern(), OnAsk: opts.OnAsk, Fetcher: fetcher(p),
+	}
+	if f.continueSess {
+		dir, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		// Recorded once, when the run is made: a re-run after a crash
+		// branches from the same conversation, never from its own branch.
+		n.ContinueSession, err = claude.LatestSession("", dir)
+		if errors.Is(err, claude.ErrNoSession) {
+			return nil, &usageError{msg: "--continue-session: " + err.Error(),
+				hint: "Leave --continue-session out to start from a fresh conversation."}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--continue-session: %w", err)
+		}
+	}
+	r, err := orchestrator.Create(p.Store, n)
 	var we *orchestrator.WorkflowError
 	switch {
+	case errors.As(err, &we) && we.Manifest:
+		return nil, &usageError{msg: we.Error(), hint: "The workflow's manifest (workflow.yaml) says how it may be run."}
 	case errors.As(err, &we) && we.Loaded:
 		return nil, &usageError{msg: we.Error(), hint: "Fix the state file the message names, then run again."}
 	case errors.As(err, &we):
-		return nil, &usageError{msg: we.Error(), hint: "Give a workflow folder or the .md state file to start from."}
+		return nil, &usageError{msg: we.Error(), hint: "Give a workflow folder, a state in it, a .yaml or .zip workflow, or a pinned https URL."}
 	case errors.Is(err, fs.ErrExist):
 		return nil, &usageError{msg: err.Error(), hint: "Run ids must be new; 'raymond list --all' shows the ones taken."}
 	case err != nil:
