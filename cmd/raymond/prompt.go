@@ -39,15 +39,10 @@ func askMode(stored string, canPrompt bool, stdin io.Reader, stderr io.Writer) s
 	return orchestrator.AskPause
 }
 
-// isTerminal reports whether x is a file that is a terminal (a character
-// device).
+// isTerminal reports whether x is a file that is a terminal.
 func isTerminal(x any) bool {
 	f, ok := x.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminalFile(f)
 }
 
 // gate is the writer of progress lines while a person may be asked: while

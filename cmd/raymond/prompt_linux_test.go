@@ -245,3 +245,13 @@ func TestPromptInterrupt(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, r.Agent("main").Ask.Pending())
 }
+
+func TestIsTerminal(t *testing.T) {
+	_, slave := openPTY(t)
+	assert.True(t, isTerminal(slave))
+	null, err := os.Open(os.DevNull)
+	require.NoError(t, err)
+	defer null.Close()
+	assert.False(t, isTerminal(null), "/dev/null is a character device, not a terminal")
+	assert.False(t, isTerminal(strings.NewReader("")))
+}
