@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -53,5 +54,27 @@ func TestAwaitAllowed(t *testing.T) {
 	must(t, err)
 	if !st.Policy.Allows(tr.Tag) {
 		t.Errorf("%+v not allowed by %+v", tr.Tag, st.Policy.Rules)
+	}
+}
+
+// A cross-workflow failure names the zip once, not once per layer: the
+// original's reset_workflow_zip_caller gives an absolute, pinned path.
+func TestUseErrorNamesThePathOnce(t *testing.T) {
+	const zip = "/wf/x-0000.zip"
+	reason := errors.New(zip + ": SHA-256 mismatch")
+	tests := []struct {
+		err  UseError
+		want string
+	}{
+		{UseError{Spec: zip, Path: zip, Err: reason}, zip + ": SHA-256 mismatch"},
+		{UseError{Spec: "../x-0000.zip", Path: zip, Err: reason}, "../x-0000.zip (" + zip + "): SHA-256 mismatch"},
+		{UseError{Spec: "../lib", Path: "/wf/lib", Err: errors.New("no 1_START.md or START.md")},
+			"../lib (/wf/lib): no 1_START.md or START.md"},
+		{UseError{Spec: "https://h/x.zip", Err: errors.New("an absolute URL")}, "https://h/x.zip: an absolute URL"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("got  %q\nwant %q", got, tt.want)
+		}
 	}
 }
