@@ -142,7 +142,7 @@ func TestProgress(t *testing.T) {
 			"run pf completed in 1.234s: 5 steps, 4 agents, $0.1000", true, "run pf completed in 1.234s: 5 steps, 4 agents, $0.1000"},
 		{"summary, failed", transcript.Event{Type: transcript.EventSummary, Run: "f1", Status: "failed", DurationMS: 20, Steps: 1, Agents: 1, TotalCostUSD: ptr(0.0), BudgetUSD: 1,
 			Message: "some error", Failures: []transcript.Failure{{Agent: "main", State: "START.md", Error: "START.md: boom"}}},
-			"run f1 failed in 20ms: 1 step, 1 agent, $0.0000 of $1.0000\nsome error\n  main failed at START.md: START.md: boom", true,
+			"run f1 failed in 20ms: 1 step, 1 agent, $0.0000 of $1.0000\nsome error\n  main failed at START.md: boom", true,
 			"run f1 failed in 20ms: 1 step, 1 agent, $0.0000 of $1.0000"},
 		{"unknown", transcript.Event{Type: "from_the_future"}, "", false, "from_the_future"},
 	}
