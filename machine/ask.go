@@ -61,7 +61,7 @@ func (m *Machine) ask(a *state.Agent, ev StepEnded, session string, cost float64
 // askEvent is the ask event of k.
 func (m *Machine) askEvent(a *state.Agent, k *state.Ask) Effect {
 	return note(a.ID, transcript.Event{Time: k.AskedAt, Type: transcript.EventAsk, AskID: k.ID, State: k.State,
-		Target: k.Next, Message: k.Question, Deadline: k.Deadline})
+		Target: k.Next, Message: k.Question, Deadline: k.Deadline, TimeoutNext: k.TimeoutNext})
 }
 
 // answered applies an answer given while the run is driven.

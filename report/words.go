@@ -199,7 +199,10 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 // within 48h)".
 func ask(e *transcript.Event, free func(string) string) string {
 	s := fmt.Sprintf("asks %s: %s", e.AskID, free(e.Message))
-	if e.Deadline != nil {
+	switch {
+	case e.Deadline != nil && e.TimeoutNext != "":
+		s += fmt.Sprintf(" (answer within %s, else %s)", within(e.Deadline.Sub(e.Time)), e.TimeoutNext)
+	case e.Deadline != nil:
 		s += fmt.Sprintf(" (answer within %s)", within(e.Deadline.Sub(e.Time)))
 	}
 	return s

@@ -84,9 +84,11 @@ type Event struct {
 	// Max is how many retries (retry) or reminders (reminder) a step may
 	// have.
 	Max int `json:"max,omitempty"`
-	// AskID names the ask of an ask event; Deadline is when it expires.
-	AskID    string     `json:"ask_id,omitempty"`
-	Deadline *time.Time `json:"deadline,omitempty"`
+	// AskID names the ask of an ask event; Deadline is when it expires
+	// and TimeoutNext where its agent goes then.
+	AskID       string     `json:"ask_id,omitempty"`
+	Deadline    *time.Time `json:"deadline,omitempty"`
+	TimeoutNext string     `json:"timeout_next,omitempty"`
 	// DelayMS is the back-off before a retry.
 	DelayMS int64 `json:"delay_ms,omitempty"`
 	// Vars are the variables a fork gave the agent it spawned (spawn).
