@@ -3,6 +3,7 @@
 # times. The number of reviewers arrives as RAYMOND_INPUT.
 set -eu
 want=${RAYMOND_INPUT:-3}
+case "$want" in '' | *[!0-9]*) want=3 ;; esac
 dir=$RAYMOND_TASK_FOLDER
 mkdir -p "$dir/reviews"
 checks=$(( $(cat "$dir/join-checks" 2>/dev/null || echo 0) + 1 ))
