@@ -36,6 +36,8 @@ type builder struct {
 	// limited are the steps stopped by the usage limit since the last
 	// wait event: the next wait is theirs.
 	limited []*Step
+	// asks are the run's asks by id.
+	asks map[string]*Ask
 }
 
 func newBuilder() *builder {
@@ -47,6 +49,7 @@ func newBuilder() *builder {
 		open:    make(map[string]*Visit),
 		remind:  make(map[string]bool),
 		ended:   make(map[string]bool),
+		asks:    make(map[string]*Ask),
 	}
 }
 
@@ -80,7 +83,7 @@ func (b *builder) addStep(s *Step) {
 	}
 	a.StepNames = append(a.StepNames, s.Name)
 	v := b.open[a.ID]
-	if v == nil || v.State != s.State {
+	if v == nil || !sameState(v.State, s.State) {
 		depth := 0
 		if v != nil {
 			depth = v.Depth
@@ -89,6 +92,9 @@ func (b *builder) addStep(s *Step) {
 		}
 		v = b.visit(a, s.State, "", depth)
 	}
+	// A step of a state in another workflow takes the name its
+	// transition gave it, scope and all.
+	s.State = v.State
 	v.Steps = append(v.Steps, s.Name)
 	b.visitOf[s.Name] = v
 }
@@ -182,6 +188,10 @@ func (b *builder) event(e *transcript.Event) {
 		b.closeWaits(e.Time)
 	case transcript.EventBudgetExceeded:
 		r.BudgetExceeded = true
+	case transcript.EventAsk:
+		b.askEvent(e)
+	case transcript.EventAnswered, transcript.EventAskExpired:
+		b.askClosed(e)
 	case transcript.EventWarning:
 		r.Warnings = append(r.Warnings, warningText(e))
 	}
@@ -286,6 +296,13 @@ func (b *builder) spawn(e *transcript.Event) {
 	c := b.agent(e.Child)
 	c.Parent, c.SpawnStep, c.Started = parent, e.Step, e.Time
 	b.visit(c, e.State, "fork", 0)
+}
+
+// sameState reports whether a visit's state, as a transition named it,
+// is the state a step ran: a state in another workflow is named
+// "scope/STATE.md" by the transition and "STATE.md" by its steps.
+func sameState(visit, step string) bool {
+	return visit == step || strings.HasSuffix(visit, "/"+step)
 }
 
 // warningText is a warning event as one line.

@@ -32,8 +32,14 @@ func LoadDetail(dir string, s *Step) (*Detail, error) {
 		return nil, errors.New("load step: no step given")
 	}
 	d := &Detail{Step: s, Items: []Item{}}
+	if s.ranScript() {
+		// A script step has no prompt and no stream: its output is all.
+		return d, loadScriptOutput(dir, d)
+	}
 	prompt, err := os.ReadFile(filepath.Join(dir, s.Name+promptSuffix))
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && s.IsScript():
+		// A script state's step has no prompt, even one a reply answered.
 	case errors.Is(err, fs.ErrNotExist):
 		d.Notes = append(d.Notes, "no prompt file: the prompt sent is unknown")
 	case err != nil:

@@ -17,7 +17,7 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 		kind = "a reminder"
 	}
 	p.field("step", "%d of the agent, %s", s.Seq, kind)
-	if s.Session != "" {
+	if s.Session != "" && !s.ranScript() { // a script leaves the session alone
 		session := s.Session
 		switch s.SessionMode {
 		case "new":
@@ -50,12 +50,18 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 	case s.Error != "":
 		p.field("error", "%s", oneLineMore(s.Error))
 	}
-	p.field("tokens", "%s in, %s out, %s cache read, %s cache written",
-		grouped(s.Tokens.Input), grouped(s.Tokens.Output), grouped(s.Tokens.CacheRead), grouped(s.Tokens.CacheCreation))
+	if sr := s.Script; sr != nil {
+		p.scriptFacts(sr)
+	} else {
+		p.field("tokens", "%s in, %s out, %s cache read, %s cache written",
+			grouped(s.Tokens.Input), grouped(s.Tokens.Output), grouped(s.Tokens.CacheRead), grouped(s.Tokens.CacheCreation))
+	}
 	if s.Model != "" {
 		p.field("model", "%s (%s runner)", s.Model, orUnknown(s.Runner))
 	}
 	switch {
+	case s.AskID != "" && s.Target != "":
+		p.field("then", "<ask> %s, to %s once answered", s.AskID, s.Target)
 	case s.Tag != "" && s.Target != "":
 		p.field("then", "<%s> to %s", s.Tag, s.Target)
 	case s.Tag == "result":
@@ -79,6 +85,13 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 		p.wrapped("note: ", n)
 	}
 
+	if s.ranScript() {
+		p.title(false, "Stdout")
+		p.block(d.Stdout, "(nothing)")
+		p.title(false, "Stderr")
+		p.block(d.Stderr, "(nothing)")
+		return p.w.Flush()
+	}
 	p.title(false, "Prompt")
 	p.block(d.Prompt, "(unknown)")
 	p.title(false, "What the model did")
@@ -97,6 +110,27 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 	p.title(false, "Answer")
 	p.block(d.Answer, "(none)")
 	return p.w.Flush()
+}
+
+// scriptFacts writes how a script step ran: what, where, with which
+// variables and timeout.
+func (p *textReport) scriptFacts(sr *ScriptRun) {
+	if len(sr.Argv) > 0 {
+		p.field("script", "%s", strings.Join(sr.Argv, " "))
+	}
+	if sr.Cwd != "" {
+		p.field("cwd", "%s", sr.Cwd)
+	}
+	if sr.Timeout != "" {
+		t := sr.Timeout + " of inactivity"
+		if sr.TimeoutFrom != "" {
+			t += " (from " + sr.TimeoutFrom + ")"
+		}
+		p.field("timeout", "%s", t)
+	}
+	if len(sr.Env) > 0 {
+		p.field("env", "%s", envLine(sr.Env))
+	}
 }
 
 // process writes how a step's process ended, when it did not succeed:

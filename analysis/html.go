@@ -57,6 +57,7 @@ func WriteHTML(w io.Writer, r *Run, detail func(*Step) (*Detail, error)) error {
 			d, derr = detail(s)
 		}
 		hs := htmlStepOf(s, d, page.anchors, page.critical[s.Name], limit)
+		hs.Ask = page.askOf[s.Name]
 		if derr != nil {
 			hs.Detail, hs.DetailError = nil, derr.Error()
 		}
@@ -95,14 +96,16 @@ type htmlPage struct {
 	Critical      []htmlStepRef
 	CriticalMore  int
 	Agents        []*htmlAgent
+	Asks          []*htmlAsk
 	AgentFilter   []string // agent ids offered by the step filter
 	ProblemSteps  int
 	DetailMissing int
 
-	// anchors and critical serve the steps, written one by one after
-	// the page's head.
+	// anchors, critical and askOf serve the steps, written one by one
+	// after the page's head.
 	anchors  map[string]string
 	critical map[string]bool
+	askOf    map[string]*htmlAsk // by the name of the step that asked
 }
 
 // htmlFact is one line of the summary.
@@ -147,11 +150,18 @@ func buildPage(r *Run) *htmlPage {
 		p.Critical = append(p.Critical, htmlRef(name, steps[name], anchors))
 	}
 	p.Agents = htmlAgents(r, steps, anchors)
+	p.Asks = htmlAsks(r, steps, anchors)
+	p.askOf = make(map[string]*htmlAsk, len(p.Asks))
+	for i, k := range r.Asks {
+		if k.Step != "" {
+			p.askOf[k.Step] = p.Asks[i]
+		}
+	}
 	for _, s := range r.Steps {
 		if htmlProblem(s) {
 			p.ProblemSteps++
 		}
-		if !s.HasPrompt && !s.HasLines {
+		if !s.HasPrompt && !s.HasLines && !s.ranScript() {
 			p.DetailMissing++
 		}
 	}
@@ -205,6 +215,9 @@ func htmlFacts(r *Run) []htmlFact {
 			htmlDuration(r.WaitMS))
 	}
 	add("Waits", waits, htmlClassIf(len(r.Waits) > 0, "warn"))
+	if len(r.Asks) > 0 {
+		add("Asks", askCounts(r), htmlClassIf(askPending(r) > 0, "warn"))
+	}
 	if r.Entry != "" {
 		add("Entry", r.Entry, "")
 	}

@@ -78,6 +78,8 @@ const chromiumMeasure = `<script>
     costs: measure("svg.costs"),
     costBars: measure("svg.costs rect.bar"),
     steps: measure("details.step"),
+    askBars: measure("svg.timeline rect.askbar"),
+    asks: measure("#asks li.ask"),
     scriptRan: controls !== null && !controls.hidden
   }));
 })();
@@ -95,6 +97,8 @@ type chromiumMeasurement struct {
 	Costs        chromiumCount `json:"costs"`
 	CostBars     chromiumCount `json:"costBars"`
 	Steps        chromiumCount `json:"steps"`
+	AskBars      chromiumCount `json:"askBars"`
+	Asks         chromiumCount `json:"asks"`
 	ScriptRan    bool          `json:"scriptRan"`
 }
 
@@ -105,6 +109,7 @@ func TestHTMLRendersInChromium(t *testing.T) {
 	dir := t.TempDir()
 
 	demo, demoDetails := htmlDemo(t)
+	asks, asksDetails := asksRun(t)
 	for _, tc := range []struct {
 		name    string
 		r       *Run
@@ -112,6 +117,7 @@ func TestHTMLRendersInChromium(t *testing.T) {
 	}{
 		{"realistic", r, htmlDetails(r, true)},
 		{"demo", demo, demoDetails},
+		{"asks and a script", asks, asksDetails},
 		{"one step", htmlRunOf("one", []htmlStepSpec{{agent: "main", state: "START.md", from: 0, to: 0.3,
 			outcome: "success", cost: 0.001, tag: "result"}}, map[string][]htmlVisitSpec{"main": {{steps: []int{0}}}}), nil},
 	} {
@@ -125,8 +131,16 @@ func TestHTMLRendersInChromium(t *testing.T) {
 			assert.Equal(t, chromiumCount{len(tc.r.Steps), len(tc.r.Steps)}, m.TimelineBars, "timeline bars")
 			assert.Equal(t, chromiumCount{len(tc.r.Waits), len(tc.r.Waits)}, m.Waits, "usage-limit waits")
 			assert.Equal(t, chromiumCount{1, 1}, m.Costs)
-			assert.Equal(t, chromiumCount{len(tc.r.States), len(tc.r.States)}, m.CostBars, "cost bars")
+			paid := 0 // a state that cost nothing (a script's) has a bar of no width
+			for _, s := range tc.r.States {
+				if s.CostUSD > 0 {
+					paid++
+				}
+			}
+			assert.Equal(t, chromiumCount{len(tc.r.States), paid}, m.CostBars, "cost bars")
 			assert.Equal(t, len(tc.r.Steps), m.Steps.Count)
+			assert.Equal(t, chromiumCount{len(tc.r.Asks), len(tc.r.Asks)}, m.AskBars, "ask bars")
+			assert.Equal(t, chromiumCount{len(tc.r.Asks), len(tc.r.Asks)}, m.Asks, "asks listed")
 		})
 	}
 

@@ -31,6 +31,13 @@ type htmlStep struct {
 	Items             []htmlItem
 	ItemsCut          string
 	Answer, AnswerCut string
+	// Ask is the ask the step's answer made, nil for none.
+	Ask *htmlAsk
+	// Script is set for a script step, which shows Stdout and Stderr
+	// (capped) instead of a prompt, a stream and an answer.
+	Script            bool
+	Stdout, StdoutCut string
+	Stderr, StderrCut string
 }
 
 // htmlItem is one thing the model said or did.
@@ -75,11 +82,32 @@ func htmlStepOf(s *Step, d *Detail, anchors map[string]string, critical bool, li
 		has  bool
 		name string
 	}{{s.HasPrompt, ".prompt.md"}, {s.HasLines, ".jsonl"}, {s.HasMeta, ".meta.json"}} {
+		if s.ranScript() && f.name != ".meta.json" {
+			continue // a script step has none of those
+		}
 		if f.has {
 			files = append(files, s.Name+f.name)
 		} else {
 			files = append(files, s.Name+f.name+" (missing)")
 		}
+	}
+	if sr := s.Script; s.ranScript() {
+		hs.Script = true
+		for _, f := range []struct {
+			has  bool
+			name string
+		}{{sr.HasStdout, stdoutSuffix}, {sr.HasStderr, stderrSuffix}} {
+			if f.has {
+				files = append(files, s.Name+f.name)
+			} else {
+				files = append(files, s.Name+f.name+" (missing)")
+			}
+		}
+		if d != nil {
+			hs.Stdout, hs.StdoutCut = htmlCapText(d.Stdout, limit, s.Name+stdoutSuffix)
+			hs.Stderr, hs.StderrCut = htmlCapText(d.Stderr, limit, s.Name+stderrSuffix)
+		}
+		d = nil // the prompt, stream and answer sections are not a script's
 	}
 	hs.Files = strings.Join(files, ", ")
 	if d != nil {
@@ -198,9 +226,25 @@ func htmlStepMeta(s *Step, critical bool) []htmlFact {
 	case s.SessionMode != "":
 		session += fmt.Sprintf(" (%s)", s.SessionMode)
 	}
-	add("Session", strings.TrimSpace(session))
+	if !s.ranScript() { // a script leaves the session alone
+		add("Session", strings.TrimSpace(session))
+	}
 	add("Model", s.Model)
 	add("Runner", s.Runner)
+	if sr := s.Script; sr != nil {
+		add("Script", strings.Join(sr.Argv, " "))
+		add("Cwd", sr.Cwd)
+		if sr.Timeout != "" {
+			t := sr.Timeout + " of inactivity"
+			if sr.TimeoutFrom != "" {
+				t += " (from " + sr.TimeoutFrom + ")"
+			}
+			add("Timeout", t)
+		}
+		if len(sr.Env) > 0 {
+			add("Environment", envLine(sr.Env))
+		}
+	}
 	if s.Tag != "" {
 		add("Transition", htmlTransition(s.Tag, s.Target))
 	}

@@ -44,7 +44,9 @@ type htmlTimeline struct {
 	Bars          []tlBar
 	Waits         []tlBand
 	Pauses        []tlBand // no process drove the run
-	Ticks         []tlTick
+	// Asks are the times agents waited for a person's answer.
+	Asks  []tlAskBar
+	Ticks []tlTick
 	// Load is the outline of the running-steps strip (SVG points), and
 	// MaxLoad its peak.
 	Load    string
@@ -175,6 +177,7 @@ func buildTimeline(r *Run, anchors map[string]string, critical map[string]bool) 
 			Anchor:   anchors[s.Name],
 		})
 	}
+	timelineAsks(r, tl, row, span)
 	for _, w := range r.Waits {
 		end := w.Ended
 		if end.IsZero() {

@@ -116,11 +116,13 @@ func (b *builder) fillFromMeta(f *folder) {
 	for _, s := range b.r.Steps {
 		sf := f.files[s.Name]
 		if sf == nil {
+			fillScript(s, &stepFiles{}) // a script step whose files are all lost
 			continue
 		}
 		s.HasPrompt, s.HasLines, s.HasMeta = sf.prompt, sf.lines, sf.m != nil
 		m := sf.m
 		if m == nil {
+			fillScript(s, sf)
 			continue
 		}
 		if m.Seq != 0 {
@@ -135,6 +137,7 @@ func (b *builder) fillFromMeta(f *folder) {
 			s.Session = m.SessionID
 		}
 		s.Model, s.Runner = m.Model, m.Runner
+		fillScript(s, sf)
 		s.Tokens = Tokens{
 			Input: m.Usage.InputTokens, Output: m.Usage.OutputTokens,
 			CacheRead: m.Usage.CacheReadInputTokens, CacheCreation: m.Usage.CacheCreationInputTokens,
@@ -239,6 +242,7 @@ func (b *builder) finish(src Source) {
 	if r.Status == "failed" && r.Error == "" {
 		r.Error = failedAgents(r)
 	}
+	b.settleAsks()
 	r.States = stateStats(r)
 	for _, l := range CriticalPath(r) {
 		r.CriticalPath = append(r.CriticalPath, l.Step.Name)
@@ -286,6 +290,8 @@ func (b *builder) sumAgents(running bool) {
 		a.CostUSD = usd(a.CostUSD)
 		switch {
 		case a.Status != "":
+		case b.r.pendingAsk(a.ID) != nil:
+			a.Status = "asking"
 		case running:
 			a.Status = "running"
 		default:

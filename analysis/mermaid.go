@@ -20,18 +20,29 @@ const (
 type mermaidEdgeKind int
 
 const (
-	mermaidPlain  mermaidEdgeKind = iota // goto, reset: -->
-	mermaidCall                          // call, function: ==> (thick)
-	mermaidReturn                        // result back to the caller: --o
-	mermaidFork                          // an agent started by a fork: -.-> (dotted)
+	mermaidPlain      mermaidEdgeKind = iota // goto, reset: -->
+	mermaidCall                              // call, function: ==> (thick)
+	mermaidReturn                            // result back to the caller: --o
+	mermaidFork                              // an agent started by a fork: -.-> (dotted)
+	mermaidAsk                               // an ask answered: -.-> (dotted), coloured
+	mermaidAskTimeout                        // an ask that timed out: -.-> (dotted), red
 )
 
 // mermaidArrows are the link tokens of each kind.
 var mermaidArrows = [...]string{
-	mermaidPlain:  "-->",
-	mermaidCall:   "==>",
-	mermaidReturn: "--o",
-	mermaidFork:   "-.->",
+	mermaidPlain:      "-->",
+	mermaidCall:       "==>",
+	mermaidReturn:     "--o",
+	mermaidFork:       "-.->",
+	mermaidAsk:        "-.->",
+	mermaidAskTimeout: "-.->",
+}
+
+// mermaidLinkStyles colour the edges of the kinds that share their arrow
+// with another kind.
+var mermaidLinkStyles = map[mermaidEdgeKind]string{
+	mermaidAsk:        "stroke:#c77c00,stroke-width:2px",
+	mermaidAskTimeout: "stroke:#b00,stroke-width:2px,stroke-dasharray:3 3",
 }
 
 // mermaidKey is one edge: node ids, the tag, and how it is drawn.
@@ -60,10 +71,14 @@ type mermaidGraph struct {
 // the number of times each edge was taken on it.
 //
 // Every state visited is one node, labelled with its name. Every (from,
-// tag, to) taken is one edge labelled "tag ×count": goto and reset are
-// plain arrows, call and function thick ones, a result that returns to
-// the caller ends in a circle, and the agents a fork started hang off
-// dotted edges to their first state. A start node points at the entry; a
+// tag, to) taken is one edge labelled "tag ×count": goto and reset (and
+// reset-workflow) are plain arrows, call and function (and their
+// -workflow forms) thick ones, a result that returns to the caller ends in
+// a circle, and the agents a fork started hang off dotted edges to their
+// first state. An answered ask is a dotted orange edge to where the
+// agent went on, an ask that timed out a dashed red one to its
+// timeout_next (or to the failed node). A state in another workflow is
+// named scope/STATE.md. A start node points at the entry; a
 // result that ends an agent goes to an end node, an agent that failed to
 // a failed node. Nodes and edges come in the order they were first
 // reached, so the output is the same for the same run.
@@ -98,9 +113,13 @@ func buildMermaidGraph(r *Run) *mermaidGraph {
 			if i == 0 && v.Via == "" {
 				g.add(mermaidStartID, "", from, mermaidPlain)
 			}
+			forkTag := "fork"
+			if v.Exit == "fork-workflow" {
+				forkTag = v.Exit
+			}
 			for _, child := range v.Spawned {
 				if c := agents[child]; c != nil && len(c.Path) > 0 {
-					g.add(from, "fork", g.node(c.Path[0].State), mermaidFork)
+					g.add(from, forkTag, g.node(c.Path[0].State), mermaidFork)
 				}
 			}
 			switch {
@@ -108,6 +127,8 @@ func buildMermaidGraph(r *Run) *mermaidGraph {
 				if i == len(a.Path)-1 && a.Status == "failed" {
 					g.add(from, "failed", mermaidFailedID, mermaidPlain)
 				}
+			case v.Target == "" && v.Exit == askTimeoutTag:
+				g.add(from, v.Exit, mermaidFailedID, mermaidAskTimeout)
 			case v.Target == "":
 				g.add(from, v.Exit, mermaidEndID, mermaidPlain)
 			default:
@@ -121,10 +142,14 @@ func buildMermaidGraph(r *Run) *mermaidGraph {
 // mermaidKindOf is how a transition with tag is drawn.
 func mermaidKindOf(tag string) mermaidEdgeKind {
 	switch tag {
-	case "call", "function":
+	case "call", "function", "call-workflow", "function-workflow":
 		return mermaidCall
 	case "result":
 		return mermaidReturn
+	case "ask":
+		return mermaidAsk
+	case askTimeoutTag:
+		return mermaidAskTimeout
 	}
 	return mermaidPlain
 }
@@ -181,6 +206,11 @@ func (g *mermaidGraph) write(w *bufio.Writer, r *Run) {
 			continue
 		}
 		fmt.Fprintf(w, "    %s %s|\"%s ×%d\"| %s\n", e.From, arrow, mermaidText(e.Label), e.Count, e.To)
+	}
+	for i, e := range g.edges {
+		if style, ok := mermaidLinkStyles[e.Kind]; ok {
+			fmt.Fprintf(w, "    linkStyle %d %s\n", i, style)
+		}
 	}
 	fmt.Fprintln(w, "    classDef terminal fill:#eee,stroke:#666")
 	fmt.Fprintln(w, "    classDef entry stroke-width:3px")

@@ -81,6 +81,8 @@ type Run struct {
 	// States: per-state statistics, sorted by cost (highest first), then
 	// by name.
 	States []*StateStats `json:"states"`
+	// Asks are the questions agents put to a person, in the order asked.
+	Asks []*Ask `json:"asks,omitempty"`
 	// CriticalPath: the names of the chain of steps that determined the
 	// wall time, first to last (see CriticalPath in critical.go).
 	CriticalPath []string `json:"critical_path"`
@@ -122,7 +124,8 @@ type Agent struct {
 	// fork did; both empty for main.
 	Parent    string `json:"parent,omitempty"`
 	SpawnStep string `json:"spawn_step,omitempty"`
-	// Status: completed or failed; running when the agent has not ended
+	// Status: completed or failed; asking when it waits for an answer
+	// (Run.Asks) and has not ended; running when the agent has not ended
 	// and a process drives the run, stopped when it has not ended and
 	// nothing drives the run (paused, waiting, over budget, crashed).
 	Status string  `json:"status"`
@@ -162,8 +165,11 @@ type Failure struct {
 type Visit struct {
 	State string `json:"state"`
 	// Via is the tag that led here: "" for main's entry state, "fork" for a
-	// forked agent's first state, else goto, reset, call, function or
-	// result (a return to the caller).
+	// forked agent's first state, else goto, reset, call, function, result
+	// (a return to the caller), ask, "ask timeout" (an ask that expired
+	// into its timeout_next) or a cross-workflow tag (call-workflow, …;
+	// State is then "scope/STATE.md" when the state is in another
+	// workflow).
 	Via string `json:"via"`
 	// Depth is the agent's stack depth during the visit (0 at top level,
 	// 1 inside a call or function, …).
@@ -194,9 +200,11 @@ type Visit struct {
 // reminder or one retry is one step, with its own transcript files.
 type Step struct {
 	// Name is the transcript base name, <agent>_<stem>_<NNN>.
-	Name     string `json:"name"`
-	Agent    string `json:"agent"`
-	Seq      int    `json:"seq"`
+	Name  string `json:"name"`
+	Agent string `json:"agent"`
+	Seq   int    `json:"seq"`
+	// State is the step's state, "scope/STATE.md" for a state in
+	// another workflow than the run's (as the transition there named it).
 	State    string `json:"state"`
 	Attempt  int    `json:"attempt"`
 	Reminder bool   `json:"reminder,omitempty"`
@@ -236,7 +244,14 @@ type Step struct {
 	CostUSD  float64 `json:"cost_usd"`
 	Tokens   Tokens  `json:"tokens"`
 	Model    string  `json:"model,omitempty"`
-	Runner   string  `json:"runner,omitempty"`
+	// Runner is what ran the step: claude, scripted, or script for a
+	// script state (protocol §11), which has no model, no session and no
+	// .jsonl, and costs nothing.
+	Runner string `json:"runner,omitempty"`
+	// Script is how a script step ran, nil for any other step.
+	Script *ScriptRun `json:"script,omitempty"`
+	// AskID is the ask the step's answer made (Tag "ask"), "" for none.
+	AskID string `json:"ask_id,omitempty"`
 	// Tag and Target are the transition the step's answer made ("" when it
 	// made none: a failure, a reminder followed, or the transcript ends).
 	Tag    string  `json:"tag,omitempty"`
@@ -294,6 +309,10 @@ type Detail struct {
 	Items []Item `json:"items"`
 	// Answer is the final answer (the result line's text), "" when none.
 	Answer string `json:"answer"`
+	// Stdout and Stderr are the tails of what a script step wrote on
+	// each stream (Step.Script); empty for other steps.
+	Stdout string `json:"stdout,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
 	// Notes say what is missing (no .jsonl, a torn line, …).
 	Notes []string `json:"notes,omitempty"`
 }

@@ -81,7 +81,7 @@ func (b *builder) stepNotes(src Source, f *folder) {
 		if sf != nil && sf.badMeta {
 			badMeta = append(badMeta, s.Name)
 		}
-		if s.HasMeta && !s.HasPrompt {
+		if s.HasMeta && !s.HasPrompt && !s.IsScript() {
 			noPrompt = append(noPrompt, s.Name)
 		}
 	}

@@ -233,6 +233,11 @@ func groupName(group, agents []*Agent) string {
 // did instead.
 func notRunReason(r *Run, a *Agent) string {
 	switch {
+	case a.Status == "asking":
+		if k := r.pendingAsk(a.ID); k != nil {
+			return "waiting for an answer to " + k.ID
+		}
+		return "waiting for an answer"
 	case a.Status == "running":
 		return "not started yet"
 	case r.Status == "budget_exceeded":

@@ -39,6 +39,8 @@ type folder struct {
 // stepFiles are the files of one step that exist, and its meta record.
 type stepFiles struct {
 	prompt, lines, meta bool
+	// stdout and stderr are a script step's output files.
+	stdout, stderr bool
 	// m is the meta record, nil when there is none or it does not decode.
 	m *transcript.Meta
 	// badMeta is set when the meta file exists but does not decode.
@@ -62,7 +64,7 @@ func readFolder(dir string) (*folder, error) {
 		if e.IsDir() || name == transcript.EventsFile {
 			continue
 		}
-		for _, suffix := range [...]string{promptSuffix, metaSuffix, linesSuffix} {
+		for _, suffix := range [...]string{promptSuffix, metaSuffix, linesSuffix, stdoutSuffix, stderrSuffix} {
 			base, ok := strings.CutSuffix(name, suffix)
 			if !ok || base == "" {
 				continue
@@ -78,6 +80,10 @@ func readFolder(dir string) (*folder, error) {
 				sf.prompt = true
 			case metaSuffix:
 				sf.meta = true
+			case stdoutSuffix:
+				sf.stdout = true
+			case stderrSuffix:
+				sf.stderr = true
 			default:
 				sf.lines = true
 			}

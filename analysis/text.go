@@ -64,8 +64,8 @@ func (p *textReport) red(s string) string {
 	return s
 }
 
-// WriteText writes the text report: summary, notes, path, per-state
-// table, timeline and critical path, readable in Width columns.
+// WriteText writes the text report: summary, notes, path, asks,
+// per-state table, timeline and critical path, readable in Width columns.
 func WriteText(w io.Writer, r *Run, o TextOptions) error {
 	p := newReport(w, o)
 	p.summary(r)
@@ -84,6 +84,11 @@ func WriteText(w io.Writer, r *Run, o TextOptions) error {
 	}
 	if len(r.Steps) > 0 {
 		p.path(r)
+	}
+	if len(r.Asks) > 0 {
+		p.asks(r)
+	}
+	if len(r.Steps) > 0 {
 		p.states(r, o.Sort)
 		p.timeline(r)
 		p.critical(r)
@@ -175,6 +180,9 @@ func (p *textReport) summary(r *Run) {
 		grouped(t.Input), grouped(t.Output), grouped(t.CacheRead), grouped(t.CacheCreation))
 	p.field("steps", "%d in %s: %d failed, %s, %s", r.StepCount, count(r.AgentCount, "agent", "agents"),
 		r.Failures, count(r.Retries, "retry", "retries"), count(r.Reminders, "reminder", "reminders"))
+	if len(r.Asks) > 0 {
+		p.field("asks", "%s", askCounts(r))
+	}
 	switch w := openWait(r); {
 	case len(r.Waits) == 0:
 		p.field("waits", "no usage-limit wait")

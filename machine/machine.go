@@ -292,7 +292,7 @@ func overBudget(r *state.Run) bool {
 
 // Vars are the template values of an agent's pending step (protocol §7):
 // the fork variables, then run_id (and its seed-plan name workflow_id),
-// agent_id, state, input, result (after a return), task_folder and ask_id
+// agent_id, state, input, result (the same as input), task_folder and ask_id
 // (after an ask), which no fork variable can replace (a fork that names
 // one is refused; a run saved by an older raymond may still hold one).
 func Vars(r *state.Run, a *state.Agent) map[string]string {
@@ -304,10 +304,11 @@ func Vars(r *state.Run, a *state.Agent) map[string]string {
 	vars["run_id"], vars["workflow_id"] = r.WorkflowID, r.WorkflowID
 	vars["agent_id"], vars["state"] = a.ID, s.State
 	if s.Input != nil {
-		vars["input"] = *s.Input
-		if s.Returned {
-			vars["result"] = *s.Input
-		}
+		// {{result}} is the returned payload (protocol §5.5), and, beyond
+		// §7, any pending input: earlier versions of the original Raymond
+		// named the pending value {{result}} only, and folders written for
+		// them must run unchanged.
+		vars["input"], vars["result"] = *s.Input, *s.Input
 	}
 	if a.TaskFolder != "" {
 		vars["task_folder"] = a.TaskFolder

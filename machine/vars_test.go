@@ -18,7 +18,7 @@ func TestVarsBuiltinsWin(t *testing.T) {
 		Input: &in,
 		Vars:  map[string]string{"run_id": "X", "workflow_id": "X", "agent_id": "Y", "state": "Z", "item": "a"},
 	}}
-	want := map[string]string{"run_id": "r1", "workflow_id": "r1", "agent_id": "main_worker1", "state": "WORKER.md", "input": "in", "item": "a"}
+	want := map[string]string{"run_id": "r1", "workflow_id": "r1", "agent_id": "main_worker1", "state": "WORKER.md", "input": "in", "result": "in", "item": "a"}
 	if got := Vars(r, a); !maps.Equal(got, want) {
 		t.Errorf("Vars = %v\nwant %v", got, want)
 	}

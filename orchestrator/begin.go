@@ -64,10 +64,20 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 		out.Steps = append(out.Steps, machine.PreparedStep{
 			Agent: p.Agent, SessionID: step.NewSessionID(), Script: st.Script,
 			Model: st.Policy.Model, Effort: st.Policy.Effort, StepTimeout: st.Policy.StepTimeout, Timeout: st.Policy.Timeout,
-			Warnings: st.Warnings, Prompt: prompt,
+			Warnings: warnings(scope, st), Prompt: prompt,
 		})
 	}
 	return out
+}
+
+// warnings are the warnings a step's state and its workflow's manifest
+// have (unknown keys…); the machine publishes each once per run.
+func warnings(scope *workflow.Scope, st *workflow.State) []string {
+	m := scope.Manifest()
+	if m == nil || len(m.Warnings) == 0 {
+		return st.Warnings
+	}
+	return append(slices.Clip(st.Warnings), m.Warnings...)
 }
 
 // start runs a step in a goroutine of its own: its transcript files open
@@ -99,9 +109,13 @@ func (g *driving) start(req step.Request) {
 		l.log.Prompt(req.Prompt)
 	})
 	s := req.Step
-	g.publish(transcript.Event{Type: transcript.EventStepStarted, Agent: req.Agent, Step: name, State: s.State,
+	started := transcript.Event{Type: transcript.EventStepStarted, Agent: req.Agent, Step: name, State: s.State,
 		Session: firstOf(s.SessionID, s.ResumeSession), Attempt: s.Attempt,
-		Seq: req.Seq, Mode: string(s.Mode), Model: s.Model, Reminder: s.Reminder != ""}, nil)
+		Seq: req.Seq, Mode: string(s.Mode), Model: s.Model, Reminder: s.Reminder != ""}
+	if script {
+		started.Session, started.Mode = "", "script"
+	}
+	g.publish(started, nil)
 	h := step.Handler{
 		OnEvent: func(e step.Event) {
 			if ev, ok := report.Activity(req.Agent, s.State, e); ok {

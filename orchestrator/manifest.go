@@ -9,8 +9,9 @@ import (
 )
 
 // checkManifest applies the starting scope's manifest to a new run
-// (protocol §17): its input rule, its backend, and whether the workflow may
-// ask under --on-ask reject (§15.3). It returns the run's budget: the one
+// (protocol §17): its input rule and whether the workflow may
+// ask under --on-ask reject (§15.3); Scopes.Start refused a backend other
+// than claude already. It returns the run's budget: the one
 // given, else the manifest's default_budget, else the config's.
 func checkManifest(scope *workflow.Scope, n *NewRun) (float64, error) {
 	m := scope.Manifest()
@@ -28,9 +29,6 @@ func checkManifest(scope *workflow.Scope, n *NewRun) (float64, error) {
 		if input != nil {
 			return 0, fmt.Errorf("%s takes no input (its manifest says input.mode: none); run it without --input", scope.Dir())
 		}
-	}
-	if b := m.Backend; b != "" && b != "claude" {
-		return 0, fmt.Errorf("%s asks for the backend %q, but raymond runs claude only; use a workflow made for claude", scope.Dir(), b)
 	}
 	if !n.BudgetGiven && m.DefaultBudget > 0 {
 		budget = m.DefaultBudget

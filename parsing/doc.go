@@ -37,6 +37,11 @@
 // An opening tag without a closing tag is not a tag: Parse reports it (kind
 // Unclosed) only when it finds no tag at all.
 //
+// Two spellings of the original Raymond are read as raymond's, so that its
+// prompt folders run unchanged (OldTagName, OldAttrName): <await> is an ask
+// (Tag.Name is Ask; Raw keeps what was written), and cwd on function-workflow
+// and fork-workflow is cd. A tag that gives both cd and cwd is malformed.
+//
 // # Code
 //
 // Tags inside fenced code blocks (``` or ~~~, three or more, closed by at

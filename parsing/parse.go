@@ -18,8 +18,12 @@ func Parse(text string) (Transition, error) {
 	}
 	if len(tags) == 0 {
 		if u := sc.unclosed; u != nil {
+			name := u.Name
+			if strings.HasPrefix(u.Raw, "<"+await) {
+				name = await
+			}
 			return Transition{}, &Error{Kind: Unclosed, Tag: u.Raw,
-				Msg: fmt.Sprintf("<%s> is never closed with </%s>", u.Name, u.Name)}
+				Msg: fmt.Sprintf("<%s> is never closed with </%s>", name, name)}
 		}
 		return Transition{}, &Error{Kind: NoTag, Msg: "the answer has no transition tag"}
 	}

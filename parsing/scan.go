@@ -44,10 +44,10 @@ func (sc scanned) tags() ([]Tag, error) {
 	return tags, nil
 }
 
-// closePrefixes holds "</name" for each of Names, in the same order.
+// closePrefixes holds "</name" for each of scanNames, in the same order.
 var closePrefixes = func() []string {
-	p := make([]string, len(Names))
-	for k, name := range Names {
+	p := make([]string, len(scanNames))
+	for k, name := range scanNames {
 		p[k] = "</" + name
 	}
 	return p
@@ -77,7 +77,7 @@ type closeMemo struct {
 
 // scanText finds the transition tags of text and applies the quoting rule.
 func scanText(text string) scanned {
-	s := scanner{text: text, closers: make([]closeMemo, len(Names))}
+	s := scanner{text: text, closers: make([]closeMemo, len(scanNames))}
 	var sc scanned
 	for i := 0; i < len(text); {
 		j := strings.IndexByte(text[i:], '<')
@@ -101,11 +101,13 @@ func scanText(text string) scanned {
 }
 
 // candidate reads the transition tag whose '<' is at p and whose name is
-// Names[k]. It returns where scanning goes on, and the tag found if any.
+// scanNames[k]. It returns where scanning goes on, and the tag found if any.
+// A tag written with an old name or attribute (compat.go) gets raymond's.
 func (s *scanner) candidate(k, p int, sc *scanned) (int, item, bool) {
-	name := Names[k]
+	written := scanNames[k]
+	name := canonical(written)
 	limit, quoted := s.region(p)
-	open, lerr := lexOpen(s.text[:limit], p+1+len(name))
+	open, lerr := lexOpen(s.text[:limit], p+1+len(written))
 	if lerr != nil {
 		return s.malformed(k, p, limit, quoted, lerr)
 	}
@@ -114,7 +116,7 @@ func (s *scanner) candidate(k, p int, sc *scanned) (int, item, bool) {
 		return open.end, item{
 			tag: Tag{Name: name, Offset: p, Raw: raw, Quoted: quoted},
 			err: &Error{Kind: Malformed, Tag: raw,
-				Msg: fmt.Sprintf("%s has no body, but a transition tag needs one, as in <%s>NAME</%s>", short(raw), name, name)},
+				Msg: fmt.Sprintf("%s has no body, but a transition tag needs one, as in <%s>NAME</%s>", short(raw), written, written)},
 		}, true
 	}
 	c, e := s.closing(k, open.end, limit)
@@ -125,6 +127,9 @@ func (s *scanner) candidate(k, p int, sc *scanned) (int, item, bool) {
 		return open.end, item{}, false
 	}
 	t := Tag{Name: name, Attrs: open.attrs, Offset: p, Raw: s.text[p:e], Quoted: quoted}
+	if msg := renameOldAttrs(name, t.Attrs); msg != "" {
+		return e, item{tag: t, err: &Error{Kind: Malformed, Tag: t.Raw, Msg: msg}}, true
+	}
 	body := strings.TrimSpace(s.text[open.end:c])
 	if HasPayload(name) {
 		t.Payload = body
@@ -155,7 +160,7 @@ func (s *scanner) malformed(k, p, limit int, quoted bool, lerr *lexError) (int, 
 	}
 	raw := text[p:e]
 	return e, item{
-		tag: Tag{Name: Names[k], Offset: p, Raw: raw, Quoted: quoted},
+		tag: Tag{Name: canonical(scanNames[k]), Offset: p, Raw: raw, Quoted: quoted},
 		err: &Error{Kind: Malformed, Tag: raw,
 			Msg: fmt.Sprintf("malformed tag %s: %s", short(text[p:openEnd]), lerr.msg())},
 	}, true
@@ -177,7 +182,7 @@ func (s *scanner) region(p int) (limit int, quoted bool) {
 	return len(s.text), false
 }
 
-// closing returns the first closing tag of Names[k] that starts at or after
+// closing returns the first closing tag of scanNames[k] that starts at or after
 // from and ends by limit, or -1, -1.
 func (s *scanner) closing(k, from, limit int) (int, int) {
 	m := &s.closers[k]
@@ -220,7 +225,7 @@ func findClosing(text, prefix string, from, before int) (int, int) {
 	return -1, -1
 }
 
-// nameAt returns the index in Names of the transition tag name that follows
+// nameAt returns the index in scanNames of the transition tag name that follows
 // the '<' at p, or -1. The name must be followed by whitespace, '>' or "/>":
 // "<call-workflow>" is not a <call>, and "<call-workflows>" is nothing.
 func nameAt(text string, p int) int {
@@ -233,7 +238,7 @@ func nameAt(text string, p int) int {
 	default:
 		return -1
 	}
-	for k, name := range Names {
+	for k, name := range scanNames {
 		if !strings.HasPrefix(rest, name) || len(rest) == len(name) {
 			continue
 		}

@@ -213,6 +213,8 @@ func stepStarted(e *transcript.Event) string {
 		what = "resumed session"
 	case "branch":
 		what = "branch of the caller's session"
+	case "script":
+		what = "script"
 	}
 	s := fmt.Sprintf("%s: step %d (%s", e.State, e.Seq, what)
 	if e.Model != "" {
@@ -287,7 +289,8 @@ func summary(e *transcript.Event, free func(string) string) string {
 		s += "\n" + msg
 	}
 	for _, f := range e.Failures {
-		s += fmt.Sprintf("\n  %s failed at %s: %s", f.Agent, f.State, free(f.Error))
+		// An agent's error usually starts with its state already.
+		s += fmt.Sprintf("\n  %s failed at %s: %s", f.Agent, f.State, free(strings.TrimPrefix(f.Error, f.State+": ")))
 	}
 	return s
 }
@@ -320,7 +323,7 @@ func vars(v map[string]string) string {
 // says it once the answer is accepted; a refusal or a retry says why not.
 func untagged(line string) string {
 	cut := len(line)
-	for _, name := range parsing.Names {
+	for _, name := range append(parsing.Names[:len(parsing.Names):len(parsing.Names)], "await") {
 		if i := strings.Index(line, "<"+name); i >= 0 && i < cut {
 			rest := line[i+1+len(name):]
 			if rest == "" || rest[0] == '>' || rest[0] == ' ' || rest[0] == '\t' {

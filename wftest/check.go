@@ -14,8 +14,9 @@ import (
 // check compares a case's run with its expectations and returns what did
 // not hold, the causes first: replies that ran out and, when anything
 // failed, the answers the run refused; then status, paths, result, steps,
-// reminders, retries, cost, unvisited states, and replies left over.
-func check(c *Case, run *analysis.Run, runner *scripted.Runner) []string {
+// reminders, retries, cost, unvisited states, asks (asker is nil when the
+// case answers none), and replies and answers left over.
+func check(c *Case, run *analysis.Run, runner *scripted.Runner, asker *caseAsker) []string {
 	fails, explained := exhaustedMessages(runner.Exhausted(), run)
 	causes := len(fails)
 	e := c.Expect
@@ -55,6 +56,7 @@ func check(c *Case, run *analysis.Run, runner *scripted.Runner) []string {
 			fails = append(fails, msg)
 		}
 	}
+	fails = append(fails, checkAsks(c, run, asker)...)
 	if unused := runner.Unused(); len(unused) > 0 {
 		fails = append(fails, unusedMessage(unused))
 	}

@@ -77,7 +77,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, check(&Case{Expect: tt.expect}, run, emptyRunner(t)))
+			assert.Equal(t, tt.want, check(&Case{Expect: tt.expect}, run, emptyRunner(t), nil))
 		})
 	}
 }
@@ -85,7 +85,7 @@ func TestCheck(t *testing.T) {
 func TestCheckWithoutResult(t *testing.T) {
 	run := analysed("failed", nil, 2, 0, map[string][]string{"main": {"START.md", ""}})
 	run.Agents[0].Status, run.Agents[0].Error = "failed", "START.md: crash (gave up after 3 retries)"
-	got := check(&Case{Expect: Expect{Status: "completed", Result: ptr("x"), ResultMatches: regexp.MustCompile("x")}}, run, emptyRunner(t))
+	got := check(&Case{Expect: Expect{Status: "completed", Result: ptr("x"), ResultMatches: regexp.MustCompile("x")}}, run, emptyRunner(t), nil)
 	assert.Equal(t, []string{
 		"status: got failed, want completed (main failed: START.md: crash (gave up after 3 retries))",
 		`result: the run has no result (status failed), want "x"`,
@@ -95,7 +95,7 @@ func TestCheckWithoutResult(t *testing.T) {
 
 func TestCheckLongResult(t *testing.T) {
 	run := analysed("completed", ptr("Title\nline one\nline two\n"), 1, 0, nil)
-	got := check(&Case{Expect: Expect{Status: "completed", Result: ptr("Title\nline 1\nline two")}}, run, emptyRunner(t))
+	got := check(&Case{Expect: Expect{Status: "completed", Result: ptr("Title\nline 1\nline two")}}, run, emptyRunner(t), nil)
 	assert.Equal(t, []string{"result (- expected, + actual):\n  Title\n- line 1\n+ line one\n  line two"}, got)
 }
 
@@ -119,7 +119,7 @@ replies:
 		res := r.Run(context.Background(), step.Request{Agent: "main", Seq: 1, Step: state.Step{Ref: state.Ref{State: "JOIN.md"}, Mode: state.SessionNew}}, step.Handler{})
 		require.False(t, res.NotStarted, res.Reason)
 	}
-	got := check(&Case{Expect: Expect{Status: "completed"}}, analysed("completed", nil, 0, 0, nil), r)
+	got := check(&Case{Expect: Expect{Status: "completed"}}, analysed("completed", nil, 0, 0, nil), r, nil)
 	assert.Equal(t, []string{
 		"replies for WORKER.md ran out: step main_worker2_WORKER_002 found none left",
 		`2 replies never used: JOIN.md #3 "All in: every worker reported, and the overview is long eno…" (used 1 of 3 times), ` +

@@ -46,7 +46,15 @@ type Case struct {
 	// replies is the value of the replies key as decoded; every run of the
 	// case parses it afresh into a runner of its own.
 	replies any
-	Expect  Expect
+	// Answers are the answers the case gives to the run's asks, by ask id
+	// (ask_main_1), AGENT/STATE or STATE: a queue each, used in order.
+	// Timeouts are the asks (same keys) left to expire at their deadline,
+	// which the instant clock reaches at once. OnAsk is OnAskAnswer (""
+	// too), OnAskPause or OnAskReject.
+	Answers  map[string][]string
+	Timeouts []string
+	OnAsk    string
+	Expect   Expect
 }
 
 // Expect is what must hold after a case's run. Only Status is always
@@ -73,6 +81,9 @@ type Expect struct {
 	CostUSD *float64
 	// Unvisited are states no agent may enter.
 	Unvisited []string
+	// Asks are the asks of the run, in the order asked; when not nil,
+	// every ask must be listed.
+	Asks []ExpectAsk
 }
 
 // AgentStates is the expected path of one agent.
@@ -139,8 +150,8 @@ func Parse(path string, data []byte) (*File, error) {
 // Top-level keys, case keys and expect keys, as error messages list them.
 const (
 	fileKeys   = "workflow, cwd, cases"
-	caseKeys   = "name, input, budget, max_parallel, replies, expect"
-	expectKeys = "status, result, result_matches, path, steps, reminders, retries, cost, unvisited"
+	caseKeys   = "name, input, budget, max_parallel, replies, answers, timeouts, on_ask, expect"
+	expectKeys = "status, result, result_matches, path, steps, reminders, retries, cost, unvisited, asks"
 )
 
 // file reads the top level of the file into f.

@@ -50,6 +50,8 @@ type jsonCase struct {
 	Retries   int        `json:"retries"`
 	CostUSD   float64    `json:"cost_usd"`
 	Paths     []jsonPath `json:"paths"`
+	// Asks are the run's asks, absent when it asked none.
+	Asks []AskResult `json:"asks,omitempty"`
 }
 
 type jsonPath struct {
@@ -81,7 +83,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 				ID: c.ID, Name: c.Name, Line: c.Line, Passed: c.Passed(), Failures: append([]string{}, c.Failures...),
 				DurationMS: c.Duration.Milliseconds(), Status: c.Status, Result: c.Result, Steps: c.Steps,
 				Reminders: c.Reminders, Retries: c.Retries, CostUSD: c.CostUSD,
-				Paths: []jsonPath{},
+				Paths: []jsonPath{}, Asks: c.Asks,
 			}
 			for _, p := range c.Paths {
 				jp := jsonPath{Agent: p.Agent, Visits: []jsonVisit{}}

@@ -129,6 +129,7 @@ func (p *parser) caseAt(f *File, i int, v any) (c *Case, ok bool) {
 	}
 	c.replies = fields["replies"]
 	p.replies(f, c, sub(at, "replies"), label)
+	p.asks(c, fields, at, label)
 	if v, ok := fields["expect"]; ok {
 		p.expect(f, &c.Expect, v, sub(at, "expect"), label)
 	}
@@ -171,7 +172,7 @@ func unjoin(err error) []error {
 }
 
 // statuses are the final statuses a run can have.
-var statuses = []string{"completed", "failed", "budget_exceeded", "paused"}
+var statuses = []string{"completed", "failed", "budget_exceeded", "paused", "asking"}
 
 // expect reads a case's expectations.
 func (p *parser) expect(f *File, e *Expect, v any, at []any, label string) {
@@ -211,6 +212,9 @@ func (p *parser) expect(f *File, e *Expect, v any, at []any, label string) {
 		if c, ok := p.amount(v, key("cost"), label+": expect: cost"); ok {
 			e.CostUSD = &c
 		}
+	}
+	if v, ok := fields["asks"]; ok {
+		e.Asks = p.expectAsks(v, key("asks"), label)
 	}
 	if v, ok := fields["unvisited"]; ok {
 		e.Unvisited, _ = p.texts(v, key("unvisited"), label+": expect: unvisited")

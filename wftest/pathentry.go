@@ -14,13 +14,19 @@ import (
 // so an agent's first entry needs none.
 
 // pathTags are the tags that lead into a state: the transition tags, where
-// result is a return to the caller's state.
-var pathTags = []string{"goto", "reset", "call", "function", "fork", "result"}
+// result is a return to the caller's state, the cross-workflow tags, ask
+// (the state an answered ask went on to) and "ask timeout" (the
+// timeout_next of an ask that expired).
+var pathTags = []string{"goto", "reset", "call", "function", "fork", "result",
+	"call-workflow", "function-workflow", "fork-workflow", "reset-workflow", "ask", "ask timeout"}
 
 // splitEntry reads a path entry: the tag ("" for none) and the state.
 // ok is false for an entry of two words whose first is not a tag.
 func splitEntry(entry string) (tag, state string, ok bool) {
 	entry = strings.TrimSpace(entry)
+	if rest, ok := strings.CutPrefix(entry, "ask timeout "); ok && strings.TrimSpace(rest) != "" {
+		return "ask timeout", strings.TrimSpace(rest), true
+	}
 	first, rest, spaced := strings.Cut(entry, " ")
 	rest = strings.TrimSpace(rest)
 	switch {

@@ -2,6 +2,9 @@ package wftest
 
 import (
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -21,6 +24,11 @@ type RecordOptions struct {
 	// Detail reads one step in full; nil means analysis.LoadDetail on the
 	// run's folder.
 	Detail func(*analysis.Step) (*analysis.Detail, error)
+	// Scripts records what each script step wrote on stdout as its
+	// reply, so that the case replays the scripts too; without it the
+	// case's script states run for real (raymond transcript --to-test
+	// --scripts).
+	Scripts bool
 }
 
 // recording is a case being recorded.
@@ -30,6 +38,8 @@ type recording struct {
 	b    strings.Builder
 	hist *history
 	left []string // steps not replayed, with their outcome
+	// real are the script states left to run for real.
+	real []string
 	// standIns are the steps replayed with another outcome than their
 	// own, by that outcome.
 	standIns map[string][]string
@@ -52,6 +62,12 @@ type recording struct {
 // one whose outcome a reply cannot give is replayed with one that leads
 // to the same path (session not found as max_turns: both fail the
 // agent). Both are named in comments above the case.
+//
+// A script step is left to run for real (named in a comment), unless
+// o.Scripts: its stdout is then its reply. The run's asks become the
+// case's answers (each answered ask's answer, by id) and timeouts (the
+// asks that expired), and expect lists the asks; an ask still pending
+// leaves the case expecting the status asking.
 //
 // A run a replay cannot reproduce is refused with the reason: one that
 // has not ended (paused, waiting, still going), and one in which an agent
@@ -88,6 +104,7 @@ func Record(run *analysis.Run, o RecordOptions, indent int) (string, error) {
 	}
 	b.WriteString("  replies:\n")
 	b.WriteString(replies)
+	rc.asks()
 	b.WriteString("  expect:\n")
 	fmt.Fprintf(b, "    status: %s\n", run.Status)
 	if run.Result != nil {
@@ -109,6 +126,13 @@ func Record(run *analysis.Run, o RecordOptions, indent int) (string, error) {
 		fmt.Fprintf(b, "    retries: %d\n", rc.retries)
 	}
 	fmt.Fprintf(b, "    cost: %s\n", money(cost))
+	if len(run.Asks) > 0 {
+		ids := make([]string, len(run.Asks))
+		for i, k := range run.Asks {
+			ids[i] = flowScalar(k.ID)
+		}
+		fmt.Fprintf(b, "    asks: [%s]\n", strings.Join(ids, ", "))
+	}
 	if err := rc.verify(); err != nil {
 		return "", err
 	}
@@ -135,20 +159,33 @@ func indentLines(text string, n int) string {
 // cost and number of the steps it replays. Each list holds its steps in
 // the order their agent ran them.
 func (rc *recording) replies() (text string, cost float64, steps int, err error) {
+	// A state in another workflow (scope/STATE.md) is replied to by its
+	// name, as the runner is asked for it.
+	name := func(s *analysis.Step) string { return path.Base(s.State) }
 	agents := make(map[string][]string) // state → agents that ran it
 	for _, s := range rc.run.Steps {
-		if !slices.Contains(agents[s.State], s.Agent) {
-			agents[s.State] = append(agents[s.State], s.Agent)
+		if !slices.Contains(agents[name(s)], s.Agent) {
+			agents[name(s)] = append(agents[name(s)], s.Agent)
 		}
 	}
 	key := func(s *analysis.Step) string {
-		if len(agents[s.State]) > 1 {
-			return s.Agent + "/" + s.State
+		if len(agents[name(s)]) > 1 {
+			return s.Agent + "/" + name(s)
 		}
-		return s.State
+		return name(s)
 	}
 	lists := make(map[string][]string)
 	for _, s := range bySeq(rc.run) {
+		if s.IsScript() && !rc.o.Scripts {
+			if !slices.Contains(rc.real, s.State) {
+				rc.real = append(rc.real, s.State)
+			}
+			steps++
+			if s.Reminded {
+				rc.reminders++
+			}
+			continue
+		}
 		outcome, standIn, err := rc.hist.replayAs(rc.run, s)
 		switch {
 		case err != nil:
@@ -199,6 +236,9 @@ func (rc *recording) reply(s *analysis.Step, outcome string) (string, error) {
 			fmt.Fprintf(&b, "%scost: %s\n", in, money(s.CostUSD))
 		}
 		return b.String(), nil
+	}
+	if s.IsScript() && (s.Script == nil || !s.Script.Replayed) {
+		return rc.scriptReply(s)
 	}
 	if !s.HasLines {
 		return "", fmt.Errorf("step %s: its stream file is missing, so its answer is unknown and the run cannot be recorded", s.Name)
@@ -327,4 +367,22 @@ func (rc *recording) verify() error {
 		return fmt.Errorf("record run %s: an answer does not read back as it was written; this is a bug in raymond", rc.run.ID)
 	}
 	return nil
+}
+
+// scriptReply writes the reply of a script step recorded with
+// RecordOptions.Scripts: what it wrote on stdout. A script that failed
+// cannot be replayed by a reply.
+func (rc *recording) scriptReply(s *analysis.Step) (string, error) {
+	if s.Outcome != "success" {
+		return "", fmt.Errorf("step %s: the script ended with %s, which a reply cannot replay; record without --scripts, so that the script runs for real", s.Name, s.Outcome)
+	}
+	data, err := os.ReadFile(filepath.Join(rc.run.Dir, s.Name+".stdout.txt"))
+	if err != nil {
+		return "", fmt.Errorf("step %s: its stdout is unknown, so its reply cannot be recorded (%w); record without --scripts, so that the script runs for real", s.Name, err)
+	}
+	const in = "        "
+	var b strings.Builder
+	fmt.Fprintf(&b, "      - text: %s\n", rc.scalar(string(data), len(in), true))
+	fmt.Fprintf(&b, "%stemplate: false\n", in)
+	return b.String(), nil
 }

@@ -40,7 +40,7 @@ func checkEnded(run *analysis.Run) error {
 	switch {
 	case run.Running:
 		return fmt.Errorf("the run is still going; record it once it has ended (raymond transcript %s --follow waits for that)", run.ID)
-	case run.Status == "completed" || run.Status == "failed" || run.Status == "budget_exceeded":
+	case run.Status == "completed" || run.Status == "failed" || run.Status == "budget_exceeded" || run.Status == "asking":
 		return nil
 	case run.Status == "paused":
 		return fmt.Errorf("the run is paused%s, and a replay never pauses, so the case could not pass; %s", why, resume)
@@ -182,6 +182,9 @@ func notReplayed(outcome string) string {
 // leaves out and which it replays with another outcome than their own.
 func (rc *recording) comments() string {
 	var b strings.Builder
+	if len(rc.real) > 0 {
+		fmt.Fprintf(&b, "# Script states run for real (--scripts records their output instead): %s.\n", strings.Join(rc.real, ", "))
+	}
 	if len(rc.left) > 0 {
 		fmt.Fprintf(&b, "# Not replayed (each ran again later): %s.\n", strings.Join(rc.left, ", "))
 	}

@@ -16,6 +16,7 @@ import (
 	"raymond/analysis"
 	"raymond/orchestrator"
 	"raymond/project"
+	"raymond/script"
 	"raymond/state"
 )
 
@@ -77,8 +78,18 @@ type CaseResult struct {
 	Retries   int
 	CostUSD   float64
 	Paths     []Path
+	// Asks are the run's asks, in the order asked.
+	Asks []AskResult
 
 	started time.Time
+}
+
+// AskResult is one ask of a case's run: its id, what became of it
+// (answered, expired or pending) and the answer it got, nil for none.
+type AskResult struct {
+	ID     string  `json:"id"`
+	Status string  `json:"status"`
+	Answer *string `json:"answer,omitempty"`
 }
 
 // Path is the states one agent went through.
@@ -246,7 +257,20 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 		return fmt.Errorf("start the run: %w", err)
 	}
 	debug := project.DebugDir(dir)
-	d := &orchestrator.Driver{Store: store, Runner: runner, DebugDir: debug, Clock: &orchestrator.InstantClock{}}
+	// Script states run for real unless the case's replies answer them.
+	steps := runner.Scripts(&script.Runner{})
+	d := &orchestrator.Driver{Store: store, Runner: steps, Scripts: steps, DebugDir: debug, Clock: &orchestrator.InstantClock{}}
+	var asker *caseAsker
+	switch c.OnAsk {
+	case OnAskPause:
+		d.OnAsk = orchestrator.AskPause
+	case OnAskReject:
+		d.OnAsk = orchestrator.AskReject
+	default:
+		asker = newCaseAsker(c)
+		d.OnAsk, d.Asker = orchestrator.AskPrompt, asker
+		d.Clock = askClock{InstantClock: &orchestrator.InstantClock{}, asker: asker}
+	}
 	runCtx, cancel := context.WithCancel(ctx)
 	if timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, timeout)
@@ -268,7 +292,7 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 		return fmt.Errorf("timed out after %s with the run still going (%s so far); %s (--timeout sets the limit)",
 			timeout, count(run.StepCount, "step", "steps"), timeoutHint(run, timeout))
 	}
-	res.Failures = check(c, run, runner)
+	res.Failures = check(c, run, runner, asker)
 	return nil
 }
 
@@ -282,6 +306,9 @@ func fill(res *CaseResult, run *analysis.Run) {
 			p.Visits = append(p.Visits, Visit{State: v.State, Via: v.Via, NotRun: v.NotRun})
 		}
 		res.Paths = append(res.Paths, p)
+	}
+	for _, k := range run.Asks {
+		res.Asks = append(res.Asks, AskResult{ID: k.ID, Status: k.Status, Answer: k.Answer})
 	}
 }
 

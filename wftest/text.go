@@ -55,8 +55,8 @@ func writeFile(b *strings.Builder, f *FileResult, verbose bool) {
 
 // what describes what a passing case's run did: each agent's path as
 // expect.path writes it, so that it can be pasted into a case, a comment
-// marking a visit that ran no step; then status, steps, reminders,
-// retries and cost.
+// marking a visit that ran no step; its asks as expect.asks writes them;
+// then status, steps, reminders, retries and cost.
 func what(c *CaseResult) string {
 	lines := []string{"path:"}
 	for _, p := range c.Paths {
@@ -73,6 +73,17 @@ func what(c *CaseResult) string {
 			line += "  # " + strings.Join(notRun, ", ")
 		}
 		lines = append(lines, line)
+	}
+	if len(c.Asks) > 0 {
+		asks := make([]string, len(c.Asks))
+		for i, k := range c.Asks {
+			asks[i] = fmt.Sprintf("{id: %s, status: %s", k.ID, k.Status)
+			if k.Answer != nil {
+				asks[i] += ", answer: " + quote(*k.Answer)
+			}
+			asks[i] += "}"
+		}
+		lines = append(lines, "asks: ["+strings.Join(asks, ", ")+"]")
 	}
 	sums := []string{c.Status, count(c.Steps, "step", "steps")}
 	if c.Reminders > 0 {

@@ -198,6 +198,22 @@ func decodeRule(n *yaml.Node) (Rule, error) {
 	if kv := kind(tagNode); kv != "a text" {
 		return Rule{}, fmt.Errorf("tag must be a string, not %s (quote it)", kv)
 	}
+	// The original Raymond's spellings (<await>, cwd) read as raymond's,
+	// as they do in an answer.
+	if t, ok := parsing.OldTagName(tag); ok {
+		tag = t
+	}
+	for i, key := range keys {
+		newKey, ok := parsing.OldAttrName(tag, key)
+		if !ok {
+			continue
+		}
+		if _, dup := values[newKey]; dup {
+			return Rule{}, fmt.Errorf("key %q and key %q, the original Raymond's name for it, are both given; keep only %q", newKey, key, newKey)
+		}
+		keys[i], values[newKey] = newKey, values[key]
+		delete(values, key)
+	}
 	if !slices.Contains(parsing.Names, tag) {
 		return Rule{}, fmt.Errorf("unknown tag %q (want one of %s)", tag, strings.Join(parsing.Names, ", "))
 	}

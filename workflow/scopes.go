@@ -49,12 +49,19 @@ type UseError struct {
 	Err        error
 }
 
-// Error returns "SPEC (PATH): REASON".
+// Error returns "SPEC (PATH): REASON", naming the path once: PATH is left
+// out when it is SPEC (an absolute specifier), and a REASON that starts
+// with "PATH: " (a zip's hash mismatch) loses that start.
 func (e *UseError) Error() string {
-	if e.Path == "" {
-		return fmt.Sprintf("%s: %v", e.Spec, e.Err)
+	reason := e.Err.Error()
+	switch {
+	case e.Path == "":
+	case e.Path == e.Spec:
+		reason = strings.TrimPrefix(reason, e.Path+": ")
+	default:
+		return fmt.Sprintf("%s (%s): %s", e.Spec, e.Path, strings.TrimPrefix(reason, e.Path+": "))
 	}
-	return fmt.Sprintf("%s (%s): %v", e.Spec, e.Path, e.Err)
+	return fmt.Sprintf("%s: %s", e.Spec, reason)
 }
 
 // Unwrap returns the reason.

@@ -130,7 +130,8 @@ func create(p *project.Project, f *runFlags, workflow string, opts state.Options
 	case errors.As(err, &we) && we.Loaded:
 		return nil, &usageError{msg: we.Error(), hint: "Fix the state file the message names, then run again."}
 	case errors.As(err, &we):
-		return nil, &usageError{msg: we.Error(), hint: "Give a workflow folder, a state in it, a .yaml or .zip workflow, or a pinned https URL."}
+		// The message says what to give instead.
+		return nil, &usageError{msg: we.Error()}
 	case errors.Is(err, fs.ErrExist):
 		return nil, &usageError{msg: err.Error(), hint: "Run ids must be new; 'raymond list --all' shows the ones taken."}
 	case err != nil:

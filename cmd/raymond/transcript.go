@@ -61,6 +61,7 @@ type transcriptFlags struct {
 	html     string
 	toTest   string
 	caseName string
+	scripts  bool
 	project  string
 	width    int
 }
@@ -76,6 +77,7 @@ func runTranscript(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report to `FILE`")
 	fs.StringVar(&f.toTest, "to-test", "", "record the run as a workflow test in `FILE` (*.test.yaml)")
 	fs.StringVar(&f.caseName, "case-name", "", "the `NAME` of the case --to-test records (default: recorded RUN_ID)")
+	fs.BoolVar(&f.scripts, "scripts", false, "with --to-test, record what each script step printed as its reply (default: the case runs the scripts for real)")
 	fs.StringVar(&f.project, "project", "", "the project `DIR` that holds .raymond/ (default: found from the current folder)")
 	fs.IntVar(&f.width, "width", 0, fmt.Sprintf("lay the text out in `N` columns, %d or more (default: $COLUMNS, else 80)", analysis.MinWidth))
 	if done, err := parseFlags(fs, args, transcriptHelp, env.stdout); done || err != nil {
@@ -144,6 +146,9 @@ func (f *transcriptFlags) check(widthGiven bool) error {
 	}
 	if f.caseName != "" && f.toTest == "" {
 		return h.usageError("--case-name names the case --to-test records; give --to-test FILE too")
+	}
+	if f.scripts && f.toTest == "" {
+		return h.usageError("--scripts says how --to-test records script steps; give --to-test FILE too")
 	}
 	if len(outputs) > 1 {
 		return h.usageError("%s cannot be combined; give one", strings.Join(outputs, " and "))
@@ -394,7 +399,7 @@ func recordTest(env *cmdEnv, run *analysis.Run, src analysis.Source, f transcrip
 	if run.Running {
 		return &exitError{code: exitFailed, msg: fmt.Sprintf("run %s is still running; record it once it has ended (raymond transcript %s --follow waits for that)", run.ID, run.ID)}
 	}
-	o := wftest.RecordOptions{Name: f.caseName}
+	o := wftest.RecordOptions{Name: f.caseName, Scripts: f.scripts}
 	if src.State != nil {
 		o.Input = src.State.Options.Input
 	}

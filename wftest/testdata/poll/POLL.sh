@@ -1,0 +1,2 @@
+echo "polled in $PWD" >&2
+echo "<goto>DONE.md</goto>"
