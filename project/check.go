@@ -25,6 +25,19 @@ var EffortLevels = []string{"low", "medium", "high", "xhigh", "max"}
 // be read as a flag, and holds no space.
 var modelPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@\[\]+-]*$`)
 
+// AskModes are the values of --on-ask and the config's on_ask (cli.md,
+// protocol.md §15.3): auto decides between prompt and pause when a drive
+// begins.
+var AskModes = []string{"auto", "prompt", "pause", "reject"}
+
+// CheckOnAsk accepts an --on-ask mode.
+func CheckOnAsk(mode string) error {
+	if !slices.Contains(AskModes, mode) {
+		return fmt.Errorf("unknown mode %q; use %s", mode, strings.Join(AskModes, ", "))
+	}
+	return nil
+}
+
 // CheckPermissionMode accepts a permission mode claude knows.
 func CheckPermissionMode(mode string) error {
 	if !slices.Contains(PermissionModes, mode) {
@@ -93,6 +106,11 @@ func CheckOptions(o state.Options) error {
 	if !o.SkipPermissions {
 		if err := CheckPermissionMode(o.PermissionMode); err != nil {
 			return &OptionError{Flag: "--permission-mode", Value: o.PermissionMode, Err: err}
+		}
+	}
+	if o.OnAsk != "" {
+		if err := CheckOnAsk(o.OnAsk); err != nil {
+			return &OptionError{Flag: "--on-ask", Value: o.OnAsk, Err: err}
 		}
 	}
 	if o.MaxParallel < 1 {

@@ -19,7 +19,7 @@ import (
 // is not one.
 var ConfigKeys = []string{
 	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "max_forks", "timeout", "step_timeout", "no_wait",
-	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine", "task_folder_pattern",
+	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine", "task_folder_pattern", "on_ask",
 }
 
 // Settings are the settings of a run that one layer sets: the command line
@@ -45,6 +45,7 @@ type Settings struct {
 	// TaskFolderPattern is where agents' task folders go (protocol §16),
 	// relative to .raymond/ unless absolute; config only.
 	TaskFolderPattern *string
+	OnAsk             *string // who answers <ask>: auto, prompt, pause or reject
 }
 
 // ConfigError is a config file that cannot be used: malformed, an unknown
@@ -157,6 +158,10 @@ func (s *Settings) set(key string, v any) error {
 		}
 	case "claude":
 		s.Claude, err = tomlString(key, v)
+	case "on_ask":
+		if s.OnAsk, err = tomlString(key, v); err == nil {
+			err = CheckOnAsk(*s.OnAsk)
+		}
 	case "no_wait":
 		s.NoWait, err = tomlBool(key, v)
 	case "dangerously_skip_permissions":

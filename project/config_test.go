@@ -47,6 +47,7 @@ quiet = true
 		{name: "quoted key", text: `"model" = "opus"`, want: Settings{Model: ptr("opus")}},
 		{name: "step timeout", text: `step_timeout = "2h"`, want: Settings{StepTimeout: ptr(2 * time.Hour)}},
 		{name: "step timeout in seconds", text: "step_timeout = 90", want: Settings{StepTimeout: ptr(90 * time.Second)}},
+		{name: "on_ask", text: `on_ask = "pause"`, want: Settings{OnAsk: ptr("pause")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +88,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{name: "dotted key under a known key", text: "model.name = \"x\"\n", want: []string{"c.toml:1:", "model must be a string, not a table"}},
 		{name: "array of tables", text: "\n[[run]]\nmodel = \"x\"\n", want: []string{"c.toml:2:", `unknown key "run"`}},
 		{name: "table for a string", text: "quiet = true\n[model]\nname = \"x\"\n", want: []string{"c.toml:2:", "model must be a string, not a table"}},
+		{name: "unknown on_ask", text: "quiet = true\non_ask = \"never\"\n", want: []string{"c.toml:2:", `unknown mode "never"; use auto, prompt, pause, reject`}},
+		{name: "bool on_ask", text: "on_ask = true", want: []string{"c.toml:1:", "on_ask must be a string"}},
 		{name: "inline array", text: "debug = false\neffort = [1, 2]\n", want: []string{"c.toml:2:", "effort must be a string, not an array"}},
 	}
 	for _, tt := range tests {

@@ -37,6 +37,7 @@ func (p *Project) NewOptions(g Given) (state.Options, float64) {
 		SkipPermissions: pick(g.SkipPermissions, cfg.SkipPermissions, false),
 		Debug:           pick(g.Debug, cfg.Debug, true),
 		Confine:         pick(g.Confine, cfg.Confine, false),
+		OnAsk:           pick(g.OnAsk, cfg.OnAsk, ""),
 		Input:           g.Input,
 		ProjectDir:      p.Dir,
 	}
@@ -104,6 +105,7 @@ func Override(r *state.Run, given Settings) {
 	}
 	set(given.Debug, &o.Debug)
 	set(given.Confine, &o.Confine)
+	set(given.OnAsk, &o.OnAsk)
 	set(given.Budget, &r.BudgetUSD)
 }
 

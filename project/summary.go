@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"raymond/machine"
 	"raymond/state"
 )
 
@@ -15,7 +16,7 @@ const (
 	ExitFailed    = 1 // failed (an agent failed), or raymond itself failed
 	ExitUsage     = 2 // bad usage
 	ExitPaused    = 3 // paused, resumable: a signal, a usage limit with --no-wait
-	ExitAsking    = 4 // reserved: waiting for answers (cli.md; not yet used)
+	ExitAsking    = 4 // waiting for answers: agents ask and nothing else can progress
 	ExitBudget    = 5 // the budget is reached: resumable with a higher --budget
 	ExitNotDriven = 6 // nothing driven: another process drives the run, or it had ended
 	ExitNoClaude  = 7 // claude cannot run at all; the run is paused until that is fixed
@@ -30,6 +31,8 @@ func ExitFor(s state.Status) int {
 		return ExitFailed
 	case state.StatusBudgetExceeded:
 		return ExitBudget
+	case state.StatusAsking:
+		return ExitAsking
 	}
 	// Paused, waiting, or stopped before it got anywhere: the run can be
 	// resumed.
@@ -50,7 +53,10 @@ type Listing struct {
 	BudgetUSD    float64      `json:"budget_usd"`
 	CreatedAt    time.Time    `json:"created_at"`
 	UpdatedAt    time.Time    `json:"updated_at"`
-	DrivenBy     *int         `json:"driven_by"` // pid, nil when no process drives it
+	// PendingAsks is the number of asks that wait for an answer; absent
+	// from the JSON when none do.
+	PendingAsks int  `json:"pending_asks,omitempty"`
+	DrivenBy    *int `json:"driven_by"` // pid, nil when no process drives it
 }
 
 // Describe returns the Listing of run r, asking store whether a process
@@ -73,6 +79,7 @@ func Describe(store *state.Store, r *state.Run) (Listing, error) {
 			l.AgentsActive++
 		}
 	}
+	l.PendingAsks = len(machine.PendingAsks(r))
 	pid, held, err := store.Holder(r.WorkflowID)
 	if err != nil {
 		return Listing{}, err
@@ -97,7 +104,16 @@ func (l Listing) ShownStatus() string {
 // plus who drives the run.
 type Detail struct {
 	*state.Run
-	DrivenBy *int `json:"driven_by"`
+	// Asks are the run's pending asks, oldest first, as the object of exit
+	// 4 lists them; absent from the JSON when there are none.
+	Asks     []PendingAsk `json:"asks,omitempty"`
+	DrivenBy *int         `json:"driven_by"`
+}
+
+// NewDetail returns the Detail of run r, driven by the process drivenBy
+// (nil for none).
+func NewDetail(r *state.Run, drivenBy *int) Detail {
+	return Detail{Run: r, DrivenBy: drivenBy, Asks: NewAsking(r).Asks}
 }
 
 // Summary is the JSON object printed at the end of a run (run --json).
@@ -163,6 +179,14 @@ func NextStep(r *state.Run) string {
 			id, r.TotalCostUSD, r.BudgetUSD, id)
 	case state.StatusWaiting:
 		return fmt.Sprintf("run %s is waiting; resume it with: raymond resume %s", id, id)
+	case state.StatusAsking:
+		n := len(machine.PendingAsks(r))
+		asks := "1 ask waits"
+		if n != 1 {
+			asks = fmt.Sprintf("%d asks wait", n)
+		}
+		return fmt.Sprintf("run %s: %s for an answer; answer with: raymond answer %s ASK_ID TEXT, then: raymond resume %s ('raymond status %s' lists them)",
+			id, asks, ShellQuote(id), ShellQuote(id), ShellQuote(id))
 	}
 	return fmt.Sprintf("run %s paused; resume it with: raymond resume %s", id, id)
 }

@@ -174,10 +174,49 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 		return fmt.Sprintf("%s: %s failed: %s", e.State, e.Tool, cut(e.Message, 80)), showNormal
 	case transcript.EventPrint:
 		return free(e.Message), showImportant
+	case transcript.EventAsk:
+		return ask(e, free), showImportant
+	case transcript.EventAnswered:
+		s := fmt.Sprintf("%s answered", e.AskID)
+		if e.Payload != nil {
+			s += ": " + free(*e.Payload)
+		}
+		return s + "; goes on at " + e.Target, showImportant
+	case transcript.EventAskExpired:
+		if e.Target == "" {
+			return fmt.Sprintf("%s expired unanswered", e.AskID), showImportant
+		}
+		return fmt.Sprintf("%s expired unanswered; goes on at %s", e.AskID, e.Target), showImportant
+	case transcript.EventAsking:
+		return because("waiting for answers", e.Message), showNone
 	case transcript.EventAPIRetry:
 		return fmt.Sprintf("%s: API error %d, claude retries (attempt %d)", e.State, e.Code, e.Attempt), showNormal
 	}
 	return e.Type, showNone
+}
+
+// ask words an agent's question: "asks ask_main_1: Approve Acme? (answer
+// within 48h)".
+func ask(e *transcript.Event, free func(string) string) string {
+	s := fmt.Sprintf("asks %s: %s", e.AskID, free(e.Message))
+	if e.Deadline != nil {
+		s += fmt.Sprintf(" (answer within %s)", within(e.Deadline.Sub(e.Time)))
+	}
+	return s
+}
+
+// within writes an ask's timeout as it was likely written: 48h, 90m, 30s.
+func within(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d >= time.Second && d%time.Second == 0:
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return Duration(d)
 }
 
 // costs writes a step's cost and the run's total after it, when the event

@@ -27,6 +27,21 @@ func TestProgress(t *testing.T) {
 		important bool
 		follow    string // after the time and the agent's tag
 	}{
+		// asks (protocol §15)
+		{"ask", transcript.Event{Type: transcript.EventAsk, Time: at, Agent: "main", AskID: "ask_main_1", State: "2_REVIEW.md",
+			Target: "3_DONE.md", Message: "Approve Acme?", Deadline: ptr(at.Add(48 * time.Hour))},
+			"asks ask_main_1: Approve Acme? (answer within 48h)", true, "[main] asks ask_main_1: Approve Acme? (answer within 48h)"},
+		{"ask, no timeout", transcript.Event{Type: transcript.EventAsk, Time: at, Agent: "main", AskID: "ask_main_1", Message: "Approve Acme?"},
+			"asks ask_main_1: Approve Acme?", true, "[main] asks ask_main_1: Approve Acme?"},
+		{"ask answered", transcript.Event{Type: transcript.EventAnswered, Agent: "main", AskID: "ask_main_1", Payload: ptr("yes"), Target: "3_DONE.md"},
+			"ask_main_1 answered: yes; goes on at 3_DONE.md", true, "[main] ask_main_1 answered: yes; goes on at 3_DONE.md"},
+		{"ask expired", transcript.Event{Type: transcript.EventAskExpired, Agent: "main", AskID: "ask_main_1", Target: "ESCALATE.md"},
+			"ask_main_1 expired unanswered; goes on at ESCALATE.md", true, "[main] ask_main_1 expired unanswered; goes on at ESCALATE.md"},
+		{"ask expired, fails", transcript.Event{Type: transcript.EventAskExpired, Agent: "main", AskID: "ask_main_1"},
+			"ask_main_1 expired unanswered", true, "[main] ask_main_1 expired unanswered"},
+		{"asking", transcript.Event{Type: transcript.EventAsking, Status: "asking", Message: "2 asks wait for an answer"},
+			"", false, "waiting for answers: 2 asks wait for an answer"},
+
 		// drive.go
 		{"run started", transcript.Event{Type: transcript.EventRunStarted, Run: "r1", State: "START.md", Message: "/wf"},
 			"run r1 started at START.md: /wf", true, "run r1 started at START.md: /wf"},
@@ -127,7 +142,7 @@ func TestProgress(t *testing.T) {
 			"run pf completed in 1.234s: 5 steps, 4 agents, $0.1000", true, "run pf completed in 1.234s: 5 steps, 4 agents, $0.1000"},
 		{"summary, failed", transcript.Event{Type: transcript.EventSummary, Run: "f1", Status: "failed", DurationMS: 20, Steps: 1, Agents: 1, TotalCostUSD: ptr(0.0), BudgetUSD: 1,
 			Message: "some error", Failures: []transcript.Failure{{Agent: "main", State: "START.md", Error: "START.md: boom"}}},
-			"run f1 failed in 20ms: 1 step, 1 agent, $0.0000 of $1.0000\nsome error\n  main failed at START.md: START.md: boom", true,
+			"run f1 failed in 20ms: 1 step, 1 agent, $0.0000 of $1.0000\nsome error\n  main failed at START.md: boom", true,
 			"run f1 failed in 20ms: 1 step, 1 agent, $0.0000 of $1.0000"},
 		{"unknown", transcript.Event{Type: "from_the_future"}, "", false, "from_the_future"},
 	}

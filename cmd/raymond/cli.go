@@ -18,6 +18,7 @@ const (
 	exitFailed    = project.ExitFailed
 	exitUsage     = project.ExitUsage
 	exitPaused    = project.ExitPaused
+	exitAsking    = project.ExitAsking
 	exitBudget    = project.ExitBudget
 	exitNotDriven = project.ExitNotDriven
 	exitNoClaude  = project.ExitNoClaude
@@ -62,6 +63,7 @@ func commands() []command {
 		{name: "run", synopsis: "start a run of a workflow and drive it to its end", run: runRun},
 		{name: "start", synopsis: "create a run without driving it and print its id", run: runStart},
 		{name: "resume", synopsis: "drive an existing run on from where it stopped", run: runResume},
+		{name: "answer", synopsis: "answer a question an agent asks, for the next resume", run: runAnswer},
 		{name: "recover", synopsis: "find interrupted runs and resume them", run: runRecover},
 		{name: "list", synopsis: "list the runs of this project, newest first", run: runList},
 		{name: "status", synopsis: "show one run in detail", run: runStatus},
@@ -141,7 +143,8 @@ func printUsage(w io.Writer) {
 	}
 	b.WriteString("\nRun 'raymond COMMAND --help' for a command's flags and examples.\n")
 	b.WriteString("\nExit status of run, resume and recover: 0 completed, 1 failed, 2 bad usage,\n" +
-		"3 paused (signal, usage limit), 5 budget reached, 6 nothing driven (driven\n" +
-		"elsewhere, or already completed), 7 claude cannot run (the run is paused).\n")
+		"3 paused (signal, usage limit), 4 waiting for answers (stdout: the asks),\n" +
+		"5 budget reached, 6 nothing driven (driven elsewhere, or already completed),\n" +
+		"7 claude cannot run (the run is paused).\n")
 	io.WriteString(w, b.String())
 }

@@ -188,7 +188,30 @@ func describeProgram(path string) string {
 func (d *driving) driveAndReport(ctx context.Context, id string, override bool) error {
 	ctx, quiesce, stop := interrupts(ctx, d.env.stderr)
 	defer stop()
-	r, err := d.driver(quiesce, "").Drive(ctx, id, d.prepare(id, override, d.env.stderr, ""))
+	drv := d.driver(quiesce, "")
+	progress := &gate{w: d.env.stderr}
+	drv.Progress = progress
+	prepare := d.prepare(id, override, progress, "")
+	var asker *prompter
+	r, err := drv.Drive(ctx, id, func(r *state.Run) error {
+		if err := prepare(r); err != nil {
+			return err
+		}
+		if override && d.flags.changed("input") {
+			if err := recordInput(r, d.flags.askID, d.flags.input); err != nil {
+				return err
+			}
+		}
+		drv.OnAsk = askMode(r.Options.OnAsk, true, d.env.stdin, d.env.stderr)
+		if drv.OnAsk == orchestrator.AskPrompt {
+			asker = newPrompter(d.env.stdin, progress, quiesce)
+			drv.Asker = asker
+		}
+		return nil
+	})
+	if asker != nil {
+		asker.Close()
+	}
 	if err != nil {
 		err = driveFailed(id, r, err)
 		d.summarize(id, r, err)

@@ -55,6 +55,8 @@ type runFlags struct {
 	logLevel        string
 	confine         bool
 	continueSess    bool
+	onAsk           string
+	askID           string
 
 	newSession []string
 
@@ -78,6 +80,8 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 		fs.BoolVar(&f.continueSess, "continue-session", false,
 			"main's first prompt branches from your newest Claude Code conversation in this folder, which stays as it was")
 	} else {
+		fs.StringVar(&f.input, "input", "", "answer the oldest pending ask (or the one --ask names) with `TEXT`, then drive the run")
+		fs.StringVar(&f.askID, "ask", "", "the `ASK_ID` that --input answers (default: the oldest pending ask)")
 		fs.StringArrayVar(&f.newSession, "new-session", nil,
 			"start `AGENT` again at its state in a new session, e.g. when claude lost its session (repeatable)")
 	}
@@ -96,6 +100,8 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	fs.StringVar(&f.permissionMode, "permission-mode", orchestrator.DefaultPermissionMode, "permission `MODE` passed to claude")
 	fs.BoolVar(&f.skipPermissions, "dangerously-skip-permissions", false, "pass --dangerously-skip-permissions to claude instead of a permission mode")
 	fs.StringVar(&f.claude, "claude", "", "the claude executable `PATH` (also RAYMOND_CLAUDE; default: claude on PATH)")
+	fs.StringVar(&f.onAsk, "on-ask", "auto",
+		"who answers <ask>: `MODE` pause (exit 4 with the questions), prompt (the terminal), reject (the agent fails), or auto: prompt when stdin and stderr are terminals, else pause")
 	fs.BoolVar(&f.confine, "confine", false, "refuse a cd= outside the project folder (default: allowed, with a warning)")
 	fs.BoolVar(&f.debug, "debug", true, "write the transcript folder .raymond/debug/ID (the default)")
 	fs.BoolVar(&f.noDebug, "no-debug", false, "do not write the transcript folder")
@@ -117,7 +123,7 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 // and RAYMOND_CLAUDE does not apply again.
 func storedDefaults(fs *pflag.FlagSet) {
 	for _, name := range []string{"model", "effort", "budget", "max-parallel", "max-agents", "max-depth", "max-forks", "timeout",
-		"step-timeout", "permission-mode", "claude"} {
+		"step-timeout", "permission-mode", "claude", "on-ask"} {
 		fl := fs.Lookup(name)
 		if fl == nil {
 			continue
@@ -163,6 +169,14 @@ func (f *runFlags) check(h help) error {
 		if err := project.CheckPermissionMode(f.permissionMode); err != nil {
 			return h.usageError("--permission-mode: %v", err)
 		}
+	}
+	if f.changed("on-ask") {
+		if err := project.CheckOnAsk(f.onAsk); err != nil {
+			return h.usageError("--on-ask: %v", err)
+		}
+	}
+	if f.changed("ask") && !f.changed("input") {
+		return h.usageError("--ask names the ask that --input answers; give --input TEXT too")
 	}
 	if f.changed("claude") {
 		// Stored absolute: a resume from another folder runs the same
@@ -226,6 +240,7 @@ func (f *runFlags) settings() project.Settings {
 		Claude:          given(f, "claude", f.claude),
 		Quiet:           given(f, "quiet", f.quiet),
 		Confine:         given(f, "confine", f.confine),
+		OnAsk:           given(f, "on-ask", f.onAsk),
 	}
 	switch {
 	case f.changed("no-debug"):

@@ -194,6 +194,7 @@ func TestCheckFlags(t *testing.T) {
 		{[]string{"--dangerously-skip-permissions", "--permission-mode", "plan"}, "contradict"},
 		{[]string{"--id", "a/b"}, "--id"},
 		{[]string{"--log-level", "loud"}, "--log-level"},
+		{[]string{"--on-ask", "ask"}, `--on-ask: unknown mode "ask"; use auto, prompt, pause, reject`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -206,8 +207,17 @@ func TestCheckFlags(t *testing.T) {
 }
 
 func TestFlagKinds(t *testing.T) {
-	_, err := parseRunFlags(t, kindResume, "--input", "x")
-	require.ErrorContains(t, err, "unknown flag: --input")
+	// resume's --input answers an ask (protocol §15); --id is run's alone.
+	_, err := parseRunFlags(t, kindResume, "--id", "x")
+	require.ErrorContains(t, err, "unknown flag: --id")
+	_, err = parseRunFlags(t, kindResume, "--input", "x", "--ask", "ask_main_1", "--on-ask", "pause")
+	require.NoError(t, err)
+	_, err = parseRunFlags(t, kindResume, "--ask", "ask_main_1")
+	require.ErrorContains(t, err, "--ask names the ask that --input answers")
+	_, err = parseRunFlags(t, kindRun, "--ask", "ask_main_1")
+	require.ErrorContains(t, err, "unknown flag: --ask")
+	_, err = parseRunFlags(t, kindRecover, "--on-ask", "pause")
+	require.ErrorContains(t, err, "unknown flag: --on-ask")
 	_, err = parseRunFlags(t, kindStart, "--json")
 	require.ErrorContains(t, err, "unknown flag: --json")
 	_, err = parseRunFlags(t, kindRecover, "--model", "x")

@@ -23,7 +23,9 @@ Without --all, completed runs are hidden.
 
 --json prints an array of objects: {"run_id", "workflow", "scope_dir",
 "status", "interrupted", "agents_active", "agents_total", "total_cost_usd",
-"budget_usd", "created_at", "updated_at", "driven_by" (pid or null)}.`,
+"budget_usd", "created_at", "updated_at", "driven_by" (pid or null),
+"pending_asks"}. A run whose agents wait for answers is shown as
+"asking (N)", N the number of pending asks ('raymond status ID' shows them).`,
 	examples: []string{
 		"raymond list",
 		"raymond list --all --json | jq '.[].run_id'",
@@ -84,8 +86,12 @@ func printList(w io.Writer, rows []project.Listing, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tAGENTS\tCOST\tAGE")
 	for _, l := range rows {
+		status := l.ShownStatus()
+		if l.PendingAsks > 0 {
+			status += fmt.Sprintf(" (%d)", l.PendingAsks)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t$%.4f\t%s\n",
-			l.RunID, l.Workflow, l.ShownStatus(), l.AgentsActive, l.AgentsTotal, l.TotalCostUSD, age(now.Sub(l.CreatedAt)))
+			l.RunID, l.Workflow, status, l.AgentsActive, l.AgentsTotal, l.TotalCostUSD, age(now.Sub(l.CreatedAt)))
 	}
 	tw.Flush()
 }

@@ -12,11 +12,20 @@ import (
 )
 
 // report prints how run r ended: the result of a completed run (or, with
-// asJSON, the summary) on stdout, and on stderr one line saying what to do
+// asJSON, the summary) or the asks of a run waiting for answers on stdout, and on stderr one line saying what to do
 // when it did not complete. It returns the exit status.
 func report(stdout, stderr io.Writer, r *state.Run, dir string, asJSON bool) int {
 	code := project.ExitFor(r.Status)
 	switch {
+	case r.Status == state.StatusAsking:
+		// The questions and how to answer them, with or without --json:
+		// with it, this is the summary.
+		data, err := json.Marshal(project.NewAsking(r))
+		if err != nil {
+			fmt.Fprintf(stderr, "raymond: encode asks: %v\n", err)
+			return exitFailed
+		}
+		fmt.Fprintf(stdout, "%s\n", data)
 	case asJSON:
 		data, err := json.Marshal(project.NewSummary(r, dir))
 		if err != nil {

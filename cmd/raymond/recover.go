@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"raymond/machine"
 	"raymond/project"
 	"raymond/state"
 )
@@ -27,7 +28,9 @@ prefixed with its id.
 --all also counts paused runs (stopped by a signal or a usage limit with
 --no-wait) as ones to recover. Each run is resumed with the options it was
 started with. The exit status is the worst of the runs': 2, then 1, 7, 5,
-3, 6, then 0 (see 'raymond run --help').`,
+4, 3, 6, then 0 (see 'raymond run --help'). Runs whose agents wait for
+answers (status asking) are not interrupted: they are listed apart, with
+how to answer them; resumed here, their asks keep waiting (exit 4).`,
 	examples: []string{
 		"raymond recover                 # what was interrupted?",
 		"raymond recover --yes           # resume all of it",
@@ -58,7 +61,7 @@ func runRecover(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		if !*yes {
 			listInterrupted(env, found, time.Now())
-			return nil
+			return listAsking(env, p)
 		}
 		for _, r := range found {
 			ids = append(ids, r.RunID)
@@ -116,6 +119,23 @@ func listInterrupted(env *cmdEnv, found []project.Listing, now time.Time) {
 	fmt.Fprintln(env.stderr, "Resume them with 'raymond recover --yes', or some of them with 'raymond recover ID...'.")
 }
 
+// listAsking names, on stderr, the runs of p that wait for answers: they
+// are not interrupted, a person has to answer them.
+func listAsking(env *cmdEnv, p *project.Project) error {
+	runs, err := p.Runs()
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		if r.Status != state.StatusAsking {
+			continue
+		}
+		fmt.Fprintf(env.stderr, "run %s is asking, not interrupted: %d pending asks; 'raymond status %s' shows them, 'raymond answer' answers them\n",
+			r.WorkflowID, len(machine.PendingAsks(r)), r.WorkflowID)
+	}
+	return nil
+}
+
 // driveAll resumes the runs ids concurrently and returns the worst exit
 // status among them. A signal stops them all.
 func (d *driving) driveAll(ctx context.Context, ids []string) int {
@@ -148,7 +168,15 @@ func (d *driving) recoverOne(ctx context.Context, id string, quiesce <-chan stru
 	}
 	drv := d.driver(quiesce, id+" ")
 	drv.Progress = stderr
-	r, err := drv.Drive(ctx, id, d.prepare(id, false, stderr, id+" "))
+	prepare := d.prepare(id, false, stderr, id+" ")
+	r, err := drv.Drive(ctx, id, func(r *state.Run) error {
+		if err := prepare(r); err != nil {
+			return err
+		}
+		// Runs driven at once cannot share the terminal: their asks wait.
+		drv.OnAsk = askMode(r.Options.OnAsk, false, nil, nil)
+		return nil
+	})
 	if err != nil {
 		return exitCode(stderr, driveFailed(id, r, err))
 	}
@@ -172,7 +200,8 @@ func unique(ids []string) []string {
 }
 
 // worse returns the worse of two exit statuses: bad usage, a failed run,
-// a claude that cannot run, a budget reached, a paused run, a run driven
+// a claude that cannot run, a budget reached, a run waiting for answers, a
+// paused run, a run driven
 // elsewhere or already ended, success.
 func worse(a, b int) int {
 	rank := func(code int) int {
@@ -183,14 +212,16 @@ func worse(a, b int) int {
 			return 1
 		case exitPaused:
 			return 2
-		case exitBudget:
+		case exitAsking:
 			return 3
-		case exitNoClaude:
+		case exitBudget:
 			return 4
-		case exitFailed:
+		case exitNoClaude:
 			return 5
+		case exitFailed:
+			return 6
 		}
-		return 6
+		return 7
 	}
 	if rank(b) > rank(a) {
 		return b

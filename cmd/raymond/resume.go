@@ -16,11 +16,18 @@ never stored: give it again to resume a scripted run.
 same state with the same input: the way on when claude no longer has the
 session the step resumes (the run's last line then names this flag).
 
+A run that waits for answers (exit 4) goes on once they are given: answer
+each ask with 'raymond answer', then resume; or give --input TEXT here, which
+answers the oldest pending ask (--ask ASK_ID names another) before the run is
+driven. Asks left unanswered keep waiting; --on-ask says who answers them.
+
 Output and exit status are those of 'raymond run' (see 'raymond run --help').`,
 	examples: []string{
 		"raymond resume 20261121-154012-123456-3f9a2c",
 		"raymond resume nightly-1 --budget 10 --model opus",
 		"raymond resume nightly-1 --new-session main_worker2",
+		"raymond resume nightly-1 --input 'yes, approve Acme'",
+		"raymond resume nightly-1 --input no --ask ask_main_worker1_3",
 	},
 }
 

@@ -32,9 +32,16 @@ worker failed: the exit status says so), or with --json one object:
    "project", "transcript" (its folder, or null), "exit_code"}
 Progress goes to stderr.
 
+When an agent asks a person (<ask>), --on-ask decides who answers: prompt
+puts the question on the terminal and reads the answer there while the other
+agents run; pause lets the others run, then exits 4 with the questions on
+stdout; reject fails the agent; auto (the default) is prompt when stdin and
+stderr are terminals, else pause.
+
 Defaults for the flags may be set in .raymond/config.toml (keys model, effort,
 budget, max_parallel, max_agents, max_depth, max_forks, timeout, step_timeout, no_wait,
-permission_mode, dangerously_skip_permissions, claude, debug, quiet, confine);
+permission_mode, dangerously_skip_permissions, claude, debug, quiet, confine,
+on_ask);
 flags override it, and RAYMOND_CLAUDE overrides its claude.
 
 Exit status (also exit_code in --json):
@@ -42,7 +49,9 @@ Exit status (also exit_code in --json):
   1  failed (an agent failed), or raymond itself failed
   2  bad usage (flags, option values, workflow, config file)
   3  paused by a signal or a usage limit: 'raymond resume ID' goes on
-  4  reserved for runs waiting for answers
+  4  waiting for answers: agents asked (<ask>) and nothing else can go on;
+     stdout carries one JSON object with the asks and the commands that
+     answer them ('raymond answer', then 'raymond resume ID')
   5  budget reached: 'raymond resume ID --budget USD' goes on
   6  nothing driven: another process drives the run, or it had completed
   7  claude cannot run (missing, refused, logged out, no credit): the run
@@ -55,6 +64,7 @@ resumed.`,
 		"raymond wf/START.md --budget 2 --model sonnet",
 		"x=$(raymond run wf/ --quiet)          # the result, for a script",
 		"raymond run wf/ --replies replies.yaml # no model: scripted replies",
+		"raymond run wf/ --on-ask pause          # exit 4 with the questions instead of asking",
 	},
 }
 

@@ -21,10 +21,13 @@ var statusHelp = help{
 	text: `
 Show one run in detail: its status, workflow, cost and budget, result or
 error, the usage-limit wait it is in, the process driving it, and for each
-agent its status, state, stack depth, session, attempts and last error.
+agent its status, state, stack depth, session, attempts and last error, and
+the asks that wait for an answer.
 
 --json prints the run's state file as it is, plus "driven_by": the pid of the
-process driving it, or null.`,
+process driving it, or null, and "asks": the pending asks, oldest first, each
+{"ask_id", "agent_id", "state", "prompt", "asked_at", "deadline",
+"timeout_next", "answer"} (deadline and timeout_next null without a timeout).`,
 	examples: []string{
 		"raymond status 20261121-154012-123456-3f9a2c",
 		"raymond status nightly-1 --json | jq .total_cost_usd",
@@ -58,7 +61,7 @@ func runStatus(_ context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	if *asJSON {
-		data, err := json.Marshal(project.Detail{Run: r, DrivenBy: row.DrivenBy})
+		data, err := json.Marshal(project.NewDetail(r, row.DrivenBy))
 		if err != nil {
 			return fmt.Errorf("encode run %s: %w", id, err)
 		}
@@ -114,6 +117,42 @@ func printStatus(w io.Writer, r *state.Run, row project.Listing, now time.Time) 
 			a.ID, a.Status, a.CurrentState, len(a.Stack), orDash(a.SessionID), a.Attempts, orDash(oneLine(a.LastError)))
 	}
 	tw.Flush()
+	printAsks(w, r)
+}
+
+// printAsks writes the pending asks of run r, oldest first, and how to
+// answer them.
+func printAsks(w io.Writer, r *state.Run) {
+	var answered []string
+	for _, a := range r.Agents {
+		if a.Status == state.AgentAsking && a.Ask != nil && a.Ask.Answer != nil {
+			answered = append(answered, fmt.Sprintf("  %s  [%s] answered: %s", a.Ask.ID, a.ID, oneLine(*a.Ask.Answer)))
+		}
+	}
+	if len(answered) > 0 {
+		fmt.Fprintf(w, "\nanswered, used when the run is resumed (raymond resume %s):\n%s\n",
+			project.ShellQuote(r.WorkflowID), strings.Join(answered, "\n"))
+	}
+	asks := project.NewAsking(r).Asks
+	if len(asks) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\npending asks:")
+	for _, k := range asks {
+		fmt.Fprintf(w, "  %s  [%s] at %s, asked %s", k.AskID, k.AgentID, k.State, k.AskedAt)
+		if k.Deadline != nil {
+			fmt.Fprintf(w, ", answer by %s", *k.Deadline)
+			if k.TimeoutNext != nil {
+				fmt.Fprintf(w, " (else %s)", *k.TimeoutNext)
+			}
+		}
+		fmt.Fprintln(w)
+		for l := range strings.SplitSeq(strings.TrimRight(k.Prompt, "\n"), "\n") {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+	fmt.Fprintf(w, "\nanswer with: raymond answer %s ASK_ID TEXT, then: raymond resume %s\n",
+		project.ShellQuote(r.WorkflowID), project.ShellQuote(r.WorkflowID))
 }
 
 // oneLine folds s onto one line, so a multi-line value cannot break the
