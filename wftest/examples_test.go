@@ -22,7 +22,8 @@ func workflowsDir(t *testing.T) string {
 	return dir
 }
 
-// bundled lists the bundled workflow folders: the demo and every example.
+// bundled lists the demo and every example that starts at START.md: those
+// TestBrokenExamplesFail breaks by deleting and retargeting their .md states.
 func bundled(t *testing.T) []string {
 	t.Helper()
 	root := workflowsDir(t)
@@ -33,6 +34,22 @@ func bundled(t *testing.T) []string {
 		dirs = append(dirs, filepath.Dir(e))
 	}
 	require.GreaterOrEqual(t, len(dirs), 7, "the demo and six examples")
+	return dirs
+}
+
+// exampleFolders lists every folder of workflows/examples, whatever its
+// workflow starts with (START.md, 1_START.md, START.sh, a YAML file).
+func exampleFolders(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(workflowsDir(t), "examples"))
+	require.NoError(t, err)
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, filepath.Join(workflowsDir(t), "examples", e.Name()))
+		}
+	}
+	require.GreaterOrEqual(t, len(dirs), 11, "the six examples of the tags and five of scripts, YAML, zips, cross-workflow forks and asks")
 	return dirs
 }
 
@@ -48,7 +65,7 @@ func failureText(r *wftest.CaseResult) string {
 func TestExamples(t *testing.T) {
 	files, err := wftest.Discover([]string{workflowsDir(t)})
 	require.NoError(t, err)
-	for _, dir := range bundled(t) {
+	for _, dir := range append(bundled(t), exampleFolders(t)...) {
 		assert.Contains(t, files, filepath.Join(dir, filepath.Base(dir)+wftest.TestFileSuffix),
 			"every bundled workflow carries a test file")
 	}
@@ -71,6 +88,26 @@ func TestExamples(t *testing.T) {
 				})
 			}
 			assert.True(t, exact, "no case expects an exact result and every agent's path")
+		})
+	}
+}
+
+// TestExamplesCopied runs the test file of every example from a copy of its
+// folder in a temporary folder: an example relies on nothing outside its
+// own folder (a sub-workflow, a zip, a relative cwd all live in it).
+func TestExamplesCopied(t *testing.T) {
+	for _, dir := range exampleFolders(t) {
+		name := filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if name == "fork-join" {
+				t.Skip("fork-join's workers cd into the repository's own folders")
+			}
+			f, err := wftest.Load(filepath.Join(copyWorkflow(t, dir), name+wftest.TestFileSuffix))
+			require.NoError(t, err)
+			for _, r := range runCases(f) {
+				assert.True(t, r.Passed(), "%s:\n%s", r.ID, failureText(r))
+			}
 		})
 	}
 }

@@ -252,7 +252,7 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 		return err
 	}
 	opts := state.Options{Input: c.Input, MaxParallel: c.MaxParallel, Debug: true, ProjectDir: dir}
-	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: f.Workflow, Options: opts, BudgetUSD: c.BudgetUSD, Cwd: f.Cwd})
+	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: f.Workflow, Options: opts, BudgetUSD: c.BudgetUSD, Cwd: f.Cwd, TaskFolderPattern: filepath.Join(dir, ".raymond", "tasks", "{{run_id}}", "{{agent_id}}")})
 	if err != nil {
 		return fmt.Errorf("start the run: %w", err)
 	}

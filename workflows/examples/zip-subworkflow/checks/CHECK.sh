@@ -1,0 +1,16 @@
+# The mechanical checks, after the review passed: whitespace errors and
+# leftover conflict markers in the uncommitted changes below the working
+# directory. The review's verdict arrives as RAYMOND_INPUT and is returned
+# as it is when these checks find nothing. In a zip this script runs from a
+# private copy; the working directory is the caller's.
+set -eu
+if git rev-parse --git-dir >/dev/null 2>&1; then
+  if problems=$(git diff --check -- . 2>&1); [ -z "$problems" ]; then
+    echo "<result>${RAYMOND_INPUT:-pass}</result>"
+  else
+    echo "<result>fail: git diff --check found: $(printf '%s' "$problems" | head -n 3 | tr '\n' ' ')</result>"
+  fi
+else
+  echo "<print>not a git repository: no mechanical checks</print>"
+  echo "<result>${RAYMOND_INPUT:-pass}</result>"
+fi
