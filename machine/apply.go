@@ -165,10 +165,15 @@ func (m *Machine) refused(a *state.Agent, ev StepEnded) []Effect {
 	a.SessionID = session
 	// A failed agent keeps this reminder pending, so a resume answers the
 	// last refusal in the same session rather than re-running the state.
+	// The reminder is the same step asked again: it keeps the step's input,
+	// variables and ask, so that an entry carrying input="{{input}}" taken
+	// after it forwards the same input (protocol §6.5).
 	a.Pending = &state.Step{
 		Ref: s.Ref, Mode: state.SessionResume, ResumeSession: session,
 		Cwd: s.Cwd, Reminder: ev.Reminder,
 		Attempt: 1, Model: s.Model, Effort: s.Effort,
+		Input: s.Input, Vars: s.Vars, Returned: s.Returned, AskID: s.AskID,
+		Timeout: s.Timeout, StepTimeout: s.StepTimeout,
 	}
 	if a.Attempts >= maxAttempts {
 		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s (after %d attempts); %s accepts only %s",

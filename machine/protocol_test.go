@@ -362,3 +362,19 @@ func TestScopeName(t *testing.T) {
 		assert.Equal(t, want, ScopeName(in), in)
 	}
 }
+
+// A reminder is the same step asked again: an implicit entry carrying
+// input="{{input}}" taken after it must still find the step's input.
+func TestReminderKeepsTheStepsInput(t *testing.T) {
+	m := oneAgent(state.SessionResume)
+	a := &m.run.Agents[0]
+	a.Pending.Input = ptr("three reviews")
+	a.Pending.Vars = map[string]string{"item": "x"}
+	ev := ended(tag(parsing.Goto, "B.md"), t0)
+	ev.DecideErr, ev.Restricted, ev.Reminder = fmt.Errorf("not allowed"), true, "answer with <goto>C.md</goto>"
+	m.Apply(ev)
+	require.Equal(t, "answer with <goto>C.md</goto>", a.Pending.Reminder)
+	vars := Vars(m.run, a)
+	assert.Equal(t, "three reviews", vars["input"])
+	assert.Equal(t, "x", vars["item"])
+}

@@ -136,7 +136,7 @@ func create(p *project.Project, f *runFlags, workflow string, opts state.Options
 	var we *orchestrator.WorkflowError
 	switch {
 	case errors.As(err, &we) && we.Manifest:
-		return nil, &usageError{msg: we.Error(), hint: "The workflow's manifest (workflow.yaml) says how it may be run."}
+		return nil, &usageError{msg: we.Error()}
 	case errors.As(err, &we) && we.Loaded:
 		return nil, &usageError{msg: we.Error(), hint: "Fix the state file the message names, then run again."}
 	case errors.As(err, &we):
