@@ -411,13 +411,23 @@ func (r *Runner) Unused() []Unused {
 }
 
 // Check reports the states of the replies file that name no state of the
-// workflow in scope (a typo would otherwise show only as a step that finds
-// no reply). It checks every state and joins the errors, each a
-// *ReplyError.
-func (r *Runner) Check(scope *workflow.Scope) error {
+// workflow in scope, nor of the workflows it calls (also, a typo would
+// otherwise show only as a step that finds no reply). It checks every state
+// and joins the errors, each a *ReplyError; the error of a state found
+// nowhere is the one scope gave.
+func (r *Runner) Check(scope *workflow.Scope, called ...*workflow.Scope) error {
 	var errs []error
 	for _, q := range r.queues {
-		if _, err := scope.Resolve(q.state); err != nil {
+		_, err := scope.Resolve(q.state)
+		for _, c := range called {
+			if err == nil {
+				break
+			}
+			if _, cerr := c.Resolve(q.state); cerr == nil {
+				err = nil
+			}
+		}
+		if err != nil {
 			if _, ok := errors.AsType[*workflow.TargetError](err); ok {
 				err = fmt.Errorf("replies for %q name no state of the workflow: %w", q.key, err)
 			} else {

@@ -317,7 +317,7 @@ func (p *parser) askKey(key string, at []any, label string) bool {
 		st = s
 	}
 	if p.scope != nil {
-		if _, err := p.scope.Resolve(st); err != nil {
+		if err := p.known(st); err != nil {
 			p.fail(at, "%s: %s: %v; name an ask by its id (ask_main_1), AGENT/STATE or STATE", label, key, err)
 			return false
 		}

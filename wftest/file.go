@@ -138,8 +138,8 @@ func Parse(path string, data []byte) (*File, error) {
 	}
 	f := &File{Path: path}
 	p.file(f, top)
-	if p.scope != nil {
-		p.scope.Close()
+	if p.scopes != nil {
+		p.scopes.Close()
 	}
 	if len(p.errs) > 0 {
 		return nil, errors.Join(p.errs...)
@@ -202,7 +202,8 @@ func (p *parser) file(f *File, top scripted.Mapping) {
 // stays empty and states are not checked against it.
 func (p *parser) workflow(f *File, wf string, given bool) {
 	f.Workflow = p.resolve(wf)
-	scope, _, err := workflow.Entry(f.Workflow)
+	p.scopes = workflow.NewScopes(nil)
+	scope, _, err := p.scopes.Start(f.Workflow)
 	if err == nil {
 		p.scope = scope
 		f.Scope = scope.Dir()

@@ -23,8 +23,33 @@ type parser struct {
 	root  *yaml.Node // the document's top node; nil for an empty file
 	errs  []error
 	// scope is the workflow's, open while the file is read; nil when the
-	// workflow cannot start.
-	scope *workflow.Scope
+	// workflow cannot start. scopes holds it and the workflows it calls.
+	scope  *workflow.Scope
+	scopes *workflow.Scopes
+	called []*workflow.Scope
+}
+
+// known checks that name is a state of the workflow or of one it calls;
+// the error is the workflow's own.
+func (p *parser) known(name string) error {
+	_, err := p.scope.Resolve(name)
+	if err == nil {
+		return nil
+	}
+	for _, c := range p.reached() {
+		if _, cerr := c.Resolve(name); cerr == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// reached returns the workflows the file's workflow calls (once found, kept).
+func (p *parser) reached() []*workflow.Scope {
+	if p.called == nil && p.scopes != nil && p.scope != nil {
+		p.called = p.scopes.Reached(p.scope)[1:]
+	}
+	return p.called
 }
 
 // errorf returns an error at the line of the value at path (see lineOf);
@@ -144,7 +169,7 @@ func (p *parser) caseAt(f *File, i int, v any) (c *Case, ok bool) {
 func (p *parser) replies(f *File, c *Case, at []any, label string) {
 	r, err := scripted.ParseValue(c.ID, c.replies)
 	if err == nil && p.scope != nil {
-		err = r.Check(p.scope)
+		err = r.Check(p.scope, p.reached()...)
 	}
 	if err == nil {
 		return
@@ -222,7 +247,7 @@ func (p *parser) expect(f *File, e *Expect, v any, at []any, label string) {
 			if p.scope == nil {
 				break
 			}
-			if _, err := p.scope.Resolve(s); err != nil {
+			if err := p.known(s); err != nil {
 				p.fail(sub(key("unvisited"), i), "%s: expect: unvisited: %v", label, err)
 			}
 		}

@@ -225,3 +225,37 @@ cases:
 		{Agent: "main_w1", States: []string{"W"}, Tags: []string{"fork"}},
 	}, f.Cases[0].Expect.Paths, "a lone word is a state, even one named like a tag")
 }
+
+// Replies, unvisited states and answers may name states of the workflows
+// the workflow under test calls; a name found nowhere is still an error.
+func TestParseStatesOfCalledWorkflows(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"wf/START.md":           "Go.\n<call-workflow return=\"END\">../lib/review</call-workflow>\n",
+		"wf/END.md":             "Done.\n",
+		"lib/review/1_START.md": "Review.\n<call-workflow return=\"CHECK\">../deeper.yaml</call-workflow>\n",
+		"lib/review/CHECK.md":   "Check.\n",
+		"lib/deeper.yaml":       "states:\n  START:\n    prompt: deep\n  MORE:\n    prompt: more\n",
+	})
+	path := filepath.Join(dir, "wf", "t.test.yaml")
+	_, err := Parse(path, []byte(`
+cases:
+  - name: calls
+    replies:
+      START.md: ["<call-workflow return=\"END\">../lib/review</call-workflow>"]
+      CHECK.md: ["<result>ok</result>"]
+      MORE.md: ["<result>ok</result>"]
+    expect:
+      unvisited: [CHECK, MORE]
+`))
+	require.NoError(t, err)
+
+	_, err = Parse(path, []byte(`
+cases:
+  - name: typo
+    replies:
+      CHEK.md: ["<result>ok</result>"]
+`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `replies for "CHEK.md" name no state of the workflow`)
+}
