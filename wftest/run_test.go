@@ -175,11 +175,11 @@ cases:
 		files[name] = body
 	}
 	start := time.Now()
-	rep := runFiles(t, files, Options{Timeout: 50 * time.Millisecond}, "wf/slow.test.yaml")
+	rep := runFiles(t, files, Options{Timeout: 500 * time.Millisecond}, "wf/slow.test.yaml")
 	assert.Less(t, time.Since(start), time.Minute, "the case is stopped, not waited for")
 	fails := rep.Files[0].Cases[0].Failures
 	require.Len(t, fails, 1)
-	assert.Regexp(t, `^timed out after 50ms with the run still going \(1 step so far\); step main_START_001 was still running after \d+ms: a reply with a long delay\? \(--timeout sets the limit\)$`, fails[0])
+	assert.Regexp(t, `^timed out after 500ms with the run still going \(1 step so far\); step main_START_001 was still running after \d+ms: a reply with a long delay\? \(--timeout sets the limit\)$`, fails[0])
 }
 
 func TestRunTimeoutInALoop(t *testing.T) {
