@@ -64,6 +64,8 @@ func TestScript(t *testing.T) {
 			"unescape":  cmdUnescape,
 			"lsmode":    cmdLsMode,
 			"alive":     cmdAlive,
+			"zipdir":    cmdZipDir,
+			"httpserve": cmdHTTPServe,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
