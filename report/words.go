@@ -208,10 +208,14 @@ func stepStarted(e *transcript.Event) string {
 		return fmt.Sprintf("%s: step %d (reminder)", e.State, e.Seq)
 	}
 	what := "new session"
-	switch e.Mode {
-	case "resume":
+	switch {
+	case strings.HasSuffix(e.State, ".sh"):
+		// A script state (protocol §11.1) has no session: the mode it
+		// records is only the one the agent's next prompt will use.
+		what = "script"
+	case e.Mode == "resume":
 		what = "resumed session"
-	case "branch":
+	case e.Mode == "branch":
 		what = "branch of the caller's session"
 	}
 	s := fmt.Sprintf("%s: step %d (%s", e.State, e.Seq, what)

@@ -41,7 +41,9 @@ func NewScopes(f Fetcher) *Scopes {
 // UseError reports a cross-workflow specifier whose target exists but
 // cannot be used (§14.3): an invalid YAML file, a bad or mismatched zip, a
 // missing or ambiguous entry point, a failed download, an unsupported
-// backend.
+// backend. Resolve returns one too, with Spec the target and no Path, when
+// the agent's own scope cannot be read (a YAML file edited into an invalid
+// one, §12). Either fails the agent: no answer can fix it.
 type UseError struct {
 	// Spec is the specifier as written; Path the scope it resolved to (a
 	// path or a URL), "" when it did not get that far.

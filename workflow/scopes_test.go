@@ -235,6 +235,13 @@ func TestYAMLWorkflow(t *testing.T) {
 	must(t, os.WriteFile(p, []byte("states: [\n"), 0o644))
 	_, err = s.Load("START")
 	wantErrContains(t, err, "wf.yaml:")
+	// Resolving a target in the broken file fails the agent: no reminder
+	// can repair the file (§12).
+	_, err = s.Resolve("START")
+	if _, ok := errors.AsType[*UseError](err); !ok {
+		t.Errorf("Resolve in an invalid YAML file: %v (%T), want a *UseError", err, err)
+	}
+	wantErrContains(t, err, "START: ", "wf.yaml:")
 }
 
 func TestYAMLWorkflowErrors(t *testing.T) {
