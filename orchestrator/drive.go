@@ -91,7 +91,9 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	scopes := workflow.NewScopes(d.Fetcher)
 	defer scopes.Close()
 	if _, err := scopes.Open(r.ScopeDir, r.ScopeURL); err != nil {
-		return nil, fmt.Errorf("run %s: %w; put the workflow back where it was to go on with the run", id, err)
+		// Like a workflow that cannot start, one that can no longer be
+		// opened is the user's to fix: exit 2 (protocol §13.1).
+		return nil, &WorkflowError{Err: fmt.Errorf("run %s: %w; put the workflow back where it was to go on with the run", id, err)}
 	}
 	g := &driving{d: d, m: machine.New(r), clock: d.Clock, runner: d.Runner, scopes: scopes,
 		launches: map[string]*launch{}, started: nowFunc()}
