@@ -313,3 +313,13 @@ func TestDriveMovedWorkflowIsAWorkflowError(t *testing.T) {
 	require.ErrorAs(t, err, &we)
 	assert.Contains(t, err.Error(), "put the workflow back")
 }
+
+// The starting scope's manifest warnings (unknown keys) are shown once
+// when the run is driven.
+func TestDriveShowsManifestWarnings(t *testing.T) {
+	w := newWorld(t, map[string]string{"START.md": "Start.", "workflow.yaml": "id: x\nflavour: vanilla\n"})
+	w.create(t, "r1", state.Options{}, 0)
+	_, err := w.driver(replies(t, "replies:\n  START.md:\n    - text: <result>ok</result>\n")).Drive(context.Background(), "r1", nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(w.out.String(), `unknown manifest key "flavour" ignored`), w.out.String())
+}
