@@ -227,7 +227,7 @@ func (ss *Scopes) start(arg string) (*Scope, string, error) {
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: %w", arg, err)
 		}
-		name, err := s.entry(arg)
+		name, err := s.entry(arg, "")
 		return s, name, err
 	}
 	if file, rest, ok := splitFile(abs); ok {
@@ -291,7 +291,7 @@ func startState(s *Scope, arg, rest string, trailing bool) (string, error) {
 	rest = strings.TrimSuffix(rest, "/")
 	switch {
 	case rest == "":
-		return s.entry(arg)
+		return s.entry(arg, "")
 	case trailing:
 		return "", fmt.Errorf("%s: a / after a state of a %s; drop it", arg, s.kind)
 	case strings.Contains(rest, "/"):
@@ -418,7 +418,7 @@ func workflowState(sc *Scope, spec, p, rest string, trailing bool) (*Scope, stri
 		return nil, "", &UseError{Spec: spec, Path: p, Err: fmt.Errorf("its manifest asks for backend %q, but raymond runs claude only", m.Backend)}
 	}
 	if rest == "" {
-		name, err := sc.entry(p)
+		name, err := sc.entry(p, spec)
 		if te, ok := errors.AsType[*TargetError](err); ok {
 			err = te
 		} else if err != nil {

@@ -451,7 +451,7 @@ func TestWorkflowSpecifiers(t *testing.T) {
 		{spec: "../lib/win/W", target: "write W.sh"},
 		{spec: "", target: "empty"},
 		{spec: "../lib/pack.zip/CHECK/", usage: "a / after a state"},
-		{spec: "../lib/noentry", usage: "no 1_START.md or START.md"},
+		{spec: "../lib/noentry", usage: "no 1_START.md or START.md; name the state to start at in the tag, e.g. ../lib/noentry/A.md"},
 		{spec: "../lib/codex", usage: `backend "codex"`},
 		{spec: "../lib/broken.yaml", usage: "states is empty"},
 		{spec: "../lib/bad.zip", usage: "top-level folders"},
