@@ -81,17 +81,19 @@ func cmdZipDir(ts *testscript.TestScript, neg bool, args []string) {
 //	httpserve site URL
 //	httpserve -stall site URL
 //	httpserve -wrong site URL
+//	httpserve -away site URL
 //
 // With -stall, the server sends its headers and a few bytes and then
 // nothing until the script ends; with -wrong, it serves each file with one
-// byte changed.
+// byte changed; with -away, it redirects every request to the same path on
+// http://example.com, which raymond must refuse without connecting.
 func cmdHTTPServe(ts *testscript.TestScript, neg bool, args []string) {
 	mode := ""
 	if len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		mode, args = args[0], args[1:]
 	}
-	if neg || len(args) != 2 || (mode != "" && mode != "-stall" && mode != "-wrong") {
-		ts.Fatalf("usage: httpserve [-stall|-wrong] DIR VAR")
+	if neg || len(args) != 2 || (mode != "" && mode != "-stall" && mode != "-wrong" && mode != "-away") {
+		ts.Fatalf("usage: httpserve [-stall|-wrong|-away] DIR VAR")
 	}
 	dir := ts.MkAbs(args[0])
 	logPath := ts.MkAbs(args[1] + ".log")
@@ -104,6 +106,10 @@ func cmdHTTPServe(ts *testscript.TestScript, neg bool, args []string) {
 			f.Close()
 		}
 		logMu.Unlock()
+		if mode == "-away" {
+			http.Redirect(w, r, "http://example.com"+r.URL.Path, http.StatusFound)
+			return
+		}
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.URL.Path)))
 		if err != nil {
 			http.NotFound(w, r)
