@@ -58,7 +58,7 @@ func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
 		return m.unusable(a, ev.Now, res)
 	case res.NotStarted:
 		m.ready(a)
-		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s", s.State, res.Reason))
+		return m.fail(a, ev.Now, stateReason(s.State, res.Reason))
 	case res.Outcome == step.Succeeded && ev.DecideErr == nil:
 		m.limitStreak = 0
 		return m.transition(a, ev, cost)
@@ -79,8 +79,18 @@ func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
 	case res.Outcome == step.Transient, res.Outcome == step.BudgetExhausted:
 		return m.retry(a, ev)
 	default:
-		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s", s.State, res.Reason))
+		return m.fail(a, ev.Now, stateReason(s.State, res.Reason))
 	}
+}
+
+// stateReason is a failed step's reason prefixed with its state, unless
+// the reason names the state first already, as a script's does ("POLL.sh
+// exited with status 3"): "POLL.sh: POLL.sh exited …" says it twice.
+func stateReason(state, reason string) string {
+	if strings.HasPrefix(reason, state+" ") {
+		return reason
+	}
+	return state + ": " + reason
 }
 
 // unusable stops the run: the runner cannot run any step until the user

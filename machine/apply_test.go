@@ -477,3 +477,16 @@ func TestForkLimitOverARunsLife(t *testing.T) {
 	assert.Equal(t, state.AgentFailed, m.run.Agents[0].Status)
 	assert.Contains(t, m.run.Agents[0].LastError, "forking 1 agents would make 4 forked in this run, over its limit of 3 (--max-forks, config max_forks)")
 }
+
+func TestStateReason(t *testing.T) {
+	for _, tt := range []struct{ state, reason, want string }{
+		{"POLL.sh", "POLL.sh exited with status 3", "POLL.sh exited with status 3"},
+		{"POLL.sh", "no output for 10m (from --timeout)", "POLL.sh: no output for 10m (from --timeout)"},
+		{"START.md", "claude exited with status 1", "START.md: claude exited with status 1"},
+		{"POLL.sh", "POLL.shell broke", "POLL.sh: POLL.shell broke"},
+	} {
+		if got := stateReason(tt.state, tt.reason); got != tt.want {
+			t.Errorf("stateReason(%q, %q) = %q, want %q", tt.state, tt.reason, got, tt.want)
+		}
+	}
+}

@@ -56,7 +56,13 @@ func (m *Machine) begin(ev Begin) []Effect {
 	if resumed {
 		kind = transcript.EventRunResumed
 	}
-	out := []Effect{Emit{Event: transcript.Event{Time: ev.Now, Type: kind, Run: r.WorkflowID, State: r.EntryState, Message: r.ScopeDir}}}
+	// A workflow from a URL is shown by its URL: the user never named
+	// its copy in the registry.
+	where := r.ScopeDir
+	if r.ScopeURL != "" {
+		where = r.ScopeURL
+	}
+	out := []Effect{Emit{Event: transcript.Event{Time: ev.Now, Type: kind, Run: r.WorkflowID, State: r.EntryState, Message: where}}}
 	// Answers recorded while no process drove the run (raymond answer)
 	// are used now; the asks still pending are open again, deadlines
 	// unchanged.

@@ -378,3 +378,17 @@ func TestReminderKeepsTheStepsInput(t *testing.T) {
 	assert.Equal(t, "three reviews", vars["input"])
 	assert.Equal(t, "x", vars["item"])
 }
+
+// A run of a URL workflow names its URL when it starts or resumes, not
+// the registry's copy.
+func TestBeginShowsTheURL(t *testing.T) {
+	m := oneAgent(state.SessionResume)
+	m.run.ScopeDir = "/p/.raymond/registry/abc.zip"
+	m.run.ScopeURL = "https://example.com/wf-abc.zip"
+	var msgs []string
+	for _, e := range effectsOf[Emit](m.Apply(Begin{Now: t0, OnAsk: AskPause})) {
+		msgs = append(msgs, e.Event.Message)
+	}
+	assert.Contains(t, msgs, "https://example.com/wf-abc.zip")
+	assert.NotContains(t, msgs, "/p/.raymond/registry/abc.zip")
+}

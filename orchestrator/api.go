@@ -55,8 +55,9 @@ type NewRun struct {
 }
 
 // WorkflowError reports a workflow that cannot be started: no such folder or
-// file, no entry state, a first state that does not load. The command line
-// maps it to exit status 2. Loaded says the workflow and its first state
+// file, no entry state, a first state that does not load; or, for a run
+// driven again, a workflow that can no longer be opened (moved, or a zip
+// whose pin no longer matches). The command line maps it to exit status 2. Loaded says the workflow and its first state
 // were found, and it is the state's file that is wrong.
 type WorkflowError struct {
 	Err    error

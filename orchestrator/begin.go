@@ -64,20 +64,10 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 		out.Steps = append(out.Steps, machine.PreparedStep{
 			Agent: p.Agent, SessionID: step.NewSessionID(), Script: st.Script,
 			Model: st.Policy.Model, Effort: st.Policy.Effort, StepTimeout: st.Policy.StepTimeout, Timeout: st.Policy.Timeout,
-			Warnings: warnings(scope, st), Prompt: prompt,
+			Warnings: st.Warnings, Prompt: prompt,
 		})
 	}
 	return out
-}
-
-// warnings are the warnings a step's state and its workflow's manifest
-// have (unknown keys…); the machine publishes each once per run.
-func warnings(scope *workflow.Scope, st *workflow.State) []string {
-	m := scope.Manifest()
-	if m == nil || len(m.Warnings) == 0 {
-		return st.Warnings
-	}
-	return append(slices.Clip(st.Warnings), m.Warnings...)
 }
 
 // start runs a step in a goroutine of its own: its transcript files open

@@ -90,8 +90,11 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	}
 	scopes := workflow.NewScopes(d.Fetcher)
 	defer scopes.Close()
-	if _, err := scopes.Open(r.ScopeDir, r.ScopeURL); err != nil {
-		return nil, fmt.Errorf("run %s: %w; put the workflow back where it was to go on with the run", id, err)
+	scope, err := scopes.Open(r.ScopeDir, r.ScopeURL)
+	if err != nil {
+		// Like a workflow that cannot start, one that can no longer be
+		// opened is the user's to fix: exit 2 (protocol §13.1).
+		return nil, &WorkflowError{Err: fmt.Errorf("run %s: %w; put the workflow back where it was to go on with the run", id, err)}
 	}
 	g := &driving{d: d, m: machine.New(r), clock: d.Clock, runner: d.Runner, scopes: scopes,
 		launches: map[string]*launch{}, started: nowFunc()}
@@ -119,6 +122,7 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	lost, inFlight := g.salvage(r), interrupted(r)
 	g.carry(g.m.Apply(machine.Begin{Now: g.clock.Now(), PID: os.Getpid(), OnAsk: g.onAsk()}))
 	g.sweep(inFlight)
+	g.manifestWarnings(scope)
 	for _, ev := range lost {
 		g.carry(g.m.Apply(ev))
 	}
@@ -137,6 +141,17 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	g.publish(transcript.Event{Type: transcript.EventRunEnded, Status: string(r.Status), TotalCostUSD: ptr(r.TotalCostUSD), Message: r.Error}, nil)
 	g.publish(g.summary(), nil)
 	return r, stopErr
+}
+
+// manifestWarnings says once per drive what the starting scope's manifest
+// holds that raymond ignores (unknown keys, protocol §17), where the user
+// sees it and in the transcript.
+func (g *driving) manifestWarnings(scope *workflow.Scope) {
+	if m := scope.Manifest(); m != nil {
+		for _, w := range m.Warnings {
+			g.publish(transcript.Event{Time: g.clock.Now(), Type: transcript.EventWarning, Message: w}, nil)
+		}
+	}
 }
 
 // onAsk is the ask mode of the drive: prompt needs an Asker.

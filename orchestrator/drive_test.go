@@ -301,3 +301,25 @@ func (h stepHook) Run(ctx context.Context, req step.Request, hd step.Handler) st
 	h.before(req)
 	return h.Runner.Run(ctx, req, hd)
 }
+
+// A run whose workflow was moved away is refused as a workflow error (exit
+// 2 on the command line), saying to put it back.
+func TestDriveMovedWorkflowIsAWorkflowError(t *testing.T) {
+	w := newWorld(t, map[string]string{"START.md": "Start."})
+	w.create(t, "r1", state.Options{}, 0)
+	require.NoError(t, os.Rename(w.wf, w.wf+".moved"))
+	_, err := w.driver(replies(t, "replies: {}\n")).Drive(context.Background(), "r1", nil)
+	var we *WorkflowError
+	require.ErrorAs(t, err, &we)
+	assert.Contains(t, err.Error(), "put the workflow back")
+}
+
+// The starting scope's manifest warnings (unknown keys) are shown once
+// when the run is driven.
+func TestDriveShowsManifestWarnings(t *testing.T) {
+	w := newWorld(t, map[string]string{"START.md": "Start.", "workflow.yaml": "id: x\nflavour: vanilla\n"})
+	w.create(t, "r1", state.Options{}, 0)
+	_, err := w.driver(replies(t, "replies:\n  START.md:\n    - text: <result>ok</result>\n")).Drive(context.Background(), "r1", nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(w.out.String(), `unknown manifest key "flavour" ignored`), w.out.String())
+}

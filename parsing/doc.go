@@ -79,10 +79,11 @@
 //     next, cd, input, task and any other key, which become template
 //     variables (Tag.Vars), task too unless it is "new" or "inherit",
 //     except the reserved names: the built-in template values (run_id,
-//     workflow_id, agent_id, state, result, task_folder, ask_id) and the
-//     names a script's environment keeps (PATH, HOME, …, and the prefixes
-//     RAYMOND_, LD_, DYLD_, BASH_, CLAUDE); result takes none. Anything
-//     else is Malformed.
+//     workflow_id, agent_id, state, result, task_folder, ask_id); a name
+//     a script's environment keeps (PATH, RAYMOND_…) is a variable like
+//     any other, which the script runner leaves out of a script's
+//     environment with a warning; result takes none. Anything else is
+//     Malformed.
 //  5. Names: targets, and the values of the attributes that name states
 //     of the emitting agent's scope (StateAttr: return, next, timeout_next),
 //     must be bare file names (see ValidTarget): EmptyTarget or

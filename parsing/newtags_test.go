@@ -264,7 +264,10 @@ func TestCheckAttr(t *testing.T) {
 		{Reset, "task", "inherit", `task="inherit" is not allowed on <reset>: it takes only task="new", for a fresh task folder`},
 		{Ask, "timeout", "x", `the timeout of <ask> is wrong: "x" is not a duration; write one like 90m, 48h or 7d, or a number of seconds`},
 		{Goto, "cd", "x", "cd is only allowed on <reset>, <fork>, <function-workflow>, <fork-workflow> and <reset-workflow>, not on <goto>"},
-		{Fork, "PATH", "x", "PATH is a reserved name (a script state's environment keeps its own PATH), so a <fork> cannot set it; give the variable another name"},
+		// A name a script's environment keeps is a template variable like
+		// any other; only the script runner leaves it out (protocol §11.3).
+		{Fork, "PATH", "x", ""},
+		{Fork, "RAYMOND_RUN_ID", "x", ""},
 		{Goto, "input", "a\x00", "the input attribute of <goto> holds a NUL byte, which cannot be passed on to a prompt; write it without one"},
 		{"jump", "input", "x", `"jump" is not a transition tag`},
 	}

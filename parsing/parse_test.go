@@ -235,13 +235,6 @@ func TestParseErrors(t *testing.T) {
 		{"fork sets result", `<fork next="J" result="Z">W</fork>`, Malformed, "result is a reserved name ({{result}} is set by raymond), so a <fork> cannot set it; give the variable another name"},
 		{"fork sets task_folder", `<fork next="J" task_folder="Z">W</fork>`, Malformed, "task_folder is a reserved name ({{task_folder}} is set by raymond), so a <fork> cannot set it; give the variable another name"},
 		{"fork sets ask_id", `<fork next="J" ask_id="Z">W</fork>`, Malformed, "ask_id is a reserved name ({{ask_id}} is set by raymond), so a <fork> cannot set it; give the variable another name"},
-		{"fork sets PATH", `<fork next="J" PATH="x">W</fork>`, Malformed,
-			"PATH is a reserved name (a script state's environment keeps its own PATH), so a <fork> cannot set it; give the variable another name"},
-		{"fork sets CDPATH", `<fork next="J" CDPATH="x">W</fork>`, Malformed, "CDPATH is a reserved name (a script state's environment keeps its own CDPATH), so a <fork> cannot set it; give the variable another name"},
-		{"fork sets a RAYMOND_ name", `<fork next="J" RAYMOND_RUN_ID="x">W</fork>`, Malformed,
-			"RAYMOND_RUN_ID is a reserved name (names starting with RAYMOND_ are kept for a script state's environment), so a <fork> cannot set it; give the variable another name"},
-		{"fork sets a CLAUDE name", `<fork next="J" CLAUDECODE="1">W</fork>`, Malformed,
-			"CLAUDECODE is a reserved name (names starting with CLAUDE are kept for a script state's environment), so a <fork> cannot set it; give the variable another name"},
 		{"second of a fan-out sets state", `<fork next="J" item="a">W</fork><fork next="J" state="s">W</fork>`, Malformed, "state is a reserved name ({{state}} is set by raymond), so a <fork> cannot set it; give the variable another name"},
 
 		// Malformed: a NUL byte in a value that is passed on.

@@ -171,29 +171,16 @@ func attrProblem(name, key, value string) string {
 // input is an attribute of its own, the others cannot be fork variables.
 var builtinVars = []string{"run_id", "workflow_id", "agent_id", "state", "result", "task_folder", "ask_id"}
 
-// envNames and envPrefixes are the names a script state's environment
-// keeps for itself (protocol §11.3).
-var (
-	envNames    = []string{"PATH", "HOME", "SHELL", "USER", "PWD", "TMPDIR", "IFS", "ENV", "BASH_ENV", "CDPATH"}
-	envPrefixes = []string{"RAYMOND_", "LD_", "DYLD_", "BASH_", "CLAUDE"}
-)
-
 // reservedVar says why a fork may not set the variable key, or returns ""
 // when it may. A fork variable that took a built-in's name would change
 // what {{run_id}}, {{agent_id}} or {{state}} mean in the new agent's
-// prompt; one that took a reserved environment name would be dropped from
-// a script's environment. Names are case-sensitive, as placeholders are.
+// prompt. Names a script's environment keeps (PATH, RAYMOND_…) are fine
+// here: they are template variables like any other, and only left out of a
+// script's environment, with a warning (protocol §11.3). Names are
+// case-sensitive, as placeholders are.
 func reservedVar(key string) string {
 	if slices.Contains(builtinVars, key) {
 		return "{{" + key + "}} is set by raymond"
-	}
-	if slices.Contains(envNames, key) {
-		return "a script state's environment keeps its own " + key
-	}
-	for _, p := range envPrefixes {
-		if strings.HasPrefix(key, p) {
-			return "names starting with " + p + " are kept for a script state's environment"
-		}
 	}
 	return ""
 }

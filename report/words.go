@@ -250,13 +250,16 @@ func stepStarted(e *transcript.Event) string {
 		return fmt.Sprintf("%s: step %d (reminder)", e.State, e.Seq)
 	}
 	what := "new session"
-	switch e.Mode {
-	case "resume":
-		what = "resumed session"
-	case "branch":
-		what = "branch of the caller's session"
-	case "script":
+	switch {
+	case e.Mode == "script", strings.HasSuffix(e.State, ".sh"):
+		// A script state (protocol §11.1) has no session; a transcript
+		// written before the mode "script" existed records the one the
+		// agent's next prompt would use.
 		what = "script"
+	case e.Mode == "resume":
+		what = "resumed session"
+	case e.Mode == "branch":
+		what = "branch of the caller's session"
 	}
 	s := fmt.Sprintf("%s: step %d (%s", e.State, e.Seq, what)
 	if e.Model != "" {

@@ -74,6 +74,8 @@ func TestProgress(t *testing.T) {
 			"SUB.md: step 2 (branch of the caller's session)", false, "[main] SUB.md: step 2 (branch of the caller's session)"},
 		{"script step", transcript.Event{Type: "step_started", Agent: "main", State: "POLL.sh", Seq: 3, Mode: "script", Attempt: 1},
 			"POLL.sh: step 3 (script)", false, "[main] POLL.sh: step 3 (script)"},
+		{"step started, script", transcript.Event{Type: transcript.EventStepStarted, Agent: "main", State: "POLL.sh", Seq: 2, Mode: "resume", Attempt: 1},
+			"POLL.sh: step 2 (script)", false, "[main] POLL.sh: step 2 (script)"},
 		{"step started, reminder", transcript.Event{Type: transcript.EventStepStarted, Agent: "main", State: "START.md", Seq: 2, Mode: "resume", Model: "opus", Reminder: true, Attempt: 1},
 			"START.md: step 2 (reminder)", false, "[main] START.md: step 2 (reminder)"},
 		{"step started, from an old file", transcript.Event{Type: transcript.EventStepStarted, Agent: "main", Step: "main_START_002", State: "START.md", Attempt: 2},

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Entry start states, in order of preference, each resolved like an
@@ -29,11 +30,14 @@ func Entry(path string) (*Scope, string, error) {
 // START, each resolved like an extension-less target (.md or .sh). Both, or
 // neither, is an error naming the scope.
 func (s *Scope) Entry() (string, error) {
-	return s.entry(s.dir)
+	return s.entry(s.dir, "")
 }
 
-// entry is Entry with the scope shown to the user as path.
-func (s *Scope) entry(path string) (string, error) {
+// entry is Entry with the scope shown to the user as path. spec is the
+// specifier of the cross-workflow tag that enters the scope, "" at the
+// start of a run: the hint of an error names a state to start at in the
+// form the user writes, a tag's specifier or a raymond run argument.
+func (s *Scope) entry(path, spec string) (string, error) {
 	numbered, err := s.startFile(numberedStart)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
@@ -42,10 +46,15 @@ func (s *Scope) entry(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
+	hint := func(state string) string {
+		if spec != "" {
+			return "name the state to start at in the tag, e.g. " + strings.TrimRight(spec, `/\`) + "/" + state
+		}
+		return "give the state file to start from, e.g. raymond run " + filepath.Join(path, state)
+	}
 	switch {
 	case numbered != "" && plain != "":
-		return "", fmt.Errorf("%s: both %s and %s exist; give the state file to start from, e.g. raymond run %s",
-			path, numbered, plain, filepath.Join(path, numbered))
+		return "", fmt.Errorf("%s: both %s and %s exist; %s", path, numbered, plain, hint(numbered))
 	case numbered != "":
 		return numbered, nil
 	case plain != "":
@@ -55,8 +64,7 @@ func (s *Scope) entry(path string) (string, error) {
 	if states, err := s.States(); err == nil && len(states) > 0 {
 		example = states[0]
 	}
-	return "", fmt.Errorf("%s: no %s or %s; give the state file to start from, e.g. raymond run %s",
-		path, numberedStart+mdExt, plainStart+mdExt, filepath.Join(path, example))
+	return "", fmt.Errorf("%s: no %s or %s; %s", path, numberedStart+mdExt, plainStart+mdExt, hint(example))
 }
 
 // startFile returns the file the start state name resolves to, or "" when

@@ -69,7 +69,7 @@ func (e *TargetError) Error() string { return e.Msg }
 // A name that can only mean a .bat or .ps1 file is a TargetError asking for
 // the .sh (§11.1).
 // Errors about the target itself are *TargetError; an error reading the scope
-// is returned wrapped.
+// is a *UseError, which fails the agent without a reminder.
 func (s *Scope) Resolve(target string) (string, error) {
 	if err := parsing.ValidTarget(target); err != nil {
 		return "", &TargetError{Kind: Unsafe, Target: target,
@@ -134,7 +134,10 @@ func (s *Scope) exists(target, name string) (bool, error) {
 		return false, err
 	}
 	if err != nil {
-		return false, fmt.Errorf("resolve %s: %w", target, err)
+		// The scope cannot be read (a YAML file made invalid since the run
+		// started, a folder gone unreadable): no answer can fix that, so
+		// it fails the agent instead of bringing a reminder (§12, §14.3).
+		return false, &UseError{Spec: target, Err: err}
 	}
 	if err := regular(target, name, fi); err != nil {
 		return false, err

@@ -41,7 +41,9 @@ func NewScopes(f Fetcher) *Scopes {
 // UseError reports a cross-workflow specifier whose target exists but
 // cannot be used (§14.3): an invalid YAML file, a bad or mismatched zip, a
 // missing or ambiguous entry point, a failed download, an unsupported
-// backend.
+// backend. Resolve returns one too, with Spec the target and no Path, when
+// the agent's own scope cannot be read (a YAML file edited into an invalid
+// one, §12). Either fails the agent: no answer can fix it.
 type UseError struct {
 	// Spec is the specifier as written; Path the scope it resolved to (a
 	// path or a URL), "" when it did not get that far.
@@ -232,7 +234,7 @@ func (ss *Scopes) start(arg string) (*Scope, string, error) {
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: %w", arg, err)
 		}
-		name, err := s.entry(arg)
+		name, err := s.entry(arg, "")
 		return s, name, err
 	}
 	if file, rest, ok := splitFile(abs); ok {
@@ -296,7 +298,7 @@ func startState(s *Scope, arg, rest string, trailing bool) (string, error) {
 	rest = strings.TrimSuffix(rest, "/")
 	switch {
 	case rest == "":
-		return s.entry(arg)
+		return s.entry(arg, "")
 	case trailing:
 		return "", fmt.Errorf("%s: a / after a state of a %s; drop it", arg, s.kind)
 	case strings.Contains(rest, "/"):
@@ -423,7 +425,7 @@ func workflowState(sc *Scope, spec, p, rest string, trailing bool) (*Scope, stri
 		return nil, "", &UseError{Spec: spec, Path: p, Err: fmt.Errorf("its manifest asks for backend %q, but raymond runs claude only", m.Backend)}
 	}
 	if rest == "" {
-		name, err := sc.entry(p)
+		name, err := sc.entry(p, spec)
 		if te, ok := errors.AsType[*TargetError](err); ok {
 			err = te
 		} else if err != nil {

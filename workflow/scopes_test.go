@@ -65,6 +65,9 @@ func TestZipLayout(t *testing.T) {
 		{name: "one folder", files: map[string]string{"wf/": "", "wf/START.md": "go", "wf/RUN.sh": "echo"}, states: []string{"RUN.sh", "START.md"}},
 		{name: "mac leavings ignored", files: map[string]string{"wf/START.md": "go", "__MACOSX/wf/._START.md": "x", ".DS_Store": "x"}, states: []string{"START.md"}},
 		{name: "nested folders allowed", files: map[string]string{"wf/START.md": "go", "wf/lib/deep/A.md": "a"}, states: []string{"START.md"}},
+		{name: "states layout", files: map[string]string{"wf/workflow.yaml": "id: x\n", "wf/states/START.md": "go", "wf/states/RUN.sh": "echo"}, states: []string{"RUN.sh", "START.md"}},
+		{name: "states/ ignored beside an entry", files: map[string]string{"wf/START.md": "go", "wf/states/START.md": "x", "wf/states/B.md": "b"}, states: []string{"START.md"}},
+		{name: "states/ without an entry ignored", files: map[string]string{"wf/A.md": "a", "wf/states/B.md": "b"}, states: []string{"A.md"}},
 		{name: "no files", files: map[string]string{"wf/": ""}, wantErr: "holds no files"},
 		{name: "empty", files: map[string]string{}, wantErr: "holds no files"},
 		{name: "two folders", files: map[string]string{"a/START.md": "", "b/START.md": ""}, wantErr: "2 top-level folders"},
@@ -232,9 +235,27 @@ func TestYAMLWorkflow(t *testing.T) {
 	if st.Body != "Read {{input}}.\n" {
 		t.Errorf("after edit: %q", st.Body)
 	}
+	// An edit of the same size that keeps the modification time (a
+	// coarse clock) is seen too.
+	fi, err := os.Stat(p)
+	must(t, err)
+	must(t, os.WriteFile(p, []byte(strings.Replace(yamlWF, "Look at", "Reed", 1)+"\n"), 0o644))
+	must(t, os.Chtimes(p, fi.ModTime(), fi.ModTime()))
+	st, err = s.Load("START")
+	must(t, err)
+	if st.Body != "Reed {{input}}.\n" {
+		t.Errorf("after an edit with the same size and time: %q", st.Body)
+	}
 	must(t, os.WriteFile(p, []byte("states: [\n"), 0o644))
 	_, err = s.Load("START")
 	wantErrContains(t, err, "wf.yaml:")
+	// Resolving a target in the broken file fails the agent: no reminder
+	// can repair the file (§12).
+	_, err = s.Resolve("START")
+	if _, ok := errors.AsType[*UseError](err); !ok {
+		t.Errorf("Resolve in an invalid YAML file: %v (%T), want a *UseError", err, err)
+	}
+	wantErrContains(t, err, "START: ", "wf.yaml:")
 }
 
 func TestYAMLWorkflowErrors(t *testing.T) {
@@ -444,7 +465,7 @@ func TestWorkflowSpecifiers(t *testing.T) {
 		{spec: "../lib/win/W", target: "write W.sh"},
 		{spec: "", target: "empty"},
 		{spec: "../lib/pack.zip/CHECK/", usage: "a / after a state"},
-		{spec: "../lib/noentry", usage: "no 1_START.md or START.md"},
+		{spec: "../lib/noentry", usage: "no 1_START.md or START.md; name the state to start at in the tag, e.g. ../lib/noentry/A.md"},
 		{spec: "../lib/codex", usage: `backend "codex"`},
 		{spec: "../lib/broken.yaml", usage: "states is empty"},
 		{spec: "../lib/bad.zip", usage: "top-level folders"},

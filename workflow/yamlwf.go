@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -242,11 +243,10 @@ func hasAnyKey(n *yaml.Node, keys ...string) bool {
 type yamlSource struct {
 	path string
 
-	mu    sync.Mutex
-	mtime time.Time
-	size  int64
-	wf    *yamlWorkflow
-	err   error
+	mu   sync.Mutex
+	data []byte // the bytes wf and err were parsed from
+	wf   *yamlWorkflow
+	err  error
 }
 
 // maxYAMLBytes caps what a YAML workflow's file may hold.
@@ -263,9 +263,6 @@ func (y *yamlSource) load() (*yamlWorkflow, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", y.path)
 	}
-	if (y.wf != nil || y.err != nil) && fi.ModTime().Equal(y.mtime) && fi.Size() == y.size {
-		return y.wf, y.err
-	}
 	if fi.Size() > maxYAMLBytes {
 		return nil, fmt.Errorf("%s is larger than %d MiB; a YAML workflow is a short file", y.path, maxYAMLBytes>>20)
 	}
@@ -273,8 +270,14 @@ func (y *yamlSource) load() (*yamlWorkflow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read YAML workflow: %w", err)
 	}
+	// The file is read at every use and parsed again only when its bytes
+	// changed: a modification time can stay the same across a quick edit
+	// of the same size (timestamps are coarse), and the file is short.
+	if (y.wf != nil || y.err != nil) && bytes.Equal(data, y.data) {
+		return y.wf, y.err
+	}
 	y.wf, y.err = parseYAMLWorkflow(y.path, data)
-	y.mtime, y.size = fi.ModTime(), fi.Size()
+	y.data = data
 	return y.wf, y.err
 }
 

@@ -150,6 +150,18 @@ func openZip(p, url string) (*Scope, error) {
 			return nil, err
 		}
 	}
+	// The states/ layout (§17) zipped: with no entry point at the scope
+	// root, a states/ holding one is where the states are, as for the
+	// folder it was made from; the manifest stays the root's.
+	if !s.hasEntry() {
+		if sub, err := fs.Sub(fsys, statesDir); err == nil {
+			st := *s
+			st.fsys = sub
+			if st.hasEntry() {
+				return &st, nil
+			}
+		}
+	}
 	return s, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"raymond/claude"
 	"raymond/orchestrator"
@@ -107,9 +108,15 @@ func (d *driving) driver(quiesce <-chan struct{}, prefix string) *orchestrator.D
 }
 
 // fetcher downloads the workflows of pinned URLs into the project's
-// registry.
+// registry. RAYMOND_TEST_REGISTRY_STALL (a duration) shortens the stall
+// limit for the end-to-end tests, which cannot wait a minute; it is not
+// meant for users.
 func fetcher(p *project.Project) *registry.Registry {
-	return registry.New(project.RegistryDir(p.Dir), nil)
+	r := registry.New(project.RegistryDir(p.Dir), nil)
+	if d, err := time.ParseDuration(os.Getenv("RAYMOND_TEST_REGISTRY_STALL")); err == nil && d > 0 {
+		r.Stall = d
+	}
+	return r
 }
 
 // prepare returns the update Drive applies to run id once it holds it:

@@ -67,6 +67,8 @@ func TestScript(t *testing.T) {
 			"waitask":   cmdWaitAsk,
 			"asksdue":   cmdAsksDue,
 			"askof":     cmdAskOf,
+			"zipdir":    cmdZipDir,
+			"httpserve": cmdHTTPServe,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,

@@ -84,7 +84,11 @@ func printStatus(w io.Writer, r *state.Run, row project.Listing, now time.Time) 
 		status += " (interrupted: no process drives it; 'raymond recover' resumes it)"
 	}
 	field("status", "%s", status)
-	field("workflow", "%s", r.ScopeDir)
+	if r.ScopeURL != "" {
+		field("workflow", "%s (cached as %s)", r.ScopeURL, r.ScopeDir)
+	} else {
+		field("workflow", "%s", r.ScopeDir)
+	}
 	field("entry", "%s", r.EntryState)
 	field("created", "%s (%s ago)", r.CreatedAt.Local().Format(time.DateTime), age(now.Sub(r.CreatedAt)))
 	field("updated", "%s (%s ago)", r.UpdatedAt.Local().Format(time.DateTime), age(now.Sub(r.UpdatedAt)))
