@@ -21,10 +21,13 @@ func (g *driving) closeStep(c machine.StepClosed) {
 	s, res := c.Step, l.res
 	meta := transcript.Meta{
 		Agent: c.Agent, State: s.State, Seq: c.Seq, Attempt: s.Attempt, Reminder: s.Reminder != "",
-		Cwd: s.Cwd, SessionMode: string(s.Mode), ResumedSession: s.ResumeSession,
+		Cwd: s.Cwd,
 		TotalCostUSD: c.TotalCostUSD, Runner: step.RunnerName(g.runner),
 	}
-	if d, ok := g.runner.(step.Describer); ok {
+	if !l.st.Script { // a script has no session (protocol §11.4)
+		meta.SessionMode, meta.ResumedSession = string(s.Mode), s.ResumeSession
+	}
+	if d, ok := g.runner.(step.Describer); ok && !l.st.Script {
 		meta.Argv = d.Argv(l.req)
 	}
 	// A runner that ran a process of its own (a script) says what it ran.
