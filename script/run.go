@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -62,23 +63,34 @@ func (r *Runner) Run(ctx context.Context, req step.Request, h step.Handler) step
 	cmd.Dir = req.Step.Cwd
 	cmd.Env = env
 	cmd.SysProcAttr = proc.Attr()
-	stdout, err := cmd.StdoutPipe()
+	// Pipes of our own rather than cmd's: Wait then waits for bash alone,
+	// and the streams can be read on until bash has exited and a little
+	// after, but not for as long as a background process it started holds
+	// them open (a server started with "&").
+	stdout, outW, err := os.Pipe()
 	if err != nil {
 		return notStarted(res, err)
 	}
-	stderr, err := cmd.StderrPipe()
+	stderr, errW, err := os.Pipe()
 	if err != nil {
+		stdout.Close()
+		outW.Close()
 		return notStarted(res, err)
 	}
+	defer stdout.Close()
+	defer stderr.Close()
+	cmd.Stdout, cmd.Stderr = outW, errW
 	kill := proc.NewKiller(r.KillGrace, stdout, stderr)
 	// exec calls Cancel only after a successful Start, so Process is set.
 	cmd.Cancel = func() error {
 		kill.Terminate(cmd.Process.Pid)
 		return nil
 	}
-	cmd.WaitDelay = kill.Grace()
 	res.Started = time.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
 		if ctx.Err() != nil {
 			return canceledBeforeStart()
 		}
@@ -88,16 +100,47 @@ func (r *Runner) Run(ctx context.Context, req step.Request, h step.Handler) step
 	idle := proc.NewWatchdog(timeout, func() { cancel(errIdle) })
 	out := &output{h: h, idle: idle, stopTooMuch: func() { cancel(errTooMuch) }}
 	tail := proc.NewTail(stderrTail)
+	var waitErr error
+	exited := make(chan struct{})
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
 	var readers sync.WaitGroup
 	readers.Go(func() { out.read(stderr, true, tail) })
-	out.read(stdout, false, nil)
-	readers.Wait()
-	waitErr := cmd.Wait()
+	readers.Go(func() { out.read(stdout, false, nil) })
+	read := make(chan struct{})
+	go func() {
+		readers.Wait()
+		close(read)
+	}()
+	held := false
+	select {
+	case <-read:
+		<-exited
+	case <-exited:
+		idle.Stop()
+		select {
+		case <-read:
+		case <-time.After(drainAfterExit):
+			// What bash wrote before it exited has been read by now;
+			// a process it left running holds the pipes.
+			held = true
+			_ = stdout.SetReadDeadline(time.Now())
+			_ = stderr.SetReadDeadline(time.Now())
+			<-read
+		}
+	}
 	idle.Stop()
 	killed := kill.Finish()
 	if killed && req.RunID != "" {
 		// The group is gone; what left it goes too.
 		_, _ = proc.Sweep(req.Marker(), kill.Grace())
+	}
+	if held && !killed {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"%s exited, but a process it started in the background still holds its output; raymond stopped reading it %s after the script ended. "+
+				"Send a background process's output elsewhere (cmd >/dev/null 2>&1 &)", req.Step.State, step.Duration(drainAfterExit)))
 	}
 
 	res.Ended = time.Now()
@@ -138,6 +181,11 @@ func settle(res *step.Result, name string, out *output, cause error) {
 		res.Text = string(out.stdout)
 	}
 }
+
+// drainAfterExit is how long a script's streams are read on after bash
+// exited, for what it wrote last; then they are let go, though a process
+// it started in the background may still hold them.
+const drainAfterExit = time.Second
 
 // reasonLines is how many of the last lines of stderr a failure's reason
 // shows, and maxReasonLine how long each may be.

@@ -207,3 +207,38 @@ func TestRunNotStarted(t *testing.T) {
 	cancel()
 	eq(t, "Outcome when canceled before", run(t, ctx, request(t, "echo hi"), step.Handler{}).Outcome, step.Canceled)
 }
+
+// TestRunBackgroundChildHoldingOutput: a script that exits 0 ends its step
+// although a process it started in the background still holds its
+// streams; the step is not held until the idle timeout, and a warning says
+// why output after the script's end is not read.
+func TestRunBackgroundChildHoldingOutput(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "bg.pid")
+	body := fmt.Sprintf(`sleep 60 & echo $! > %q; echo "last words" >&2; echo '<result>started</result>'`, pidFile)
+	req := request(t, body)
+	req.Options.Timeout = 0 // never: without the fix the step would wait for sleep
+	done := make(chan step.Result, 1)
+	go func() { done <- run(t, t.Context(), req, step.Handler{}) }()
+	var res step.Result
+	select {
+	case res = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the step waited for the background process")
+	}
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			var pid int
+			fmt.Sscan(string(b), &pid)
+			if p, err := os.FindProcess(pid); err == nil && pid > 0 {
+				_ = p.Kill()
+			}
+		}
+	})
+	eq(t, "Outcome", res.Outcome, step.Succeeded)
+	eq(t, "Text", res.Text, "<result>started</result>\n")
+	eq(t, "Stderr", res.Stderr, "last words\n")
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "a process it started in the background still holds its output") {
+		t.Errorf("Warnings = %q", res.Warnings)
+	}
+}
