@@ -50,7 +50,11 @@ var sessionFile = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 // nothing is found under its name, the folder of its resolved path is tried too, as
 // Claude Code names the folder after the directory it finds itself in. None found is
 // an error wrapping ErrNoSession that says where it looked and what to do.
-func LatestSession(configDir, cwd string) (string, error) {
+//
+// skip, when not nil, passes over the sessions it reports: raymond's own,
+// so that a run continues the person's conversation, not the last one a
+// run made in the same folder.
+func LatestSession(configDir, cwd string, skip func(id string) bool) (string, error) {
 	if configDir == "" {
 		var err error
 		if configDir, err = ConfigDir(); err != nil {
@@ -62,7 +66,7 @@ func LatestSession(configDir, cwd string) (string, error) {
 		dirs = append(dirs, ProjectDir(configDir, real))
 	}
 	for _, dir := range dirs {
-		id, err := newestSession(dir)
+		id, err := newestSession(dir, skip)
 		if err != nil || id != "" {
 			return id, err
 		}
@@ -73,7 +77,7 @@ func LatestSession(configDir, cwd string) (string, error) {
 // newestSession is the id of the most recently modified session file in dir, ""
 // when there is none (or no dir). Equal times go to the greater name, so the answer
 // does not depend on the order of the listing.
-func newestSession(dir string) (string, error) {
+func newestSession(dir string, skip func(string) bool) (string, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -85,6 +89,9 @@ func newestSession(dir string) (string, error) {
 	var bestTime time.Time
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !sessionFile.MatchString(e.Name()) {
+			continue
+		}
+		if skip != nil && skip(strings.TrimSuffix(e.Name(), ".jsonl")) {
 			continue
 		}
 		info, err := e.Info()

@@ -47,15 +47,24 @@ func TestLatestSession(t *testing.T) {
 	must(t, os.Mkdir(filepath.Join(project, "bbbbbbbb-bbbb-4ccc-8ddd-eeeeeeeeeeee.jsonl"), 0o755))
 	session(t, dir, "/work/y", "cccccccc-bbbb-4ccc-8ddd-eeeeeeeeeeee", later)
 
-	id, err := LatestSession(dir, cwd)
+	id, err := LatestSession(dir, cwd, nil)
 	must(t, err)
 	eq(t, "latest", id, newer)
 
 	// The user goes back to the older one.
 	must(t, os.Chtimes(filepath.Join(project, older+".jsonl"), later, later))
-	id, err = LatestSession(dir, cwd)
+	id, err = LatestSession(dir, cwd, nil)
 	must(t, err)
 	eq(t, "latest after touching the older", id, older)
+
+	// Sessions a run made are passed over: the newest is then the other.
+	id, err = LatestSession(dir, cwd, func(id string) bool { return id == older })
+	must(t, err)
+	eq(t, "latest of the person's", id, newer)
+	_, err = LatestSession(dir, cwd, func(string) bool { return true })
+	if !errors.Is(err, ErrNoSession) {
+		t.Errorf("every session skipped: err = %v, want ErrNoSession", err)
+	}
 }
 
 // TestLatestSessionNone: no folder, and a folder with no session file, say where
@@ -65,18 +74,18 @@ func TestLatestSessionNone(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	const want = "no Claude Code session in ~/.claude/projects/-work-x; start one with claude in /work/x first"
-	_, err := LatestSession("", "/work/x")
+	_, err := LatestSession("", "/work/x", nil)
 	if !errors.Is(err, ErrNoSession) {
 		t.Fatalf("err = %v, want ErrNoSession", err)
 	}
 	eq(t, "message", err.Error(), want)
 
 	must(t, os.MkdirAll(filepath.Join(home, ".claude", "projects", "-work-x", "memory"), 0o755))
-	_, err = LatestSession("", "/work/x")
+	_, err = LatestSession("", "/work/x", nil)
 	eq(t, "message with an empty folder", err.Error(), want)
 
 	other := t.TempDir()
-	_, err = LatestSession(other, "/work/x")
+	_, err = LatestSession(other, "/work/x", nil)
 	eq(t, "message elsewhere", err.Error(),
 		"no Claude Code session in "+filepath.Join(other, "projects", "-work-x")+"; start one with claude in /work/x first")
 }
@@ -88,7 +97,7 @@ func TestLatestSessionEnv(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	const id = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
 	session(t, dir, "/work/x", id, time.Now())
-	got, err := LatestSession("", "/work/x")
+	got, err := LatestSession("", "/work/x", nil)
 	must(t, err)
 	eq(t, "latest", got, id)
 }
@@ -108,13 +117,13 @@ func TestLatestSessionFake(t *testing.T) {
 
 	res, _ := f.run(f.request("start"))
 	eq(t, "Outcome", res.Outcome, Success)
-	id, err := LatestSession(config, f.cwd)
+	id, err := LatestSession(config, f.cwd, nil)
 	must(t, err)
 	eq(t, "latest", id, res.SessionID)
 
 	link := filepath.Join(t.TempDir(), "link")
 	must(t, os.Symlink(f.cwd, link))
-	id, err = LatestSession(config, link)
+	id, err = LatestSession(config, link, nil)
 	must(t, err)
 	eq(t, "latest through a link", id, res.SessionID)
 
@@ -124,7 +133,7 @@ func TestLatestSessionFake(t *testing.T) {
 	req.Resume, req.Fork = id, true
 	branch, _ := f.run(req)
 	eq(t, "branch Outcome", branch.Outcome, Success)
-	id, err = LatestSession(config, f.cwd)
+	id, err = LatestSession(config, f.cwd, nil)
 	must(t, err)
 	eq(t, "latest after a branch", id, branch.SessionID)
 }

@@ -123,7 +123,7 @@ func create(p *project.Project, f *runFlags, workflow string, opts state.Options
 		}
 		// Recorded once, when the run is made: a re-run after a crash
 		// branches from the same conversation, never from its own branch.
-		n.ContinueSession, err = claude.LatestSession("", dir)
+		n.ContinueSession, err = claude.LatestSession("", dir, madeByRuns(p.Store))
 		if errors.Is(err, claude.ErrNoSession) {
 			return nil, &usageError{msg: "--continue-session: " + err.Error(),
 				hint: "Leave --continue-session out to start from a fresh conversation."}
@@ -148,6 +148,32 @@ func create(p *project.Project, f *runFlags, workflow string, opts state.Options
 		return nil, err
 	}
 	return r, nil
+}
+
+// madeByRuns reports the sessions the project's runs made (their steps'
+// sessions and branches), so that --continue-session passes over them: the
+// newest session in a folder is often a run's, not the person's. A session
+// a run continued stays the person's.
+func madeByRuns(store *state.Store) func(string) bool {
+	runs, _ := store.List()
+	made, continued := map[string]bool{}, map[string]bool{}
+	for _, r := range runs {
+		continued[r.ContinueSession] = true
+		for id := range r.SessionCosts {
+			made[id] = true
+		}
+		for i := range r.Agents {
+			a := &r.Agents[i]
+			made[a.SessionID] = true
+			if a.Pending != nil {
+				made[a.Pending.SessionID] = true
+			}
+			for _, f := range a.Stack {
+				made[f.Session] = true
+			}
+		}
+	}
+	return func(id string) bool { return made[id] && !continued[id] }
 }
 
 // isRunID reports whether arg names an existing run rather than a workflow:
