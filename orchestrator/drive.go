@@ -83,18 +83,25 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	if r.Status == state.StatusCompleted {
 		return r, fmt.Errorf("run %s already completed; start a new run instead", id)
 	}
-	if update != nil {
-		if err := update(r); err != nil {
-			return nil, err
-		}
-	}
+	// The workflow is opened before update changes anything (an answer
+	// given with resume --input): a run that cannot go on is left as it
+	// was, and the person is told so.
 	scopes := workflow.NewScopes(d.Fetcher)
 	defer scopes.Close()
 	scope, err := scopes.Open(r.ScopeDir, r.ScopeURL)
 	if err != nil {
 		// Like a workflow that cannot start, one that can no longer be
 		// opened is the user's to fix: exit 2 (protocol §13.1).
-		return nil, &WorkflowError{Err: fmt.Errorf("run %s: %w; put the workflow back where it was to go on with the run", id, err)}
+		what := "put the workflow back where it was"
+		if _, statErr := os.Stat(r.ScopeDir); statErr == nil {
+			what = "fix the workflow"
+		}
+		return nil, &WorkflowError{Err: fmt.Errorf("run %s: %w; %s, then resume the run (nothing was changed)", id, err, what)}
+	}
+	if update != nil {
+		if err := update(r); err != nil {
+			return nil, err
+		}
 	}
 	g := &driving{d: d, m: machine.New(r), clock: d.Clock, runner: d.Runner, scopes: scopes,
 		launches: map[string]*launch{}, started: nowFunc()}
