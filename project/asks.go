@@ -172,6 +172,10 @@ func RecordAnswer(r *state.Run, id, text string, now time.Time) (*state.Ask, err
 }
 
 // afterExpiry says what becomes of the agent of an expired ask.
+// AfterExpiry says what becomes of an ask's agent now that its deadline
+// has passed: the next drive moves it on or fails it.
+func AfterExpiry(k *state.Ask) string { return afterExpiry(k) }
+
 func afterExpiry(k *state.Ask) string {
 	if k.TimeoutNext != "" {
 		return fmt.Sprintf("its agent goes on at %s when the run is resumed", k.TimeoutNext)

@@ -179,7 +179,8 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 	case transcript.EventAnswered:
 		s := fmt.Sprintf("%s answered", e.AskID)
 		if e.Payload != nil {
-			s += ": " + free(*e.Payload)
+			// One line: an answer of several would break the progress.
+			s += ": " + free(strings.Join(strings.Fields(*e.Payload), " "))
 		}
 		return s + "; goes on at " + e.Target, showImportant
 	case transcript.EventAskExpired:

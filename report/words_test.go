@@ -35,6 +35,8 @@ func TestProgress(t *testing.T) {
 			"asks ask_main_1: Approve Acme?", true, "[main] asks ask_main_1: Approve Acme?"},
 		{"ask answered", transcript.Event{Type: transcript.EventAnswered, Agent: "main", AskID: "ask_main_1", Payload: ptr("yes"), Target: "3_DONE.md"},
 			"ask_main_1 answered: yes; goes on at 3_DONE.md", true, "[main] ask_main_1 answered: yes; goes on at 3_DONE.md"},
+		{"ask answered on several lines", transcript.Event{Type: transcript.EventAnswered, Agent: "main", AskID: "ask_main_1", Payload: ptr("multi\nline\n"), Target: "3_DONE.md"},
+			"ask_main_1 answered: multi line; goes on at 3_DONE.md", true, "[main] ask_main_1 answered: multi line; goes on at 3_DONE.md"},
 		{"ask expired", transcript.Event{Type: transcript.EventAskExpired, Agent: "main", AskID: "ask_main_1", Target: "ESCALATE.md"},
 			"ask_main_1 expired unanswered; goes on at ESCALATE.md", true, "[main] ask_main_1 expired unanswered; goes on at ESCALATE.md"},
 		{"ask expired, fails", transcript.Event{Type: transcript.EventAskExpired, Agent: "main", AskID: "ask_main_1"},

@@ -141,19 +141,38 @@ func printAsks(w io.Writer, r *state.Run) {
 	if len(asks) == 0 {
 		return
 	}
+	byID := map[string]*state.Ask{}
+	for i := range r.Agents {
+		if k := r.Agents[i].Ask; k != nil {
+			byID[k.ID] = k
+		}
+	}
+	now, open := time.Now(), 0
 	fmt.Fprintln(w, "\npending asks:")
 	for _, k := range asks {
 		fmt.Fprintf(w, "  %s  [%s] at %s, asked %s", k.AskID, k.AgentID, k.State, k.AskedAt)
-		if k.Deadline != nil {
+		switch ask := byID[k.AskID]; {
+		case ask != nil && ask.Deadline != nil && !now.Before(*ask.Deadline):
+			// No process drove the run at the deadline: the next one
+			// expires it (protocol §15.2); an answer now is refused.
+			fmt.Fprintf(w, ", expired at %s: %s", *k.Deadline, project.AfterExpiry(ask))
+		case k.Deadline != nil:
+			open++
 			fmt.Fprintf(w, ", answer by %s", *k.Deadline)
 			if k.TimeoutNext != nil {
 				fmt.Fprintf(w, " (else %s)", *k.TimeoutNext)
 			}
+		default:
+			open++
 		}
 		fmt.Fprintln(w)
 		for l := range strings.SplitSeq(strings.TrimRight(k.Prompt, "\n"), "\n") {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
+	}
+	if open == 0 {
+		fmt.Fprintf(w, "\nnone can be answered any more: raymond resume %s goes on\n", project.ShellQuote(r.WorkflowID))
+		return
 	}
 	fmt.Fprintf(w, "\nanswer with: raymond answer %s ASK_ID TEXT, then: raymond resume %s\n",
 		project.ShellQuote(r.WorkflowID), project.ShellQuote(r.WorkflowID))
