@@ -21,7 +21,7 @@ func (g *driving) closeStep(c machine.StepClosed) {
 	s, res := c.Step, l.res
 	meta := transcript.Meta{
 		Agent: c.Agent, State: s.State, Seq: c.Seq, Attempt: s.Attempt, Reminder: s.Reminder != "",
-		Cwd: s.Cwd,
+		Cwd:          s.Cwd,
 		TotalCostUSD: c.TotalCostUSD, Runner: step.RunnerName(g.runner),
 	}
 	if !l.st.Script { // a script has no session (protocol §11.4)
