@@ -373,6 +373,15 @@ func (ss *Scopes) Workflow(from *Scope, spec string) (*Scope, string, error) {
 	case isURL(s):
 		return nil, "", &UseError{Spec: spec, Err: errors.New("an absolute URL in a tag is refused; name the workflow by a relative path")}
 	}
+	sc, name, err := ss.workflow(from, spec, s)
+	if err != nil {
+		err = zipFolderHint(from, s, err)
+	}
+	return sc, name, err
+}
+
+// workflow is Workflow for the cleaned, non-empty, relative specifier s.
+func (ss *Scopes) workflow(from *Scope, spec, s string) (*Scope, string, error) {
 	trailing := strings.HasSuffix(s, "/")
 	if from.url != "" {
 		return ss.workflowURL(from, spec, s, trailing)
@@ -410,6 +419,41 @@ func (ss *Scopes) Workflow(from *Scope, spec string) (*Scope, string, error) {
 		return nil, "", &UseError{Spec: spec, Path: parent, Err: err}
 	}
 	return workflowState(sc, spec, parent, last, false)
+}
+
+// zipFolderHint adds to err, the failure to resolve the specifier s from a
+// zip scope, that the folder s names inside the zip is not a workflow: the
+// subfolders of a zip are ignored (§13.1) and a relative specifier goes
+// beside the zip, not into it (§14.1).
+func zipFolderHint(from *Scope, s string, err error) error {
+	first, _, _ := strings.Cut(strings.TrimPrefix(s, "./"), "/")
+	if from.kind != Zip || first == "" || first == "." || first == ".." || !fs.ValidPath(first) {
+		return err
+	}
+	isDir := func(fsys fs.FS) bool {
+		if fsys == nil {
+			return false
+		}
+		fi, err := fs.Stat(fsys, first)
+		return err == nil && fi.IsDir()
+	}
+	if !isDir(from.fsys) && !isDir(from.zipRoot) {
+		return err
+	}
+	where := from.url
+	if where == "" {
+		where = from.dir
+	}
+	hint := fmt.Sprintf("the zip %s holds a folder %s, but the folders inside a zip are not workflows: "+
+		"pack %s as a zip of its own (the specifier ../%s.zip names one beside the zip), or run the workflow from a folder",
+		where, first, first, first)
+	if te, ok := errors.AsType[*TargetError](err); ok {
+		return &TargetError{Kind: te.Kind, Target: te.Target, Msg: te.Msg + "; " + hint}
+	}
+	if ue, ok := errors.AsType[*UseError](err); ok {
+		return &UseError{Spec: ue.Spec, Path: ue.Path, Err: fmt.Errorf("%w; %s", ue.Err, hint)}
+	}
+	return err
 }
 
 // notFound is the error for a specifier that names nothing.
