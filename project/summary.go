@@ -42,9 +42,14 @@ func ExitFor(s state.Status) int {
 // Listing is one run as raymond list shows it; its JSON is an element of
 // list --json.
 type Listing struct {
-	RunID        string       `json:"run_id"`
-	Workflow     string       `json:"workflow"`
-	ScopeDir     string       `json:"scope_dir"`
+	RunID string `json:"run_id"`
+	// Workflow is what the list shows: the workflow folder's or file's
+	// name, or the URL of a workflow from the web (whose ScopeDir is its
+	// copy in the registry, a name the user never gave).
+	Workflow string `json:"workflow"`
+	ScopeDir string `json:"scope_dir"`
+	// ScopeURL is the pinned URL the run's workflow came from, or "".
+	ScopeURL     string       `json:"scope_url,omitempty"`
 	Status       state.Status `json:"status"`
 	Interrupted  bool         `json:"interrupted"`
 	AgentsActive int          `json:"agents_active"`
@@ -67,12 +72,16 @@ func Describe(store *state.Store, r *state.Run) (Listing, error) {
 		RunID:        r.WorkflowID,
 		Workflow:     filepath.Base(r.ScopeDir),
 		ScopeDir:     r.ScopeDir,
+		ScopeURL:     r.ScopeURL,
 		Status:       r.Status,
 		AgentsTotal:  len(r.Agents),
 		TotalCostUSD: r.TotalCostUSD,
 		BudgetUSD:    r.BudgetUSD,
 		CreatedAt:    r.CreatedAt,
 		UpdatedAt:    r.UpdatedAt,
+	}
+	if r.ScopeURL != "" {
+		l.Workflow = r.ScopeURL
 	}
 	for _, a := range r.Agents {
 		if !a.Status.Ended() {
