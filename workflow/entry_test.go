@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -117,4 +118,21 @@ func TestWorkflowEntryInTwoKinds(t *testing.T) {
 	must(t, err)
 	_, _, err = ss.Workflow(from, "../lib/review/")
 	wantErrContains(t, err, "both START.md and START.sh exist; name the state to start at in the tag, e.g. ../lib/review/START.md")
+}
+
+func TestStartNamesAnErrorsPlaceOnce(t *testing.T) {
+	dir := writeScope(t, map[string]string{"e1.yaml": "states:\n  START:\n  - x\n", "m/START.md": "go", "m/workflow.yaml": "backend: [\n"})
+	t.Chdir(dir)
+	for arg, want := range map[string]string{
+		"e1.yaml":                           "e1.yaml:2:3: state \"START\" must be a mapping",
+		"./e1.yaml/START":                   "e1.yaml:2:3: state \"START\" must be a mapping",
+		filepath.Join(dir, "e1.yaml"):       filepath.Join(dir, "e1.yaml") + ":2:3: state",
+		"m":                                 filepath.Join("m", "workflow.yaml") + ":1: invalid manifest",
+		filepath.Join(dir, "m", "START.md"): filepath.Join(dir, "m", "workflow.yaml") + ":1: invalid manifest",
+	} {
+		_, _, err := Entry(arg)
+		if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "e1.yaml")+strings.Count(err.Error(), "workflow.yaml") != 1 {
+			t.Errorf("Entry(%s) = %v, want it to start with %q and name the file once", arg, err, want)
+		}
+	}
 }

@@ -232,7 +232,7 @@ func (ss *Scopes) start(arg string) (*Scope, string, error) {
 	if statErr == nil && fi.IsDir() {
 		s, err := ss.folder(abs)
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", arg, err)
+			return nil, "", inArg(arg, abs, err)
 		}
 		name, err := s.entry(arg, "")
 		return s, name, err
@@ -240,7 +240,7 @@ func (ss *Scopes) start(arg string) (*Scope, string, error) {
 	if file, rest, ok := splitFile(abs); ok {
 		s, err := ss.Open(file, "")
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", arg, err)
+			return nil, "", inArg(arg, file, err)
 		}
 		name, err := startState(s, arg, rest, strings.HasSuffix(filepath.ToSlash(arg), "/"))
 		return s, name, err
@@ -256,7 +256,7 @@ func (ss *Scopes) start(arg string) (*Scope, string, error) {
 	}
 	s, err := ss.Open(dir, "")
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", arg, err)
+		return nil, "", inArg(arg, dir, err)
 	}
 	name, err := s.Resolve(state)
 	if te, ok := errors.AsType[*TargetError](err); ok && te.Kind == NotFound && statErr != nil {
@@ -267,6 +267,38 @@ func (ss *Scopes) start(arg string) (*Scope, string, error) {
 	}
 	return s, name, nil
 }
+
+// inArg words err, from opening the scope at abs for the workflow argument
+// arg, for a person. An error that starts with a place in abs (a YAML
+// file's "abs:3:3", a manifest's "abs/workflow.yaml:1") names that place
+// once, as the user would write it: relative to the working directory when
+// arg was. Any other error is prefixed with arg.
+func inArg(arg, abs string, err error) error {
+	msg := err.Error()
+	rest, ok := strings.CutPrefix(msg, abs)
+	if !ok || rest == "" || rest[0] != ':' && rest[0] != filepath.Separator {
+		return fmt.Errorf("%s: %w", arg, err)
+	}
+	shown := abs
+	if !filepath.IsAbs(arg) {
+		if wd, werr := os.Getwd(); werr == nil {
+			if rel, rerr := filepath.Rel(wd, abs); rerr == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				shown = rel
+			}
+		}
+	}
+	return &placedError{msg: shown + rest, err: err}
+}
+
+// placedError is an error whose text names its place in the user's
+// spelling; it unwraps to the error it rewords.
+type placedError struct {
+	msg string
+	err error
+}
+
+func (e *placedError) Error() string { return e.msg }
+func (e *placedError) Unwrap() error { return e.err }
 
 // hasExt reports whether the file name has an extension.
 func hasExt(name string) bool { return filepath.Ext(name) != "" }
