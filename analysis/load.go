@@ -176,6 +176,9 @@ func (b *builder) fromState(st *state.Run) {
 	r.BudgetUSD = st.BudgetUSD
 	if r.Workflow == "" {
 		r.Workflow = st.ScopeDir
+		if st.ScopeURL != "" { // its copy in the registry is no name the user gave
+			r.Workflow = st.ScopeURL
+		}
 	}
 	if r.Entry == "" {
 		r.Entry = st.EntryState

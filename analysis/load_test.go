@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"raymond/state"
 	"raymond/step"
 	"raymond/transcript"
 )
@@ -383,4 +384,18 @@ replies:
 		}
 	}
 	assert.Equal(t, 0.4, got.Agents[0].CostUSD)
+}
+
+func TestWorkflowFromStateOfURLRun(t *testing.T) {
+	url := "https://h.example/wf/review-" + strings.Repeat("ab", 32) + ".zip"
+	st := &state.Run{WorkflowID: "r1", ScopeDir: "/p/.raymond/registry/" + strings.Repeat("ab", 32) + ".zip", ScopeURL: url}
+	dir := t.TempDir() // events that never say where the run started
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "events.jsonl"), []byte(`{"time":"2026-11-21T16:59:25Z","type":"print","agent":"main","message":"hi"}`+"\n"), 0o600))
+	r, err := Load(Source{Dir: dir, State: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Workflow != url {
+		t.Errorf("Workflow = %q, want the URL %q, not its copy in the registry", r.Workflow, url)
+	}
 }

@@ -42,9 +42,14 @@ func ExitFor(s state.Status) int {
 // Listing is one run as raymond list shows it; its JSON is an element of
 // list --json.
 type Listing struct {
-	RunID        string       `json:"run_id"`
-	Workflow     string       `json:"workflow"`
-	ScopeDir     string       `json:"scope_dir"`
+	RunID string `json:"run_id"`
+	// Workflow is what the list shows: the workflow folder's or file's
+	// name, or the URL of a workflow from the web (whose ScopeDir is its
+	// copy in the registry, a name the user never gave).
+	Workflow string `json:"workflow"`
+	ScopeDir string `json:"scope_dir"`
+	// ScopeURL is the pinned URL the run's workflow came from, or "".
+	ScopeURL     string       `json:"scope_url,omitempty"`
 	Status       state.Status `json:"status"`
 	Interrupted  bool         `json:"interrupted"`
 	AgentsActive int          `json:"agents_active"`
@@ -67,12 +72,16 @@ func Describe(store *state.Store, r *state.Run) (Listing, error) {
 		RunID:        r.WorkflowID,
 		Workflow:     filepath.Base(r.ScopeDir),
 		ScopeDir:     r.ScopeDir,
+		ScopeURL:     r.ScopeURL,
 		Status:       r.Status,
 		AgentsTotal:  len(r.Agents),
 		TotalCostUSD: r.TotalCostUSD,
 		BudgetUSD:    r.BudgetUSD,
 		CreatedAt:    r.CreatedAt,
 		UpdatedAt:    r.UpdatedAt,
+	}
+	if r.ScopeURL != "" {
+		l.Workflow = r.ScopeURL
 	}
 	for _, a := range r.Agents {
 		if !a.Status.Ended() {
@@ -165,28 +174,36 @@ func NewSummary(r *state.Run, dir string) Summary {
 }
 
 // NextStep says, for a run that did not complete, what happened and how to
-// go on, as one line for a person; "" for a completed run.
+// go on, as one line for a person; "" for a completed run. A run driven
+// with --replies is resumed with them again, so its command says so.
 func NextStep(r *state.Run) string {
 	id := r.WorkflowID
+	resume := func(flags string) string {
+		cmd := "raymond resume " + ShellQuote(id) + flags
+		if r.Options.Scripted {
+			cmd += " --replies FILE"
+		}
+		return cmd
+	}
 	switch r.Status {
 	case state.StatusCompleted:
 		return ""
 	case state.StatusFailed:
 		// The driver's summary already named each failed agent.
-		return fmt.Sprintf("'raymond resume %s' retries the failed agents", id)
+		return fmt.Sprintf("'%s' retries the failed agents", resume(""))
 	case state.StatusBudgetExceeded:
-		return fmt.Sprintf("run %s reached its budget ($%.4f of $%.4f); resume it with: raymond resume %s --budget USD",
-			id, r.TotalCostUSD, r.BudgetUSD, id)
+		return fmt.Sprintf("run %s reached its budget ($%.4f of $%.4f); resume it with: %s",
+			id, r.TotalCostUSD, r.BudgetUSD, resume(" --budget USD"))
 	case state.StatusWaiting:
-		return fmt.Sprintf("run %s is waiting; resume it with: raymond resume %s", id, id)
+		return fmt.Sprintf("run %s is waiting; resume it with: %s", id, resume(""))
 	case state.StatusAsking:
 		n := len(machine.PendingAsks(r))
 		asks := "1 ask waits"
 		if n != 1 {
 			asks = fmt.Sprintf("%d asks wait", n)
 		}
-		return fmt.Sprintf("run %s: %s for an answer; answer with: raymond answer %s ASK_ID TEXT, then: raymond resume %s ('raymond status %s' lists them)",
-			id, asks, ShellQuote(id), ShellQuote(id), ShellQuote(id))
+		return fmt.Sprintf("run %s: %s for an answer; answer with: raymond answer %s ASK_ID TEXT, then: %s ('raymond status %s' lists them)",
+			id, asks, ShellQuote(id), resume(""), ShellQuote(id))
 	}
-	return fmt.Sprintf("run %s paused; resume it with: raymond resume %s", id, id)
+	return fmt.Sprintf("run %s paused; resume it with: %s", id, resume(""))
 }

@@ -38,19 +38,25 @@ func (s *Scope) Entry() (string, error) {
 // start of a run: the hint of an error names a state to start at in the
 // form the user writes, a tag's specifier or a raymond run argument.
 func (s *Scope) entry(path, spec string) (string, error) {
-	numbered, err := s.startFile(numberedStart)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	plain, err := s.startFile(plainStart)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
 	hint := func(state string) string {
 		if spec != "" {
 			return "name the state to start at in the tag, e.g. " + strings.TrimRight(spec, `/\`) + "/" + state
 		}
 		return "give the state file to start from, e.g. raymond run " + filepath.Join(path, state)
+	}
+	startErr := func(name string, err error) error {
+		if te, ok := errors.AsType[*TargetError](err); ok && te.Kind == Ambiguous {
+			return fmt.Errorf("%s: both %s and %s exist; %s", path, name+mdExt, name+shExt, hint(name+mdExt))
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	numbered, err := s.startFile(numberedStart)
+	if err != nil {
+		return "", startErr(numberedStart, err)
+	}
+	plain, err := s.startFile(plainStart)
+	if err != nil {
+		return "", startErr(plainStart, err)
 	}
 	switch {
 	case numbered != "" && plain != "":
@@ -64,7 +70,31 @@ func (s *Scope) entry(path, spec string) (string, error) {
 	if states, err := s.States(); err == nil && len(states) > 0 {
 		example = states[0]
 	}
-	return "", fmt.Errorf("%s: no %s or %s; %s", path, numberedStart+mdExt, plainStart+mdExt, hint(example))
+	return "", fmt.Errorf("%s: no %s or %s%s; %s", path, numberedStart+mdExt, plainStart+mdExt, s.zipLayout(), hint(example))
+}
+
+// zipLayout says, for a zip scope, which folder of the archive was taken as
+// the workflow's folder and which folders below it are ignored (§13.1):
+// states two folders down are a common packing mistake.
+func (s *Scope) zipLayout() string {
+	if s.kind != Zip {
+		return ""
+	}
+	where := "at the zip's root, which holds the workflow's states"
+	if s.zipTop != "" {
+		where = fmt.Sprintf("in %s/, the zip's one top-level folder, which holds the workflow's states", s.zipTop)
+	}
+	entries, _ := fs.ReadDir(s.fsys, ".")
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() && !ignoredEntry(e.Name()) {
+			dirs = append(dirs, e.Name()+"/")
+		}
+	}
+	if len(dirs) == 0 {
+		return " " + where
+	}
+	return fmt.Sprintf(" %s; the folders in it (%s) are ignored", where, strings.Join(dirs, ", "))
 }
 
 // startFile returns the file the start state name resolves to, or "" when

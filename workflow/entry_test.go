@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +35,14 @@ func TestEntry(t *testing.T) {
 		// Script states run since issue 11.
 		{name: "script", files: map[string]string{"wf/RUN.sh": ""}, arg: "wf/RUN.sh", scope: "wf", state: "RUN.sh"},
 		{name: "not a state", files: map[string]string{"wf/notes.txt": ""}, arg: "wf/notes.txt", wantErr: []string{"not a state file"}},
+		{
+			name: "start in two kinds", files: map[string]string{"wf/START.md": "", "wf/START.sh": ""}, arg: "wf",
+			wantErr: []string{"wf: both START.md and START.sh exist; give the state file to start from, e.g. raymond run wf/START.md"},
+		},
+		{
+			name: "numbered start in two kinds", files: map[string]string{"wf/1_START.md": "", "wf/1_START.sh": ""}, arg: "wf",
+			wantErr: []string{"wf: both 1_START.md and 1_START.sh exist", "raymond run wf/1_START.md"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,5 +97,42 @@ func TestStates(t *testing.T) {
 
 	if _, err := OpenDir(filepath.Join(dir, "nope")); err == nil {
 		t.Error("States of a missing folder: got no error")
+	}
+}
+
+func TestEntryOfZipSaysWhichFolderIsTheWorkflow(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "deep.zip", zipOf(t, map[string]string{"wf/inner/START.md": "go"}))
+	writeFile(t, dir, "flat.zip", zipOf(t, map[string]string{"A.md": "a", "sub/START.md": "go"}))
+	_, _, err := Entry(filepath.Join(dir, "deep.zip"))
+	wantErrContains(t, err, "no 1_START.md or START.md in wf/, the zip's one top-level folder", "(inner/) are ignored")
+	_, _, err = Entry(filepath.Join(dir, "flat.zip"))
+	wantErrContains(t, err, "no 1_START.md or START.md at the zip's root", "(sub/) are ignored", "flat.zip/A.md")
+}
+
+func TestWorkflowEntryInTwoKinds(t *testing.T) {
+	dir := writeScope(t, map[string]string{"main/START.md": "", "lib/review/START.md": "", "lib/review/START.sh": ""})
+	ss := NewScopes(nil)
+	defer ss.Close()
+	from, err := ss.Open(filepath.Join(dir, "main"), "")
+	must(t, err)
+	_, _, err = ss.Workflow(from, "../lib/review/")
+	wantErrContains(t, err, "both START.md and START.sh exist; name the state to start at in the tag, e.g. ../lib/review/START.md")
+}
+
+func TestStartNamesAnErrorsPlaceOnce(t *testing.T) {
+	dir := writeScope(t, map[string]string{"e1.yaml": "states:\n  START:\n  - x\n", "m/START.md": "go", "m/workflow.yaml": "backend: [\n"})
+	t.Chdir(dir)
+	for arg, want := range map[string]string{
+		"e1.yaml":                           "e1.yaml:2:3: state \"START\" must be a mapping",
+		"./e1.yaml/START":                   "e1.yaml:2:3: state \"START\" must be a mapping",
+		filepath.Join(dir, "e1.yaml"):       filepath.Join(dir, "e1.yaml") + ":2:3: state",
+		"m":                                 filepath.Join("m", "workflow.yaml") + ":1: invalid manifest",
+		filepath.Join(dir, "m", "START.md"): filepath.Join(dir, "m", "workflow.yaml") + ":1: invalid manifest",
+	} {
+		_, _, err := Entry(arg)
+		if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "e1.yaml")+strings.Count(err.Error(), "workflow.yaml") != 1 {
+			t.Errorf("Entry(%s) = %v, want it to start with %q and name the file once", arg, err, want)
+		}
 	}
 }

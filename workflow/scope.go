@@ -32,6 +32,12 @@ type Scope struct {
 	// yaml reads a YAML workflow's file again when it changed; nil for
 	// other kinds.
 	yaml *yamlSource
+	// zipRoot is a zip scope's root folder in the archive, which fsys is
+	// not when the states are in its states/ (§17); nil for other kinds.
+	zipRoot fs.FS
+	// zipTop is the archive's one top-level folder that zipRoot is when
+	// the archive has nothing at its root, else "".
+	zipTop string
 }
 
 // Kind is what a scope is made of.

@@ -232,7 +232,7 @@ func (ss *Scopes) start(arg string) (*Scope, string, error) {
 	if statErr == nil && fi.IsDir() {
 		s, err := ss.folder(abs)
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", arg, err)
+			return nil, "", inArg(arg, abs, err)
 		}
 		name, err := s.entry(arg, "")
 		return s, name, err
@@ -240,7 +240,7 @@ func (ss *Scopes) start(arg string) (*Scope, string, error) {
 	if file, rest, ok := splitFile(abs); ok {
 		s, err := ss.Open(file, "")
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", arg, err)
+			return nil, "", inArg(arg, file, err)
 		}
 		name, err := startState(s, arg, rest, strings.HasSuffix(filepath.ToSlash(arg), "/"))
 		return s, name, err
@@ -256,7 +256,7 @@ func (ss *Scopes) start(arg string) (*Scope, string, error) {
 	}
 	s, err := ss.Open(dir, "")
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", arg, err)
+		return nil, "", inArg(arg, dir, err)
 	}
 	name, err := s.Resolve(state)
 	if te, ok := errors.AsType[*TargetError](err); ok && te.Kind == NotFound && statErr != nil {
@@ -267,6 +267,38 @@ func (ss *Scopes) start(arg string) (*Scope, string, error) {
 	}
 	return s, name, nil
 }
+
+// inArg words err, from opening the scope at abs for the workflow argument
+// arg, for a person. An error that starts with a place in abs (a YAML
+// file's "abs:3:3", a manifest's "abs/workflow.yaml:1") names that place
+// once, as the user would write it: relative to the working directory when
+// arg was. Any other error is prefixed with arg.
+func inArg(arg, abs string, err error) error {
+	msg := err.Error()
+	rest, ok := strings.CutPrefix(msg, abs)
+	if !ok || rest == "" || rest[0] != ':' && rest[0] != filepath.Separator {
+		return fmt.Errorf("%s: %w", arg, err)
+	}
+	shown := abs
+	if !filepath.IsAbs(arg) {
+		if wd, werr := os.Getwd(); werr == nil {
+			if rel, rerr := filepath.Rel(wd, abs); rerr == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				shown = rel
+			}
+		}
+	}
+	return &placedError{msg: shown + rest, err: err}
+}
+
+// placedError is an error whose text names its place in the user's
+// spelling; it unwraps to the error it rewords.
+type placedError struct {
+	msg string
+	err error
+}
+
+func (e *placedError) Error() string { return e.msg }
+func (e *placedError) Unwrap() error { return e.err }
 
 // hasExt reports whether the file name has an extension.
 func hasExt(name string) bool { return filepath.Ext(name) != "" }
@@ -373,6 +405,15 @@ func (ss *Scopes) Workflow(from *Scope, spec string) (*Scope, string, error) {
 	case isURL(s):
 		return nil, "", &UseError{Spec: spec, Err: errors.New("an absolute URL in a tag is refused; name the workflow by a relative path")}
 	}
+	sc, name, err := ss.workflow(from, spec, s)
+	if err != nil {
+		err = zipFolderHint(from, s, err)
+	}
+	return sc, name, err
+}
+
+// workflow is Workflow for the cleaned, non-empty, relative specifier s.
+func (ss *Scopes) workflow(from *Scope, spec, s string) (*Scope, string, error) {
 	trailing := strings.HasSuffix(s, "/")
 	if from.url != "" {
 		return ss.workflowURL(from, spec, s, trailing)
@@ -410,6 +451,41 @@ func (ss *Scopes) Workflow(from *Scope, spec string) (*Scope, string, error) {
 		return nil, "", &UseError{Spec: spec, Path: parent, Err: err}
 	}
 	return workflowState(sc, spec, parent, last, false)
+}
+
+// zipFolderHint adds to err, the failure to resolve the specifier s from a
+// zip scope, that the folder s names inside the zip is not a workflow: the
+// subfolders of a zip are ignored (§13.1) and a relative specifier goes
+// beside the zip, not into it (§14.1).
+func zipFolderHint(from *Scope, s string, err error) error {
+	first, _, _ := strings.Cut(strings.TrimPrefix(s, "./"), "/")
+	if from.kind != Zip || first == "" || first == "." || first == ".." || !fs.ValidPath(first) {
+		return err
+	}
+	isDir := func(fsys fs.FS) bool {
+		if fsys == nil {
+			return false
+		}
+		fi, err := fs.Stat(fsys, first)
+		return err == nil && fi.IsDir()
+	}
+	if !isDir(from.fsys) && !isDir(from.zipRoot) {
+		return err
+	}
+	where := from.url
+	if where == "" {
+		where = from.dir
+	}
+	hint := fmt.Sprintf("the zip %s holds a folder %s, but the folders inside a zip are not workflows: "+
+		"pack %s as a zip of its own (the specifier ../%s.zip names one beside the zip), or run the workflow from a folder",
+		where, first, first, first)
+	if te, ok := errors.AsType[*TargetError](err); ok {
+		return &TargetError{Kind: te.Kind, Target: te.Target, Msg: te.Msg + "; " + hint}
+	}
+	if ue, ok := errors.AsType[*UseError](err); ok {
+		return &UseError{Spec: ue.Spec, Path: ue.Path, Err: fmt.Errorf("%w; %s", ue.Err, hint)}
+	}
+	return err
 }
 
 // notFound is the error for a specifier that names nothing.

@@ -503,6 +503,32 @@ func TestWorkflowSpecifiers(t *testing.T) {
 	}
 }
 
+func TestWorkflowInsideZipHint(t *testing.T) {
+	flat := zipOf(t, map[string]string{"START.md": "go", "review/START.md": "r"})
+	layered := zipOf(t, map[string]string{"README.md": "r", "states/START.md": "go", "review/START.md": "r"})
+	dir := t.TempDir()
+	writeFile(t, dir, "flat.zip", flat)
+	writeFile(t, dir, "layered.zip", layered)
+	ss := NewScopes(nil)
+	defer ss.Close()
+	for _, name := range []string{"flat.zip", "layered.zip"} {
+		from, err := ss.Open(filepath.Join(dir, name), "")
+		must(t, err)
+		for _, spec := range []string{"review/", "review", "./review/START"} {
+			_, _, err := ss.Workflow(from, spec)
+			te, ok := errors.AsType[*TargetError](err)
+			if !ok {
+				t.Fatalf("%s %s: err = %v (%T), want a *TargetError", name, spec, err, err)
+			}
+			wantErrContains(t, te, "does not exist", "holds a folder review", "not workflows", "../review.zip")
+		}
+		_, _, err = ss.Workflow(from, "other/")
+		if err == nil || strings.Contains(err.Error(), "holds a folder") {
+			t.Errorf("%s other/: err = %v, want no hint about a folder the zip does not hold", name, err)
+		}
+	}
+}
+
 // fakeFetcher serves pinned zips from a map of URL → bytes, writing them
 // into dir.
 type fakeFetcher struct {

@@ -135,7 +135,7 @@ func openZip(p, url string) (*Scope, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scope{fsys: fsys, dir: p, kind: Zip, url: url, name: scopeName(p)}
+	s := &Scope{fsys: fsys, dir: p, kind: Zip, url: url, name: scopeName(p), zipRoot: fsys, zipTop: top}
 	if u, err := neturl.Parse(url); url != "" && err == nil {
 		s.name = scopeName(path.Base(u.Path))
 	}

@@ -87,6 +87,20 @@ func TestReport(t *testing.T) {
 			wantStderr: "raymond: run a paused; resume it with: raymond resume a\n",
 		},
 		{
+			name:       "paused, driven with replies",
+			run:        state.Run{WorkflowID: "a", Status: state.StatusPaused, Options: state.Options{Scripted: true}},
+			wantCode:   exitPaused,
+			wantStderr: "raymond: run a paused; resume it with: raymond resume a --replies FILE\n",
+		},
+		{
+			name: "failed, driven with replies",
+			run: state.Run{WorkflowID: "a", Status: state.StatusFailed, Options: state.Options{Scripted: true}, Agents: []state.Agent{
+				{ID: "main", Status: state.AgentFailed, CurrentState: "S.md", LastError: "no tag"},
+			}},
+			wantCode:   exitFailed,
+			wantStderr: "raymond: 'raymond resume a --replies FILE' retries the failed agents\n",
+		},
+		{
 			name:       "over budget",
 			run:        state.Run{WorkflowID: "a", Status: state.StatusBudgetExceeded, TotalCostUSD: 0.5, BudgetUSD: 0.25},
 			wantCode:   exitBudget, // exitPaused before issue 9 item 16

@@ -10,6 +10,9 @@ case "$answer" in
     echo "<result>Not deployed: declined ($RAYMOND_ASK_ID).</result>"
     ;;
   *)
-    echo "<result>Not deployed: the answer to $RAYMOND_ASK_ID was neither yes nor no: ${RAYMOND_INPUT:-}</result>"
+    # The person's words, echoed on stdout, which is read for tags: without
+    # their < and >, no text of theirs can make a tag.
+    said=${RAYMOND_INPUT:-}
+    echo "<result>Not deployed: the answer to $RAYMOND_ASK_ID was neither yes nor no: ${said//[<>]/}</result>"
     ;;
 esac
