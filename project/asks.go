@@ -2,7 +2,6 @@ package project
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -61,7 +60,7 @@ func NewAsking(r *state.Run) Asking {
 	out := Asking{
 		Status:   r.Status,
 		RunID:    id,
-		Workflow: filepath.Base(r.ScopeDir),
+		Workflow: WorkflowName(r),
 		Asks:     []PendingAsk{},
 		Failed:   []FailedAgent{},
 		Resume:   fmt.Sprintf("raymond resume %s --input 'TEXT'", ShellQuote(id)),

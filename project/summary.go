@@ -70,7 +70,7 @@ type Listing struct {
 func Describe(store *state.Store, r *state.Run) (Listing, error) {
 	l := Listing{
 		RunID:        r.WorkflowID,
-		Workflow:     filepath.Base(r.ScopeDir),
+		Workflow:     WorkflowName(r),
 		ScopeDir:     r.ScopeDir,
 		ScopeURL:     r.ScopeURL,
 		Status:       r.Status,
@@ -206,4 +206,15 @@ func NextStep(r *state.Run) string {
 			id, asks, ShellQuote(id), resume(""), ShellQuote(id))
 	}
 	return fmt.Sprintf("run %s paused; resume it with: %s", id, resume(""))
+}
+
+// WorkflowName is the short name of a run's workflow: its folder's or file's
+// name; for a workflow kept in the states/ folder of its own (protocol
+// §17), the name of the folder that holds states/.
+func WorkflowName(r *state.Run) string {
+	name := filepath.Base(r.ScopeDir)
+	if name == "states" {
+		name = filepath.Base(filepath.Dir(r.ScopeDir))
+	}
+	return name
 }

@@ -22,3 +22,15 @@ func TestExitFor(t *testing.T) {
 		assert.Equal(t, want, ExitFor(s), s)
 	}
 }
+
+func TestWorkflowName(t *testing.T) {
+	for dir, want := range map[string]string{
+		"/w/review":                 "review",
+		"/w/vendor-approval/states": "vendor-approval",
+		"/w/wf.yaml":                "wf.yaml",
+	} {
+		if got := WorkflowName(&state.Run{ScopeDir: dir}); got != want {
+			t.Errorf("WorkflowName(%s) = %q, want %q", dir, got, want)
+		}
+	}
+}
