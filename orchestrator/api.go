@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"raymond/machine"
 	"raymond/state"
@@ -197,6 +198,10 @@ type Driver struct {
 	// Fetcher downloads the workflows of pinned URLs a run enters; nil
 	// refuses them.
 	Fetcher workflow.Fetcher
+	// Heartbeat is how soon a step that runs long is said to be still
+	// running, and the pace after: at 1, 2, 3, 4 and 5 times Heartbeat,
+	// then every 5 times. 0 means a minute; negative, never.
+	Heartbeat time.Duration
 }
 
 // The modes of Driver.OnAsk.

@@ -108,6 +108,11 @@ func (g *driving) start(req step.Request) {
 	g.publish(started, nil)
 	h := step.Handler{
 		OnEvent: func(e step.Event) {
+			if e.Kind == step.EventToolUse {
+				l.mu.Lock()
+				l.tool, l.detail = e.Tool, e.Detail
+				l.mu.Unlock()
+			}
 			if ev, ok := report.Activity(req.Agent, s.State, e); ok {
 				g.publish(ev, nil)
 			}
@@ -122,8 +127,12 @@ func (g *driving) start(req step.Request) {
 		},
 	}
 	ctx := g.ctx
+	l.started, l.running = nowFunc(), true
+	done := make(chan struct{})
+	g.steps.Go(func() { g.heartbeat(l, done) })
 	g.steps.Go(func() {
 		ev, warnings := runStep(ctx, runner, g.scopes, l.scope, l.st, req, h)
+		close(done)
 		<-l.ready
 		g.done <- stepDone{ev: ev, warnings: warnings}
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,6 +59,21 @@ type launch struct {
 	// res and decideErr are how the step ended, for its record.
 	res       step.Result
 	decideErr error
+	// started is when the step started, on the wall clock; running says
+	// it has not ended. Both belong to the loop.
+	started time.Time
+	running bool
+	// mu guards tool and detail: the last tool the step used, set from the
+	// step's goroutine, read by its heartbeat.
+	mu           sync.Mutex
+	tool, detail string
+}
+
+// lastTool returns the last tool the step used and its detail.
+func (l *launch) lastTool() (string, string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.tool, l.detail
 }
 
 // stepDone is what a step's goroutine reports.
@@ -158,6 +174,51 @@ func (g *driving) manifestWarnings(scope *workflow.Scope) {
 		for _, w := range m.Warnings {
 			g.publish(transcript.Event{Time: g.clock.Now(), Type: transcript.EventWarning, Message: w}, nil)
 		}
+	}
+}
+
+// waitingFor says, once no new step starts, which steps the run waits for,
+// with how long each has run.
+func (g *driving) waitingFor() {
+	var names []string
+	for _, l := range g.launches {
+		if l.running {
+			names = append(names, fmt.Sprintf("%s %s (%s)", l.req.Agent, l.req.Step.State,
+				report.Duration(nowFunc().Sub(l.started).Round(time.Second))))
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	slices.Sort(names)
+	g.publish(transcript.Event{Type: transcript.EventWaitingFor, Message: strings.Join(names, ", ")}, nil)
+}
+
+// heartbeat says, while a step runs long, that it is still running, at
+// the pace of Driver.Heartbeat, until done is closed.
+func (g *driving) heartbeat(l *launch, done <-chan struct{}) {
+	every := g.d.Heartbeat
+	if every == 0 {
+		every = time.Minute
+	}
+	if every < 0 {
+		return
+	}
+	for n := 1; ; n++ {
+		at := every * time.Duration(n)
+		if n > 5 {
+			at = every * 5 * time.Duration(n-4)
+		}
+		timer := time.NewTimer(time.Until(l.started.Add(at)))
+		select {
+		case <-done:
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+		tool, detail := l.lastTool()
+		g.publish(transcript.Event{Type: transcript.EventStillRunning, Agent: l.req.Agent, State: l.req.Step.State, Step: l.req.Name(),
+			DurationMS: nowFunc().Sub(l.started).Milliseconds(), Tool: tool, Message: detail}, nil)
 	}
 }
 
@@ -268,6 +329,7 @@ func (g *driving) loop(ctx context.Context) {
 		case <-quiesce:
 			quiesce = nil
 			g.carry(g.m.Apply(machine.Quiesce{}))
+			g.waitingFor()
 		case <-ctxDone:
 			ctxDone = nil
 			g.carry(g.m.Apply(machine.Cancel{}))
@@ -287,6 +349,7 @@ func (g *driving) loop(ctx context.Context) {
 func (g *driving) finish(ctx context.Context, d stepDone) {
 	if l := g.launches[d.ev.Agent]; l != nil {
 		l.res, l.decideErr = d.ev.Result, d.ev.DecideErr
+		l.running = false
 	}
 	d.ev.Now = g.clock.Now()
 	for _, w := range d.warnings {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -322,4 +323,55 @@ func TestDriveShowsManifestWarnings(t *testing.T) {
 	_, err := w.driver(replies(t, "replies:\n  START.md:\n    - text: <result>ok</result>\n")).Drive(context.Background(), "r1", nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1, strings.Count(w.out.String(), `unknown manifest key "flavour" ignored`), w.out.String())
+}
+
+// A step that runs long is said to be still running, with the tool it
+// used last; after the first interrupt, progress names the steps the run
+// waits for.
+func TestDriveSaysWhatRunsLong(t *testing.T) {
+	w := newWorld(t, map[string]string{"START.md": "Go.", "END.md": "End."})
+	w.create(t, "r1", state.Options{}, 0)
+	r := replies(t, `
+replies:
+  START: ["<goto>END</goto>"]
+  END: ["<result>ok</result>"]
+`)
+	release, quiesce := make(chan struct{}), make(chan struct{})
+	d := w.driver(stepHook{Runner: r, before: func(req step.Request) {
+		if req.Step.State == "START.md" {
+			<-release
+		}
+	}})
+	d.Heartbeat = 10 * time.Millisecond
+	d.Quiesce = quiesce
+	var out strings.Builder
+	progress := syncWriter(&out)
+	d.Progress = progress
+	output := func() string {
+		progress.mu.Lock()
+		defer progress.mu.Unlock()
+		return out.String()
+	}
+	done := make(chan *state.Run)
+	go func() {
+		run, err := d.Drive(context.Background(), "r1", nil)
+		assert.NoError(t, err)
+		done <- run
+	}()
+	waitFor := func(line string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(output(), line) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %q in:\n%s", line, output())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitFor("[main] START.md: still running after")
+	close(quiesce)
+	waitFor("waiting for main START.md (")
+	close(release)
+	run := <-done
+	assert.Equal(t, state.StatusPaused, run.Status)
 }

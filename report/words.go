@@ -141,6 +141,17 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 			left(until.Sub(e.Time)), until.Local().Format("15:04:05")), showImportant
 	case transcript.EventWaitOver:
 		return "usage limit wait over; steps start again", showImportant
+	case transcript.EventStillRunning:
+		s := fmt.Sprintf("%s: still running after %s", e.State, Duration(time.Duration(e.DurationMS)*time.Millisecond))
+		switch {
+		case e.Tool != "" && e.Message != "":
+			s += fmt.Sprintf(" (last tool: %s %s)", e.Tool, free(firstLine(e.Message)))
+		case e.Tool != "":
+			s += fmt.Sprintf(" (last tool: %s)", e.Tool)
+		}
+		return s, showImportant
+	case transcript.EventWaitingFor:
+		return "waiting for " + e.Message + " to end", showImportant
 	case transcript.EventStopping:
 		if e.Message != "" {
 			return "cannot save the run's state: " + free(e.Message) + "; stopping", showImportant
@@ -378,4 +389,13 @@ func untagged(line string) string {
 		}
 	}
 	return strings.TrimSpace(line[:cut])
+}
+
+// firstLine is the first line of s, cut at 80 bytes.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	if len(line) > 80 {
+		line = strings.ToValidUTF8(line[:80], "") + "…"
+	}
+	return line
 }

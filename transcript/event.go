@@ -169,6 +169,12 @@ const (
 	EventAPIRetry = "api_retry"
 	// EventWaitTick: a usage-limit wait goes on (Until).
 	EventWaitTick = "wait_tick"
+	// EventStillRunning: a step has run a long time (Agent, State, Step,
+	// DurationMS; Tool and Message: the last tool it used, if any).
+	EventStillRunning = "still_running"
+	// EventWaitingFor: the run stops once these steps end (Message: the
+	// steps, with how long each has run).
+	EventWaitingFor = "waiting_for"
 	// EventTranscriptFailed: the transcript cannot be written (Message).
 	EventTranscriptFailed = "transcript_failed"
 	// EventSummary: the run's last word, after run_ended (Run, Status,
@@ -183,7 +189,8 @@ const (
 func (e *Event) Live() bool {
 	switch e.Type {
 	case EventText, EventToolUse, EventToolFailed, EventPrint, EventAPIRetry,
-		EventWaitTick, EventTranscriptFailed, EventSummary, EventStepDeferred:
+		EventWaitTick, EventTranscriptFailed, EventSummary, EventStepDeferred,
+		EventStillRunning, EventWaitingFor:
 		return true
 	}
 	return false
