@@ -171,3 +171,12 @@ func TestTaskFolderPattern(t *testing.T) {
 		assert.Equal(t, tt.want, p.TaskPattern(), tt.config)
 	}
 }
+
+func TestNearestKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"modle": "model", "efort": "effort", "max_paralel": "max_parallel", "budgte": "budget",
+		"x": "", "colour": "", "no_wiat": "no_wait",
+	} {
+		assert.Equal(t, want, nearest(in, ConfigKeys), in)
+	}
+}

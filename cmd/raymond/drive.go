@@ -48,7 +48,7 @@ func openProject(flag string, create bool) (*project.Project, error) {
 	case errors.As(err, &ce):
 		return nil, &usageError{
 			msg:  ce.Error(),
-			hint: "Fix or remove the config file; its keys are " + strings.Join(project.ConfigKeys, ", ") + ".",
+			hint: "Fix or remove the config file (docs/configuration.md lists its keys).",
 		}
 	case err != nil:
 		return nil, err
