@@ -100,9 +100,6 @@ func TestExamplesCopied(t *testing.T) {
 		name := filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if name == "fork-join" {
-				t.Skip("fork-join's workers cd into the repository's own folders")
-			}
 			f, err := wftest.Load(filepath.Join(copyWorkflow(t, dir), name+wftest.TestFileSuffix))
 			require.NoError(t, err)
 			for _, r := range runCases(f) {
