@@ -263,7 +263,11 @@ func foldVisits(group []*Agent, steps map[string]*Step) []*pathLine {
 		if n := len(lines); n > 0 {
 			last = lines[n-1]
 		}
-		if last != nil && last.v.State == v.State && last.v.Depth == v.Depth && (v.Via == "goto" || v.Via == "reset") {
+		// A state that loops on itself is one line; the entry of a forked
+		// agent (via fork) stays a line of its own, so that a later goto
+		// into the same state does not read as a second fork.
+		if last != nil && last.v.State == v.State && last.v.Depth == v.Depth && (v.Via == "goto" || v.Via == "reset") &&
+			(last.v.Via == "" || last.v.Via == "goto" || last.v.Via == "reset") {
 			last.times++
 		} else {
 			last = &pathLine{v: v, first: i == 0, times: 1}
