@@ -220,7 +220,7 @@ func (b *builder) finish(src Source) {
 	for _, s := range r.Steps {
 		sum += s.CostUSD
 		r.Tokens.add(s.Tokens)
-		if s.Outcome != "" && s.Outcome != "success" {
+		if s.Outcome != "" && s.Outcome != "success" && s.Outcome != "canceled" {
 			r.Failures++
 		}
 	}

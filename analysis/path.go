@@ -32,6 +32,7 @@ type pathLine struct {
 	reminded int
 	retried  int
 	failed   int
+	canceled int
 	cut      int
 	// resumed counts the failures of the agent here that a resume went
 	// on from.
@@ -294,7 +295,13 @@ func foldVisits(group []*Agent, steps map[string]*Step) []*pathLine {
 				if s.Retried {
 					last.retried++
 				}
-				if s.Outcome != "" && s.Outcome != "success" {
+				switch s.Outcome {
+				case "", "success":
+				case "canceled":
+					// Stopped by a second interrupt: it runs again on
+					// resume; it did not fail.
+					last.canceled++
+				default:
 					last.failed++
 				}
 				if s.CutShort {
@@ -328,6 +335,9 @@ func (p *textReport) visitLine(l *pathLine, agents int, why string) {
 	var marks []string
 	if l.reminded > 0 {
 		marks = append(marks, count(l.reminded, "reminder", "reminders"))
+	}
+	if l.canceled > 0 {
+		marks = append(marks, count(l.canceled, "step canceled", "steps canceled"))
 	}
 	if l.failed > 0 {
 		marks = append(marks, count(l.failed, "failed step", "failed steps"))

@@ -41,7 +41,7 @@ func stateStats(r *Run) []*StateStats {
 		if s.Reminded {
 			st.Reminders++
 		}
-		if s.Outcome != "" && s.Outcome != "success" {
+		if s.Outcome != "" && s.Outcome != "success" && s.Outcome != "canceled" {
 			st.Failures++
 		}
 	}
