@@ -27,6 +27,8 @@ test: check
 check: fmt-check vet staticcheck race tidy-check
 
 race:
+	@command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || \
+		echo "note: no chromium on PATH: the HTML report's browser test is skipped (CI installs it; see README)"
 	$(GO) test -race -count=1 $(PKGS)
 
 fmt-check:
