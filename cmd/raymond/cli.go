@@ -67,6 +67,7 @@ func commands() []command {
 		{name: "recover", synopsis: "find interrupted runs and resume them", run: runRecover},
 		{name: "list", synopsis: "list the runs of this project, newest first", run: runList},
 		{name: "status", synopsis: "show one run in detail", run: runStatus},
+		{name: "rm", synopsis: "remove runs with their transcripts and task folders", run: runRm},
 		{name: "transcript", synopsis: "analyse what a run did: path, time, cost, steps", run: runTranscript},
 		{name: "test", synopsis: "run workflow tests (*.test.yaml) without a model", run: runTest},
 		{name: "version", synopsis: "print raymond's version, commit and Go version", run: runVersion},

@@ -54,6 +54,9 @@ func runStatus(_ context.Context, env *cmdEnv, args []string) error {
 	if err := state.ValidID(id); err != nil {
 		return statusHelp.usageError("%v", err)
 	}
+	if id, err = resolveRunID(p.Store, id); err != nil {
+		return err
+	}
 	r, err := p.Store.Read(id)
 	if err != nil {
 		return notFound(p.Store, id, err)

@@ -196,6 +196,9 @@ func openTranscript(arg, projectFlag string, follow bool) (src analysis.Source, 
 	if err != nil {
 		return src, nil, err
 	}
+	if arg, err = resolveRunID(p.Store, arg); err != nil {
+		return src, nil, err
+	}
 	src.Dir = filepath.Join(project.DebugDir(p.Dir), arg)
 	src, holder = withState(src, p.Store, arg)
 	if isDir(src.Dir) {
