@@ -79,7 +79,11 @@ func runTest(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	files, err := wftest.Discover(flags.Args())
 	if errors.Is(err, fs.ErrNotExist) {
-		return &usageError{msg: err.Error(), hint: "Give test files or folders that hold *.test.yaml files."}
+		msg := err.Error()
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			msg = "no such file or folder: " + pe.Path
+		}
+		return &usageError{msg: msg, hint: "Give test files or folders that hold *.test.yaml files."}
 	}
 	if err != nil {
 		return err
