@@ -77,6 +77,9 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := f.check(runHelp); err != nil {
 		return err
 	}
+	if err := f.readInput(env.stdin, runHelp); err != nil {
+		return err
+	}
 	arg, err := oneArg(fs.Args(), runHelp, "WORKFLOW")
 	if err != nil {
 		return err
