@@ -174,11 +174,12 @@ func isPath(arg string) bool {
 
 func printUsage(w io.Writer) {
 	var b strings.Builder
-	b.WriteString("raymond orchestrates Claude Code agents through workflows of markdown workflow.\n\n")
+	b.WriteString("raymond orchestrates Claude Code agents through workflows of markdown prompts.\n\n")
 	b.WriteString("Usage:\n  raymond COMMAND [flags] [arguments]\n\nCommands:\n")
 	for _, c := range commands() {
 		fmt.Fprintf(&b, "  %-12s %s\n", c.name, c.synopsis)
 	}
+	b.WriteString("\nA RUN_ID may be a prefix that only one run's id starts with, or last for the\nnewest run.\n")
 	b.WriteString("\nRun 'raymond help COMMAND' (or 'raymond COMMAND --help') for a command's flags and\n" +
 		"examples, 'raymond --version' (-v) for the version.\n")
 	b.WriteString("\nExit status of run, resume and recover: 0 completed, 1 failed, 2 bad usage,\n" +
