@@ -62,6 +62,11 @@ type Listing struct {
 	// from the JSON when none do.
 	PendingAsks int  `json:"pending_asks,omitempty"`
 	DrivenBy    *int `json:"driven_by"` // pid, nil when no process drives it
+	// StateFile is the run's state file.
+	StateFile string `json:"state_file"`
+	// Transcript is the run's transcript folder, "" for a run started
+	// with --no-debug.
+	Transcript string `json:"transcript"`
 }
 
 // Describe returns the Listing of run r, asking store whether a process
@@ -79,6 +84,11 @@ func Describe(store *state.Store, r *state.Run) (Listing, error) {
 		BudgetUSD:    r.BudgetUSD,
 		CreatedAt:    r.CreatedAt,
 		UpdatedAt:    r.UpdatedAt,
+		StateFile:    store.Path(r.WorkflowID),
+	}
+	if r.Options.Debug {
+		// The store is <project>/.raymond/state.
+		l.Transcript = filepath.Join(DebugDir(filepath.Dir(filepath.Dir(store.Dir))), r.WorkflowID)
 	}
 	if r.ScopeURL != "" {
 		l.Workflow = r.ScopeURL
@@ -117,12 +127,14 @@ type Detail struct {
 	// 4 lists them; absent from the JSON when there are none.
 	Asks     []PendingAsk `json:"asks,omitempty"`
 	DrivenBy *int         `json:"driven_by"`
+	// StateFile and Transcript are as in Listing.
+	StateFile  string `json:"state_file"`
+	Transcript string `json:"transcript"`
 }
 
-// NewDetail returns the Detail of run r, driven by the process drivenBy
-// (nil for none).
-func NewDetail(r *state.Run, drivenBy *int) Detail {
-	return Detail{Run: r, DrivenBy: drivenBy, Asks: NewAsking(r).Asks}
+// NewDetail returns the Detail of run r, whose Listing (Describe) is row.
+func NewDetail(r *state.Run, row Listing) Detail {
+	return Detail{Run: r, DrivenBy: row.DrivenBy, Asks: NewAsking(r).Asks, StateFile: row.StateFile, Transcript: row.Transcript}
 }
 
 // Summary is the JSON object printed at the end of a run (run --json).

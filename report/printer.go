@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -20,6 +21,12 @@ type Printer struct {
 	prefix string
 	quiet  bool
 	color  bool
+
+	// colors is the palette index each agent got, and recent the agents
+	// that wrote last, newest first, at most len(palette)-1 of them: a new
+	// agent takes a colour none of them has (tag).
+	colors map[string]int
+	recent []string
 }
 
 // NewPrinter returns a Printer writing to w (nil: nowhere). prefix leads
@@ -46,11 +53,17 @@ func (p *Printer) Line(agent, msg string, important bool) {
 	if p.quiet && !important {
 		return
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	tag := ""
+	if agent != "" {
+		tag = p.tag(agent)
+	}
 	var b strings.Builder
 	for i, l := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
 		b.WriteString(p.prefix)
 		if agent != "" {
-			b.WriteString(p.tag(agent))
+			b.WriteString(tag)
 			b.WriteByte(' ')
 		} else if i == 0 {
 			b.WriteString("raymond: ")
@@ -58,21 +71,50 @@ func (p *Printer) Line(agent, msg string, important bool) {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	_, _ = io.WriteString(p.w, b.String())
 }
 
 // palette holds the ANSI colours of agent tags.
 var palette = []string{"36", "33", "35", "32", "34", "31", "96", "93", "95", "92"}
 
-// tag returns "[agent]", coloured when allowed; an agent keeps its colour
-// from run to run.
+// tag returns "[agent]", coloured when allowed; p.mu is held. An agent
+// keeps its colour while the Printer lives. A new agent gets the colour its
+// name hashes to (the same from run to run) unless one of the agents that
+// wrote last has it; then the next colour none of them has, so agents that
+// run at the same time, up to the palette's size, differ.
 func (p *Printer) tag(agent string) string {
 	if !p.color {
 		return "[" + agent + "]"
 	}
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(agent))
-	return fmt.Sprintf("\x1b[%sm[%s]\x1b[0m", palette[h.Sum32()%uint32(len(palette))], agent)
+	c, ok := p.colors[agent]
+	if !ok {
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(agent))
+		c = int(h.Sum32() % uint32(len(palette)))
+		taken := make([]bool, len(palette))
+		for _, a := range p.recent {
+			taken[p.colors[a]] = true
+		}
+		for taken[c] {
+			c = (c + 1) % len(palette)
+		}
+		if p.colors == nil {
+			p.colors = make(map[string]int)
+		}
+		p.colors[agent] = c
+	}
+	p.touch(agent)
+	return fmt.Sprintf("\x1b[%sm[%s]\x1b[0m", palette[c], agent)
+}
+
+// touch moves agent to the front of p.recent, dropping the oldest past
+// len(palette)-1.
+func (p *Printer) touch(agent string) {
+	if i := slices.Index(p.recent, agent); i >= 0 {
+		p.recent = slices.Delete(p.recent, i, i+1)
+	}
+	p.recent = slices.Insert(p.recent, 0, agent)
+	if len(p.recent) > len(palette)-1 {
+		p.recent = p.recent[:len(palette)-1]
+	}
 }

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,4 +48,29 @@ func TestPrinterColor(t *testing.T) {
 	// An agent keeps its colour.
 	assert.Equal(t, "\x1b[35m[main]\x1b[0m again", string(lines[1]))
 	NewPrinter(nil, "", false, true).Line("x", "to nowhere", true) // no panic
+}
+
+// Agents that write around the same time get distinct colours, up to the
+// palette's size, though their names may hash to the same one.
+func TestPrinterDistinctColors(t *testing.T) {
+	var b bytes.Buffer
+	p := NewPrinter(&b, "", false, true)
+	agents := []string{"main"}
+	for i := 1; i < len(palette); i++ {
+		agents = append(agents, fmt.Sprintf("main_worker%d", i))
+	}
+	for _, a := range agents {
+		p.Line(a, "working", false)
+	}
+	colors := map[string]string{}
+	for l := range strings.SplitSeq(strings.TrimSpace(b.String()), "\n") {
+		code := l[:strings.Index(l, "m[")]
+		agent := l[strings.Index(l, "m[")+2 : strings.Index(l, "]")]
+		if other, ok := colors[code]; ok {
+			t.Errorf("%s and %s both have colour %q", other, agent, code)
+		}
+		colors[code] = agent
+	}
+	// main still has the colour its name hashes to.
+	assert.True(t, strings.HasPrefix(b.String(), "\x1b[35m[main]"))
 }

@@ -16,7 +16,7 @@ import (
 // replyKeys and toolKeys are the keys a reply and a tool take, as error
 // messages list them.
 const (
-	replyKeys = "text, outcome, times, repeat, cost, delay, reset, say, tools, template"
+	replyKeys = "text, outcome, times, repeat, cost, delay, wait_for, reset, say, tools, template"
 	toolKeys  = "name, input, result, error"
 )
 

@@ -69,6 +69,9 @@ func runAnswer(_ context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if id, err = resolveRunID(p.Store, id); err != nil {
+		return err
+	}
 	if _, err := p.Store.Read(id); err != nil {
 		return notFound(p.Store, id, err)
 	}

@@ -67,8 +67,10 @@ func commands() []command {
 		{name: "recover", synopsis: "find interrupted runs and resume them", run: runRecover},
 		{name: "list", synopsis: "list the runs of this project, newest first", run: runList},
 		{name: "status", synopsis: "show one run in detail", run: runStatus},
+		{name: "rm", synopsis: "remove runs with their transcripts and task folders", run: runRm},
 		{name: "transcript", synopsis: "analyse what a run did: path, time, cost, steps", run: runTranscript},
 		{name: "test", synopsis: "run workflow tests (*.test.yaml) without a model", run: runTest},
+		{name: "completion", synopsis: "print a bash, zsh or fish completion script", run: runCompletion},
 		{name: "version", synopsis: "print raymond's version, commit and Go version", run: runVersion},
 	}
 }
@@ -82,24 +84,60 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	name := args[0]
 	switch name {
-	case "-h", "--help", "help":
+	case "-h", "--help":
 		printUsage(stdout)
 		return exitOK
-	case "--version":
+	case "help":
+		if len(args) == 1 {
+			printUsage(stdout)
+			return exitOK
+		}
+		if len(args) > 2 {
+			return exitCode(stderr, &usageError{msg: "help takes one command", hint: "Run 'raymond help COMMAND', e.g. raymond help run."})
+		}
+		// raymond help CMD is raymond CMD --help.
+		if c, ok := findCommand(args[1]); ok {
+			return exitCode(stderr, c.run(ctx, env, []string{"--help"}))
+		}
+		return exitCode(stderr, unknownCommand(args[1], false))
+	case "-v", "--version":
 		name = "version"
 	}
-	for _, c := range commands() {
-		if c.name == name {
-			return exitCode(stderr, c.run(ctx, env, args[1:]))
-		}
+	if c, ok := findCommand(name); ok {
+		return exitCode(stderr, c.run(ctx, env, args[1:]))
 	}
 	if isPath(name) {
 		// raymond WORKFLOW is short for raymond run WORKFLOW.
 		return exitCode(stderr, runRun(ctx, env, args))
 	}
-	fmt.Fprintf(stderr, "raymond: unknown command %q\n", name)
-	fmt.Fprintln(stderr, "Run 'raymond --help' for the list of commands.")
-	return exitUsage
+	return exitCode(stderr, unknownCommand(name, true))
+}
+
+// findCommand returns the command called name.
+func findCommand(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// unknownCommand is the usage error for a command raymond does not have,
+// suggesting the one meant when the name looks like a typo of it; orPath
+// says name could have been a workflow to run (raymond WORKFLOW).
+func unknownCommand(name string, orPath bool) error {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	msg := fmt.Sprintf("unknown command %q", name)
+	if s := suggest(name, names); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	} else if orPath && !strings.HasPrefix(name, "-") {
+		msg += " (and no file or folder of that name to run)"
+	}
+	return &usageError{msg: msg, hint: "Run 'raymond --help' for the list of commands."}
 }
 
 func exitCode(stderr io.Writer, err error) int {
@@ -136,12 +174,14 @@ func isPath(arg string) bool {
 
 func printUsage(w io.Writer) {
 	var b strings.Builder
-	b.WriteString("raymond orchestrates Claude Code agents through workflows of markdown workflow.\n\n")
+	b.WriteString("raymond orchestrates Claude Code agents through workflows of markdown prompts.\n\n")
 	b.WriteString("Usage:\n  raymond COMMAND [flags] [arguments]\n\nCommands:\n")
 	for _, c := range commands() {
 		fmt.Fprintf(&b, "  %-12s %s\n", c.name, c.synopsis)
 	}
-	b.WriteString("\nRun 'raymond COMMAND --help' for a command's flags and examples.\n")
+	b.WriteString("\nA RUN_ID may be a prefix that only one run's id starts with, or last for the\nnewest run.\n")
+	b.WriteString("\nRun 'raymond help COMMAND' (or 'raymond COMMAND --help') for a command's flags and\n" +
+		"examples, 'raymond --version' (-v) for the version.\n")
 	b.WriteString("\nExit status of run, resume and recover: 0 completed, 1 failed, 2 bad usage,\n" +
 		"3 paused (signal, usage limit), 4 waiting for answers (stdout: the asks),\n" +
 		"5 budget reached, 6 nothing driven (driven elsewhere, or already completed),\n" +

@@ -1,5 +1,5 @@
 // Command raymond orchestrates Claude Code agents through workflows written as
-// folders of markdown workflow. See README.md and docs/ for how to use it.
+// folders of markdown prompts. See README.md and docs/ for how to use it.
 //
 // The command line is specified in the project's spec/cli.md: run, start,
 // resume, recover, list, status and version, their flags, the optional

@@ -314,10 +314,16 @@ func checkResumable(store *state.Store, id string, f *runFlags) error {
 	return nil
 }
 
-// colorOK reports whether progress may use colour: w is a terminal and
-// NO_COLOR is unset.
+// colorWanted reports whether the environment lets a terminal have colour:
+// NO_COLOR is unset and TERM is not dumb.
+func colorWanted(getenv func(string) string) bool {
+	return getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+}
+
+// colorOK reports whether progress may use colour: w is a terminal,
+// NO_COLOR is unset and TERM is not dumb.
 func colorOK(w io.Writer, getenv func(string) string) bool {
-	if getenv("NO_COLOR") != "" {
+	if !colorWanted(getenv) {
 		return false
 	}
 	f, ok := w.(*os.File)

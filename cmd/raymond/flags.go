@@ -68,19 +68,19 @@ type runFlags struct {
 func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	f := &runFlags{fs: fs}
 	if kind == kindRecover {
-		fs.BoolVar(&f.quiet, "quiet", false, "progress shows only transitions, waits and errors")
+		fs.BoolVarP(&f.quiet, "quiet", "q", false, "progress shows only transitions, waits and errors")
 		fs.StringVar(&f.replies, "replies", "", "answer steps from the replies `FILE` instead of claude")
 		fs.StringVar(&f.project, "project", "", "the project `DIR` that holds .raymond/ (default: found from the current folder)")
 		fs.StringVar(&f.logLevel, "log-level", "", "developer logs on stderr at `LEVEL`: debug, info, warn or error (default: off)")
 		return f
 	}
 	if kind != kindResume {
-		fs.StringVar(&f.input, "input", "", "`TEXT` of {{input}} in the first state")
+		fs.StringVar(&f.input, "input", "", "`TEXT` of {{input}} in the first state; - reads it from stdin, @FILE from FILE (@@ for a text that starts with @)")
 		fs.StringVar(&f.id, "id", "", "the run `ID` (letters, digits, - and _; must be new; default: generated)")
 		fs.BoolVar(&f.continueSess, "continue-session", false,
 			"main's first prompt branches from your newest Claude Code conversation in this folder, which stays as it was")
 	} else {
-		fs.StringVar(&f.input, "input", "", "answer the oldest pending ask (or the one --ask names) with `TEXT`, then drive the run")
+		fs.StringVar(&f.input, "input", "", "answer the oldest pending ask (or the one --ask names) with `TEXT`, then drive the run; - reads it from stdin, @FILE from FILE (@@ for a text that starts with @)")
 		fs.StringVar(&f.askID, "ask", "", "the `ASK_ID` that --input answers (default: the oldest pending ask)")
 		fs.StringArrayVar(&f.newSession, "new-session", nil,
 			"start `AGENT` again at its state in a new session, e.g. when claude lost its session (repeatable)")
@@ -106,7 +106,7 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	fs.BoolVar(&f.debug, "debug", true, "write the transcript folder .raymond/debug/ID (the default)")
 	fs.BoolVar(&f.noDebug, "no-debug", false, "do not write the transcript folder")
 	if kind != kindStart {
-		fs.BoolVar(&f.quiet, "quiet", false, "progress shows only transitions, waits and errors")
+		fs.BoolVarP(&f.quiet, "quiet", "q", false, "progress shows only transitions, waits and errors")
 		fs.BoolVar(&f.json, "json", false, "print one JSON summary object on stdout instead of the bare result")
 		fs.StringVar(&f.replies, "replies", "", "answer steps from the replies `FILE` instead of claude (not stored: give it again on resume)")
 	}
@@ -304,4 +304,34 @@ func parseLogLevel(s string) (level slog.Level, on bool, err error) {
 		return slog.LevelError, true, nil
 	}
 	return 0, false, fmt.Errorf("unknown level %q; use debug, info, warn or error", s)
+}
+
+// readInput reads --input where it names its text rather than giving it:
+// "-" is stdin, "@FILE" the content of FILE, and "@@TEXT" the literal
+// "@TEXT". The text is used as read, its last newline included.
+func (f *runFlags) readInput(stdin io.Reader, h help) error {
+	if !f.changed("input") {
+		return nil
+	}
+	switch {
+	case f.input == "-":
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return fmt.Errorf("--input: read stdin: %w", err)
+		}
+		if isTerminal(stdin) {
+			data = []byte(trimLineEnd(string(data)))
+		}
+		f.input = string(data)
+	case strings.HasPrefix(f.input, "@@"):
+		f.input = f.input[1:]
+	case strings.HasPrefix(f.input, "@"):
+		data, err := os.ReadFile(f.input[1:])
+		if err != nil {
+			return &usageError{msg: fmt.Sprintf("--input: cannot read %s: %v", f.input[1:], unwrapPath(err)),
+				hint: fmt.Sprintf("--input @FILE reads the input from FILE; write @@ for a text that starts with @. Run 'raymond %s --help' for usage.", h.name)}
+		}
+		f.input = string(data)
+	}
+	return nil
 }

@@ -40,9 +40,35 @@ func parseFlags(fs *pflag.FlagSet, args []string, h help, stdout io.Writer) (don
 		return true, nil
 	}
 	if err != nil {
-		return false, h.usageError("%v", err)
+		return false, h.usageError("%s", flagError(fs, err))
 	}
 	return false, nil
+}
+
+// flagError words an error of parsing flags for a person: a value that is
+// not of the flag's type without Go's parser in the message, an unknown
+// flag with the flag meant when it looks like a typo.
+func flagError(fs *pflag.FlagSet, err error) string {
+	var iv *pflag.InvalidValueError
+	if errors.As(err, &iv) {
+		name, v := "--"+iv.GetFlag().Name, iv.GetValue()
+		switch iv.GetFlag().Value.Type() {
+		case "float64":
+			return fmt.Sprintf("%s: %q is not a number", name, v)
+		case "int":
+			return fmt.Sprintf("%s: %q is not a whole number", name, v)
+		case "bool":
+			return fmt.Sprintf("%s: %q is not true or false", name, v)
+		}
+		return fmt.Sprintf("%s: %q is not a valid value", name, v)
+	}
+	var ne *pflag.NotExistError
+	if errors.As(err, &ne) && !strings.Contains(err.Error(), "shorthand") {
+		var names []string
+		fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		return err.Error() + didYouMean(ne.GetSpecifiedName(), "--", names)
+	}
+	return err.Error()
 }
 
 // usageError returns a usage error whose hint points at the command's help.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -24,7 +25,8 @@ Without --all, completed runs are hidden.
 --json prints an array of objects: {"run_id", "workflow", "scope_dir",
 "status", "interrupted", "agents_active", "agents_total", "total_cost_usd",
 "budget_usd", "created_at", "updated_at", "driven_by" (pid or null),
-"pending_asks"}. A run whose agents wait for answers is shown as
+"pending_asks", "state_file", "transcript" ("" without one)}. The table
+ends with the folders that hold the state files and the transcripts. A run whose agents wait for answers is shown as
 "asking (N)", N the number of pending asks ('raymond status ID' shows them).`,
 	examples: []string{
 		"raymond list",
@@ -77,6 +79,8 @@ func runList(_ context.Context, env *cmdEnv, args []string) error {
 		fmt.Fprintln(env.stderr, msg)
 	default:
 		printList(env.stdout, rows, time.Now())
+		fmt.Fprintf(env.stdout, "\nstate files: %s\ntranscripts: %s\n",
+			filepath.Join(p.Store.Dir, "ID.json"), filepath.Join(project.DebugDir(p.Dir), "ID"))
 	}
 	return listErr
 }

@@ -149,6 +149,15 @@ func TestColorOK(t *testing.T) {
 			return ""
 		}
 	}
+	dumb := func(k string) string {
+		if k == "TERM" {
+			return "dumb"
+		}
+		return ""
+	}
+	assert.False(t, colorWanted(dumb), "TERM=dumb")
+	assert.False(t, colorWanted(env("1")), "NO_COLOR")
+	assert.True(t, colorWanted(env("")))
 	assert.False(t, colorOK(&bytes.Buffer{}, env("")), "not a file")
 	f, err := os.CreateTemp(t.TempDir(), "out")
 	require.NoError(t, err)
@@ -158,5 +167,6 @@ func TestColorOK(t *testing.T) {
 		defer tty.Close()
 		assert.True(t, colorOK(tty, env("")))
 		assert.False(t, colorOK(tty, env("1")), "NO_COLOR")
+		assert.False(t, colorOK(tty, dumb), "TERM=dumb")
 	}
 }

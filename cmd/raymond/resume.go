@@ -40,6 +40,9 @@ func runResume(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := f.check(resumeHelp); err != nil {
 		return err
 	}
+	if err := f.readInput(env.stdin, resumeHelp); err != nil {
+		return err
+	}
 	id, err := oneArg(fs.Args(), resumeHelp, "RUN_ID")
 	if err != nil {
 		return err

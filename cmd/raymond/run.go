@@ -77,6 +77,9 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := f.check(runHelp); err != nil {
 		return err
 	}
+	if err := f.readInput(env.stdin, runHelp); err != nil {
+		return err
+	}
 	arg, err := oneArg(fs.Args(), runHelp, "WORKFLOW")
 	if err != nil {
 		return err
@@ -89,11 +92,15 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if isRunID(p.Store, arg) {
+	id, err := runIDOf(p.Store, arg)
+	if err != nil {
+		return err
+	}
+	if id != "" {
 		if f.changed("input") || f.changed("id") {
 			return runHelp.usageError("%s is an existing run; --input and --id only apply to a new one", arg)
 		}
-		return d.resume(ctx, arg)
+		return d.resume(ctx, id)
 	}
 	opts, budget := p.NewOptions(f.given(env.getenv))
 	r, err := create(p, f, arg, opts, budget)
@@ -176,18 +183,24 @@ func madeByRuns(store *state.Store) func(string) bool {
 	return func(id string) bool { return made[id] && !continued[id] }
 }
 
-// isRunID reports whether arg names an existing run rather than a workflow:
-// it is a valid id, the run's state file exists, and no file or folder of
-// that name does.
-func isRunID(store *state.Store, arg string) bool {
+// runIDOf returns the id of the existing run arg names rather than a
+// workflow, "" when it names none: no file or folder of that name exists,
+// and it is a run's id, a unique prefix of one, or "last" (resolveRunID).
+func runIDOf(store *state.Store, arg string) (string, error) {
 	if state.ValidID(arg) != nil {
-		return false
+		return "", nil
 	}
-	if _, err := os.Stat(store.Path(arg)); err != nil {
-		return false
+	if _, err := os.Stat(arg); !errors.Is(err, fs.ErrNotExist) {
+		return "", nil
 	}
-	_, err := os.Stat(arg)
-	return errors.Is(err, fs.ErrNotExist)
+	id, err := resolveRunID(store, arg)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(store.Path(id)); err != nil {
+		return "", nil
+	}
+	return id, nil
 }
 
 // oneArg returns the single argument a command takes.
@@ -204,6 +217,10 @@ func oneArg(args []string, h help, what string) (string, error) {
 // resume drives the existing run id with the flags given overriding its
 // options.
 func (d *driving) resume(ctx context.Context, id string) error {
+	id, err := resolveRunID(d.project.Store, id)
+	if err != nil {
+		return err
+	}
 	if err := checkResumable(d.project.Store, id, d.flags); err != nil {
 		d.summarize(id, nil, err)
 		return err

@@ -27,6 +27,9 @@ func runStart(_ context.Context, env *cmdEnv, args []string) error {
 	if err := f.check(startHelp); err != nil {
 		return err
 	}
+	if err := f.readInput(env.stdin, startHelp); err != nil {
+		return err
+	}
 	workflow, err := oneArg(fs.Args(), startHelp, "WORKFLOW")
 	if err != nil {
 		return err

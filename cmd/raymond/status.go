@@ -20,12 +20,14 @@ var statusHelp = help{
 	usage: "raymond status RUN_ID [--json]",
 	text: `
 Show one run in detail: its status, workflow, cost and budget, result or
-error, the usage-limit wait it is in, the process driving it, and for each
+error, the usage-limit wait it is in, the process driving it, the paths of
+its state file and transcript folder, and for each
 agent its status, state, stack depth, session, attempts and last error, and
 the asks that wait for an answer.
 
 --json prints the run's state file as it is, plus "driven_by": the pid of the
-process driving it, or null, and "asks": the pending asks, oldest first, each
+process driving it, or null, "state_file" and "transcript": the paths of its
+state file and transcript folder ("" without one), and "asks": the pending asks, oldest first, each
 {"ask_id", "agent_id", "state", "prompt", "asked_at", "deadline",
 "timeout_next", "answer"} (deadline and timeout_next null without a timeout).`,
 	examples: []string{
@@ -52,6 +54,9 @@ func runStatus(_ context.Context, env *cmdEnv, args []string) error {
 	if err := state.ValidID(id); err != nil {
 		return statusHelp.usageError("%v", err)
 	}
+	if id, err = resolveRunID(p.Store, id); err != nil {
+		return err
+	}
 	r, err := p.Store.Read(id)
 	if err != nil {
 		return notFound(p.Store, id, err)
@@ -61,7 +66,7 @@ func runStatus(_ context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	if *asJSON {
-		data, err := json.Marshal(project.NewDetail(r, row.DrivenBy))
+		data, err := json.Marshal(project.NewDetail(r, row))
 		if err != nil {
 			return fmt.Errorf("encode run %s: %w", id, err)
 		}
@@ -110,6 +115,12 @@ func printStatus(w io.Writer, r *state.Run, row project.Listing, now time.Time) 
 		field("driven by", "process %d", *row.DrivenBy)
 	} else {
 		field("driven by", "no process")
+	}
+	field("state file", "%s", row.StateFile)
+	if row.Transcript != "" {
+		field("transcript", "%s", row.Transcript)
+	} else {
+		field("transcript", "none (started with --no-debug)")
 	}
 	tw.Flush()
 

@@ -51,7 +51,7 @@ func runTest(ctx context.Context, env *cmdEnv, args []string) error {
 	flags := newFlagSet("test")
 	run := flags.String("run", "", "run only the cases whose id (<file stem>/<case name>) matches `REGEX`")
 	asJSON := flags.Bool("json", false, "print one JSON object on stdout instead of the report")
-	junit := flags.String("junit", "", "also write the report as JUnit XML to `FILE`")
+	junit := flags.String("junit", "", "also write the report as JUnit XML to `FILE` (- for stdout, the report then on stderr)")
 	verbose := flags.BoolP("verbose", "v", false, "show the path, status, steps and cost of passing cases too, paths as expect.path writes them")
 	timeout := flags.String("timeout", wftest.DefaultTimeout.String(), "fail a case still running after `DUR` (90s, 2m; a bare number is seconds; 0 for no limit)")
 	parallel := flags.Int("parallel", 0, "run at most `N` cases at the same time (default: the number of CPUs)")
@@ -79,7 +79,11 @@ func runTest(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	files, err := wftest.Discover(flags.Args())
 	if errors.Is(err, fs.ErrNotExist) {
-		return &usageError{msg: err.Error(), hint: "Give test files or folders that hold *.test.yaml files."}
+		msg := err.Error()
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			msg = "no such file or folder: " + pe.Path
+		}
+		return &usageError{msg: msg, hint: "Give test files or folders that hold *.test.yaml files."}
 	}
 	if err != nil {
 		return err
@@ -93,8 +97,16 @@ func runTest(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		return &exitError{code: exitFailed, msg: fmt.Sprintf("no test files: no *.test.yaml under %s", strings.Join(pathsOrDot(flags.Args()), ", "))}
 	}
+	if *junit == "-" && *asJSON {
+		return testHelp.usageError("--json and --junit - would both write stdout; give one")
+	}
+	report := env.stdout
 	var junitFile *os.File
-	if *junit != "" {
+	switch *junit {
+	case "":
+	case "-":
+		report = env.stderr
+	default:
 		// Opened before any case runs, so that a path that cannot be
 		// written fails at once; emptied only when the report is written.
 		if junitFile, err = os.OpenFile(*junit, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
@@ -109,12 +121,17 @@ func runTest(ctx context.Context, env *cmdEnv, args []string) error {
 	// The report comes first: a JUnit file that fails to write at the end
 	// must not cost the user what the cases found.
 	if *asJSON {
-		err = wftest.WriteJSON(env.stdout, rep)
+		err = wftest.WriteJSON(report, rep)
 	} else {
-		err = wftest.WriteText(env.stdout, rep, *verbose)
+		err = wftest.WriteText(report, rep, *verbose)
 	}
 	if err != nil {
 		return fmt.Errorf("write the report: %w", err)
+	}
+	if *junit == "-" {
+		if err := wftest.WriteJUnit(env.stdout, rep); err != nil {
+			return fmt.Errorf("--junit: write stdout: %w", err)
+		}
 	}
 	if junitFile != nil {
 		if err := writeJUnit(junitFile, rep); err != nil {

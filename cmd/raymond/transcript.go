@@ -74,7 +74,7 @@ func runTranscript(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.BoolVar(&f.follow, "follow", false, "print the run's events as they happen until it ends")
 	fs.BoolVar(&f.json, "json", false, "print the analysis (with --step: the step) as JSON")
 	fs.BoolVar(&f.mermaid, "mermaid", false, "print the path taken as a Mermaid flowchart")
-	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report to `FILE`")
+	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report to `FILE` (- for stdout)")
 	fs.StringVar(&f.toTest, "to-test", "", "record the run as a workflow test in `FILE` (*.test.yaml)")
 	fs.StringVar(&f.caseName, "case-name", "", "the `NAME` of the case --to-test records (default: recorded RUN_ID)")
 	fs.BoolVar(&f.scripts, "scripts", false, "with --to-test, record what each script step printed as its reply (default: the case runs the scripts for real)")
@@ -194,6 +194,9 @@ func openTranscript(arg, projectFlag string, follow bool) (src analysis.Source, 
 	}
 	p, err := openProject(projectFlag, false)
 	if err != nil {
+		return src, nil, err
+	}
+	if arg, err = resolveRunID(p.Store, arg); err != nil {
 		return src, nil, err
 	}
 	src.Dir = filepath.Join(project.DebugDir(p.Dir), arg)
@@ -368,15 +371,20 @@ func plural(n int, one, many string) string {
 // writeHTML writes the HTML report, every step's detail included (read
 // one step at a time as it is written), to file and says where on stderr.
 func writeHTML(env *cmdEnv, run *analysis.Run, dir, file string) error {
+	load := func(s *analysis.Step) (*analysis.Detail, error) { return analysis.LoadDetail(dir, s) }
+	if file == "-" {
+		if err := analysis.WriteHTML(env.stdout, run, load); err != nil {
+			return &exitError{code: exitFailed, msg: fmt.Sprintf("write the report: %v", err)}
+		}
+		return nil
+	}
 	// 0600 like the transcript it is made from: it holds prompts, answers
 	// and tool output.
 	out, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return &exitError{code: exitFailed, msg: fmt.Sprintf("cannot write the report: %v", err)}
 	}
-	err = analysis.WriteHTML(out, run, func(s *analysis.Step) (*analysis.Detail, error) {
-		return analysis.LoadDetail(dir, s)
-	})
+	err = analysis.WriteHTML(out, run, load)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"raymond/machine"
+	"raymond/project"
+	"raymond/state"
+)
+
+var rmHelp = help{
+	name:  "rm",
+	usage: "raymond rm RUN_ID... | raymond rm --finished [--older-than DUR]",
+	text: `
+Remove runs: each run's state file, its transcript folder and its agents'
+task folders. A run that a process drives is refused ('raymond status ID'
+names the process); stop it first.
+
+A RUN_ID may be a unique prefix of a run's id, or 'last' for the newest run.
+
+--finished removes every run that has ended (completed, failed or
+budget_exceeded); with --older-than, only those whose last change is older
+than DUR (90m, 36h, 7d). Runs that can still go on (created, running,
+paused, waiting, asking) are never taken by --finished.`,
+	examples: []string{
+		"raymond rm 20261121-154012-123456-3f9a2c",
+		"raymond rm last",
+		"raymond rm --finished --older-than 7d",
+	},
+}
+
+func runRm(_ context.Context, env *cmdEnv, args []string) error {
+	fs := newFlagSet("rm")
+	finished := fs.Bool("finished", false, "remove every run that has ended")
+	olderThan := fs.String("older-than", "", "with --finished, only runs last changed more than `DUR` ago (90m, 36h, 7d)")
+	projectDir := fs.String("project", "", "the project `DIR` that holds .raymond/ (default: found from the current folder)")
+	if done, err := parseFlags(fs, args, rmHelp, env.stdout); done || err != nil {
+		return err
+	}
+	var age time.Duration
+	if fs.Changed("older-than") {
+		if !*finished {
+			return rmHelp.usageError("--older-than selects among --finished runs; give --finished too")
+		}
+		var err error
+		if age, err = parseAge(*olderThan); err != nil {
+			return rmHelp.usageError("--older-than: %v", err)
+		}
+	}
+	switch {
+	case *finished && fs.NArg() > 0:
+		return rmHelp.usageError("give run ids or --finished, not both")
+	case !*finished && fs.NArg() == 0:
+		return rmHelp.usageError("missing RUN_ID (or --finished)")
+	}
+	p, err := openProject(*projectDir, false)
+	if err != nil {
+		return err
+	}
+	var runs []*state.Run
+	if *finished {
+		all, listErr := p.Runs()
+		cutoff := time.Now().Add(-age)
+		for _, r := range all {
+			if ended(r.Status) && r.UpdatedAt.Before(cutoff) {
+				runs = append(runs, r)
+			}
+		}
+		if listErr != nil {
+			fmt.Fprintf(env.stderr, "raymond: %v\n", listErr)
+		}
+		if len(runs) == 0 {
+			fmt.Fprintln(env.stderr, "raymond: no finished runs to remove")
+			return nil
+		}
+	} else {
+		for _, arg := range fs.Args() {
+			if err := state.ValidID(arg); err != nil {
+				return rmHelp.usageError("%v", err)
+			}
+			id, err := resolveRunID(p.Store, arg)
+			if err != nil {
+				return err
+			}
+			r, err := p.Store.Read(id)
+			if err != nil {
+				return notFound(p.Store, id, err)
+			}
+			runs = append(runs, r)
+		}
+	}
+	var errs []error
+	for _, r := range runs {
+		if err := removeRun(p, r); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(env.stdout, "%s\n", r.WorkflowID)
+	}
+	if len(errs) > 0 {
+		return &exitError{code: exitFailed, msg: errors.Join(errs...).Error()}
+	}
+	return nil
+}
+
+// ended reports whether a run with status s can go no further by itself:
+// --finished removes only those.
+func ended(s state.Status) bool {
+	switch s {
+	case state.StatusCompleted, state.StatusFailed, state.StatusBudgetExceeded:
+		return true
+	}
+	return false
+}
+
+// removeRun removes run r of project p: its state file first (refused when
+// a process drives it), then its transcript and task folders.
+func removeRun(p *project.Project, r *state.Run) error {
+	id := r.WorkflowID
+	if err := p.Store.Remove(id); err != nil {
+		return err
+	}
+	dirs := []string{filepath.Join(project.DebugDir(p.Dir), id)}
+	dirs = append(dirs, taskFolders(r)...)
+	for _, d := range dirs {
+		if err := os.RemoveAll(d); err != nil {
+			return fmt.Errorf("remove run %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// taskFolders returns the task folders of run r's agents: the folder of the
+// run itself when its pattern gives each run one (the default,
+// .raymond/tasks/{{run_id}}/{{agent_id}}), else each folder an agent or a
+// frame of its stack records.
+func taskFolders(r *state.Run) []string {
+	if r.TaskFolderPattern == "" {
+		return nil
+	}
+	const agent = "\x00agent\x00"
+	rendered := machine.TaskFolder(r.TaskFolderPattern, r.WorkflowID, agent)
+	if i := strings.Index(rendered, agent); i >= 0 {
+		runDir := filepath.Dir(rendered[:i] + "x")
+		if strings.Contains(filepath.Base(runDir), r.WorkflowID) {
+			return []string{runDir}
+		}
+	}
+	var dirs []string
+	for _, a := range r.Agents {
+		if a.TaskFolder != "" {
+			dirs = append(dirs, a.TaskFolder)
+		}
+		for _, f := range a.Stack {
+			if f.TaskFolder != "" {
+				dirs = append(dirs, f.TaskFolder)
+			}
+		}
+	}
+	return dirs
+}
+
+// parseAge reads a duration as Go writes one (90m, 36h) or a number of
+// days (7d).
+func parseAge(s string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.ParseFloat(n, 64)
+		if err != nil || days < 0 {
+			return 0, fmt.Errorf("%q is not a duration; give one such as 90m, 36h or 7d", s)
+		}
+		return time.Duration(days * float64(24*time.Hour)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration; give one such as 90m, 36h or 7d", s)
+	}
+	return d, nil
+}
