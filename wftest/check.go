@@ -167,7 +167,6 @@ func checkPaths(want []AgentStates, run *analysis.Run) []string {
 	return fails
 }
 
-
 // comparePath returns the diff of an agent's expected and actual paths,
 // "" when they are the same: each visit in the state of its entry, and
 // entered by the entry's tag when it names one. Lines are written as
@@ -192,15 +191,6 @@ func comparePath(w AgentStates, a *analysis.Agent) string {
 
 // stateKey is how paths compare states: by name, with or without .md.
 func stateKey(s string) string { return strings.TrimSuffix(s, ".md") }
-
-// pathText writes a path on one line as expect.path does: [START, goto
-// FIX, goto SUMMARY].
-func pathText(path []*analysis.Visit) string {
-	if len(path) == 0 {
-		return "nowhere"
-	}
-	return pathList(path)
-}
 
 func agentOf(run *analysis.Run, id string) *analysis.Agent {
 	for _, a := range run.Agents {

@@ -16,9 +16,6 @@ const (
 	maxReasons = 3
 	// maxReason is the most characters of one quoted error or path.
 	maxReason = 300
-	// maxSeparate is the most unexpected agents reported one line each;
-	// more are reported on one line.
-	maxSeparate = 3
 	// maxDiffLines is the most lines a diff shows.
 	maxDiffLines = 60
 	// maxFailure is the most bytes of one failure message.

@@ -54,16 +54,6 @@ func entryText(state, via string, first bool) string {
 	return via + " " + stateKey(state)
 }
 
-// pathList writes a path as expect.path writes it, ready to paste: "[START,
-// goto FIX, goto SUMMARY]".
-func pathList(path []*analysis.Visit) string {
-	entries := make([]string, len(path))
-	for i, v := range path {
-		entries[i] = flowScalar(pathEntry(v, i == 0))
-	}
-	return "[" + strings.Join(entries, ", ") + "]"
-}
-
 // notRunNote marks a visit that ran no step, saying why: " (not run:
 // budget reached)"; "" for a visit that ran.
 func notRunNote(why string) string {
