@@ -68,6 +68,7 @@ func commands() []command {
 		{name: "list", synopsis: "list the runs of this project, newest first", run: runList},
 		{name: "status", synopsis: "show one run in detail", run: runStatus},
 		{name: "transcript", synopsis: "analyse what a run did: path, time, cost, steps", run: runTranscript},
+		{name: "lint", synopsis: "check workflows for mistakes without running them", run: runLint},
 		{name: "test", synopsis: "run workflow tests (*.test.yaml) without a model", run: runTest},
 		{name: "version", synopsis: "print raymond's version, commit and Go version", run: runVersion},
 	}

@@ -96,7 +96,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		return d.resume(ctx, arg)
 	}
 	opts, budget := p.NewOptions(f.given(env.getenv))
-	r, err := create(p, f, arg, opts, budget)
+	r, err := create(env, p, f, arg, opts, budget)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,12 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 
 // create creates a run of workflow, mapping a workflow that cannot start and
 // a taken id to usage errors.
-func create(p *project.Project, f *runFlags, workflow string, opts state.Options, budget float64) (*state.Run, error) {
+func create(env *cmdEnv, p *project.Project, f *runFlags, workflow string, opts state.Options, budget float64) (*state.Run, error) {
+	if !f.noLint && (p.Config == nil || p.Config.Lint == nil || *p.Config.Lint) {
+		if err := lintBeforeRun(env, workflow, fetcher(p)); err != nil {
+			return nil, err
+		}
+	}
 	if cwd, err := os.Getwd(); err == nil && opts.Confine && opts.ProjectDir != "" && !project.Within(cwd, opts.ProjectDir) {
 		return nil, &usageError{
 			msg:  fmt.Sprintf("the run's agents would start in %s, outside the project folder %s, and --confine keeps them inside it", cwd, opts.ProjectDir),
