@@ -38,10 +38,13 @@ agents run; pause lets the others run, then exits 4 with the questions on
 stdout; reject fails the agent; auto (the default) is prompt when stdin and
 stderr are terminals, else pause.
 
+The workflow is linted first ('raymond lint'): an error exits 2 before a run
+is created, naming each one; warnings are printed once. --no-lint skips it.
+
 Defaults for the flags may be set in .raymond/config.toml (keys model, effort,
 budget, max_parallel, max_agents, max_depth, max_forks, timeout, step_timeout, no_wait,
 permission_mode, dangerously_skip_permissions, claude, debug, quiet, confine,
-on_ask);
+on_ask, lint);
 flags override it, and RAYMOND_CLAUDE overrides its claude.
 
 Exit status (also exit_code in --json):
