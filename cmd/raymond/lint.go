@@ -22,6 +22,8 @@ targets, calls, forks and asks, unreachable states, dead ends, loops without
 an exit, placeholders nothing binds, and the workflows reached through
 cross-workflow tags, which are checked too. PATH is what 'raymond run'
 takes: a workflow folder, a state in it, a YAML or zip file; default ".".
+A folder that is no workflow but holds some (folders with a START or
+1_START state, YAML workflow files; not testdata/) lints each of them.
 
 Each finding has a check id, a severity (error, warning, info), a place and
 a fix; docs/lint.md lists every check. The text report groups findings by
@@ -36,7 +38,7 @@ Exit status: 0 no error (warnings allowed), 1 an error was found, 2 bad
 usage (a flag, a PATH that names no workflow).`,
 	examples: []string{
 		"raymond lint                         # the workflow in this folder",
-		"raymond lint workflows/examples/*    # several workflows",
+		"raymond lint workflows/              # every workflow in workflows/",
 		"raymond lint wf/ --json | jq '.[].findings[] | select(.severity == \"error\")'",
 		"raymond lint wf/ --sarif lint.sarif # for GitHub code scanning",
 	},
@@ -59,7 +61,7 @@ func runLint(_ context.Context, env *cmdEnv, args []string) error {
 	ss := workflow.NewScopes(nil)
 	defer ss.Close()
 	var reports []lint.Report
-	for _, p := range paths {
+	for _, p := range expandLintPaths(paths) {
 		r, err := lint.Check(ss, p)
 		if err != nil {
 			return &usageError{msg: err.Error(), hint: "Give a workflow folder, a state file, or a YAML or zip workflow."}
@@ -89,6 +91,22 @@ func runLint(_ context.Context, env *cmdEnv, args []string) error {
 		}
 	}
 	return nil
+}
+
+// expandLintPaths replaces each folder that is not a workflow but holds
+// some by those workflows (lint.Find).
+func expandLintPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			if found, err := lint.Find(p); err == nil && len(found) > 0 {
+				out = append(out, found...)
+				continue
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // shown returns path relative to the working folder when it is inside it.
