@@ -92,6 +92,11 @@ func Check(scopes *workflow.Scopes, arg string) (Report, error) {
 		}
 	} else {
 		c.enter(s, first)
+		// Started from a state, the workflow's entry still starts other
+		// runs: what it reaches is not unreachable.
+		if entry, err := s.Entry(); err == nil && entry != first {
+			c.enter(s, entry)
+		}
 	}
 	for i := 0; i < len(c.order); i++ {
 		c.load(c.order[i])

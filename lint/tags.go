@@ -68,7 +68,14 @@ func (c *checker) tag(si *scopeInfo, n *node, t parsing.Tag, pl place, body bool
 	}
 	for _, a := range t.Attrs {
 		if parsing.StateAttr(t.Name, a.Key) {
-			c.edge(si, n, edge{tag: t.Name, role: a.Key, to: strings.TrimSpace(a.Value), place: pl})
+			at := pl
+			if !body {
+				// In allowed_transitions, point at the value itself.
+				if p := c.at(n, a.Value); p.col > 0 {
+					at = p
+				}
+			}
+			c.edge(si, n, edge{tag: t.Name, role: a.Key, to: strings.TrimSpace(a.Value), place: at})
 		}
 	}
 }
