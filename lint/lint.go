@@ -101,7 +101,7 @@ func sortFindings(fs []Finding) []Finding {
 	// The same problem in the same file is said once: a tag written in the
 	// prompt and in allowed_transitions is one mistake.
 	seen := make(map[[3]string]bool)
-	out := fs[:0]
+	out := make([]Finding, 0, len(fs))
 	for _, f := range fs {
 		k := [3]string{f.File, f.Check, f.Message}
 		if !seen[k] {

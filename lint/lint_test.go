@@ -115,3 +115,15 @@ func TestSARIF(t *testing.T) {
 	require.NotEmpty(t, log.Runs[0].Results)
 	assert.Equal(t, "error", log.Runs[0].Results[0].Level)
 }
+
+func TestTemplatedTargetsAreNotChecked(t *testing.T) {
+	r := check(t, map[string]string{
+		"START.md":  "<fork next=\"JOIN\" step=\"CHECK\">WORKER</fork>",
+		"WORKER.md": "Then <goto>{{step}}</goto>.",
+		"CHECK.md":  "<result>ok</result>",
+		"JOIN.md":   "<result>done</result>",
+	})
+	assert.Empty(t, find(r, "missing-target"), "%+v", r.Findings)
+	assert.Empty(t, find(r, "unreachable-state"), "%+v", r.Findings)
+	assert.NotNil(t, r.Findings)
+}

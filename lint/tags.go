@@ -15,6 +15,9 @@ import (
 func (c *checker) tag(si *scopeInfo, n *node, t parsing.Tag, pl place, body bool) {
 	if body {
 		for _, a := range t.Attrs {
+			if templated(a.Value) {
+				continue // rendered when the prompt is sent
+			}
 			if err := parsing.CheckAttr(t.Name, a.Key, a.Value); err != nil {
 				check, fix := "invalid-attribute", "remove the attribute or fix its value"
 				switch {
@@ -46,6 +49,12 @@ func (c *checker) tag(si *scopeInfo, n *node, t parsing.Tag, pl place, body bool
 				Fix:     `add next="STATE" to the <ask>`}.placed())
 		}
 	}
+	if templated(t.Target) {
+		// The target is rendered when the prompt is sent: where it leads
+		// is known only then.
+		n.dynamic = true
+		return
+	}
 	input := false
 	if _, ok := t.Attr("input"); ok {
 		input = true
@@ -67,7 +76,7 @@ func (c *checker) tag(si *scopeInfo, n *node, t parsing.Tag, pl place, body bool
 		c.edge(si, n, edge{tag: t.Name, role: "target", to: t.Target, input: input, vars: vars, place: pl})
 	}
 	for _, a := range t.Attrs {
-		if parsing.StateAttr(t.Name, a.Key) {
+		if parsing.StateAttr(t.Name, a.Key) && !templated(a.Value) {
 			at := pl
 			if !body {
 				// In allowed_transitions, point at the value itself.
@@ -117,6 +126,10 @@ func (c *checker) edge(si *scopeInfo, n *node, e edge) {
 	c.add(Finding{Check: check, Severity: Error, place: e.place,
 		Message: fmt.Sprintf("<%s>%s: %v", e.tag, what, err), Fix: fix}.placed())
 }
+
+// templated reports whether s holds a {{placeholder}}, filled in when the
+// prompt is rendered.
+func templated(s string) bool { return len(workflow.Placeholders(s)) > 0 }
 
 // stems returns names without their extensions.
 func stems(names []string) []string {
