@@ -8,9 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"raymond/parsing"
 	"raymond/project"
@@ -223,41 +221,6 @@ func stateFile(s *workflow.Scope, name string) string {
 	return filepath.Join(s.Dir(), name)
 }
 
-// placeRE matches an error that starts with a place: FILE:LINE[:COL]: .
-var placeRE = regexp.MustCompile(`^(.*?):(\d+)(?::(\d+))?: (.*)$`)
-
-// placed makes a finding of err, taking its place from its start when it
-// names one, else file.
-func placed(err error, file string) Finding {
-	msg := err.Error()
-	for _, p := range []string{"load state: ", "list states: "} {
-		msg = strings.TrimPrefix(msg, p)
-	}
-	if strings.HasPrefix(msg, "load state ") {
-		if i := strings.Index(msg, ": "); i >= 0 {
-			msg = msg[i+2:]
-		}
-	}
-	f := Finding{File: file, Message: msg}
-	if m := placeRE.FindStringSubmatch(msg); m != nil && !strings.Contains(m[1], " ") {
-		f.Line, _ = strconv.Atoi(m[2])
-		f.Column, _ = strconv.Atoi(m[3])
-		f.Message = m[4]
-		if filepath.IsAbs(m[1]) {
-			f.File = m[1]
-		}
-	} else {
-		f.Message = stripPrefix(msg, file)
-	}
-	return f
-}
-
-// stripPrefix drops "FILE: " or "NAME: " from the start of msg.
-func stripPrefix(msg, file string) string {
-	msg = strings.TrimPrefix(msg, file+": ")
-	return strings.TrimPrefix(msg, filepath.Base(file)+": ")
-}
-
 // loadError turns the failure to load the state n into a finding.
 func (c *checker) loadError(n *node, err error) {
 	f := placed(err, n.file)
@@ -367,72 +330,4 @@ func (c *checker) state(si *scopeInfo, n *node) {
 			Fix:     "say in the prompt which tag to emit (e.g. <goto>NEXT.md</goto> or <result>…</result>), or add allowed_transitions"})
 		n.result = true // reported once: no loop or call warnings follow from it
 	}
-}
-
-// placed moves a Finding's place into its fields.
-func (f Finding) placed() Finding {
-	if f.place.file != "" {
-		f.File, f.Line, f.Column = f.place.file, f.place.line, f.place.col
-	}
-	f.place = place{}
-	return f
-}
-
-// at returns the place of needle in the frontmatter of n (or, in a YAML
-// workflow, after the line of its state), or of the state when needle is
-// not found.
-func (c *checker) at(n *node, needle string) place {
-	pl := place{file: n.file, line: n.line()}
-	if needle == "" || len(n.raw) == 0 || n.st == nil {
-		return pl
-	}
-	text := string(n.raw)
-	from, to := 0, len(text)
-	if strings.HasSuffix(n.file, n.name) {
-		to = offsetOfLine(text, n.st.BodyLine)
-	} else {
-		from = offsetOfLine(text, n.st.BodyLine)
-	}
-	i := strings.Index(text[from:to], needle)
-	if i < 0 {
-		return pl
-	}
-	pl = lineCol(text, from+i, 1)
-	pl.file = n.file
-	return pl
-}
-
-// inBody returns the place of the byte at off in the prompt of n.
-func (c *checker) inBody(n *node, off int) place {
-	if off < 0 || n.st == nil {
-		return place{file: n.file, line: n.st.BodyLine}
-	}
-	if !strings.HasSuffix(n.file, n.name) {
-		// A YAML workflow's prompt is a block: name the state's line.
-		return place{file: n.file, line: n.st.BodyLine}
-	}
-	pl := lineCol(n.st.Body, off, n.st.BodyLine)
-	pl.file = n.file
-	return pl
-}
-
-// offsetOfLine returns the byte offset where the 1-based line starts.
-func offsetOfLine(text string, line int) int {
-	off := 0
-	for l := 1; l < line; l++ {
-		i := strings.IndexByte(text[off:], '\n')
-		if i < 0 {
-			return len(text)
-		}
-		off += i + 1
-	}
-	return off
-}
-
-// lineCol returns the line and the column (in characters, from 1) of the
-// byte at off in text, whose first line is line first.
-func lineCol(text string, off, first int) place {
-	before := text[:off]
-	nl := strings.LastIndexByte(before, '\n')
-	return place{line: first + strings.Count(before, "\n"), col: utf8.RuneCountInString(before[nl+1:]) + 1}
 }

@@ -1,9 +1,3 @@
-// Package lint checks a workflow without running it (issue 12): entry
-// points, frontmatter, targets, the shape of calls, forks and asks, the
-// state graph (unreachable states, dead ends, loops without an exit),
-// placeholders, and the workflows reached through cross-workflow tags.
-// Each finding has a stable check id (docs/lint.md lists them), a severity,
-// a place and a one-line fix.
 package lint
 
 import (
