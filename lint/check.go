@@ -320,8 +320,20 @@ func (c *checker) state(si *scopeInfo, n *node) {
 			unquoted = append(unquoted, t)
 		}
 	}
+	// A fan-out is checked against the policy as a whole when it runs (the
+	// goto beside forks is their next): only single tags are compared here.
+	fanOut := false
+	for _, t := range unquoted {
+		fanOut = fanOut || parsing.Forks(t.Name)
+	}
 	for _, t := range unquoted {
 		c.tag(si, n, t, c.inBody(n, t.Offset), true)
+		single := !fanOut || !parsing.Forks(t.Name) && t.Name != parsing.Goto
+		if p.Restricted() && single && !p.Allows(t) && !templated(t.Raw) {
+			c.add(Finding{Check: "tag-not-allowed", Severity: Warning, place: c.inBody(n, t.Offset),
+				Message: fmt.Sprintf("the prompt shows %s, but allowed_transitions refuses it: the agent would get a reminder", short(t.Raw)),
+				Fix:     "add an allowed_transitions entry for it, or change the prompt"}.placed())
+		}
 	}
 	c.forks(n, unquoted, c.inBody)
 	if len(unquoted) == 0 && !p.Restricted() {
@@ -330,4 +342,12 @@ func (c *checker) state(si *scopeInfo, n *node) {
 			Fix:     "say in the prompt which tag to emit (e.g. <goto>NEXT.md</goto> or <result>…</result>), or add allowed_transitions"})
 		n.result = true // reported once: no loop or call warnings follow from it
 	}
+}
+
+// short returns s cut to a readable length.
+func short(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return s
 }
