@@ -58,7 +58,7 @@ func runLint(_ context.Context, env *cmdEnv, args []string) error {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	ss := workflow.NewScopes(nil)
+	ss := workflow.NewScopes(lintFetcher(paths))
 	defer ss.Close()
 	var reports []lint.Report
 	for _, p := range expandLintPaths(paths) {
@@ -88,6 +88,21 @@ func runLint(_ context.Context, env *cmdEnv, args []string) error {
 	for _, r := range reports {
 		if r.HasErrors() {
 			return &exitError{code: exitFailed}
+		}
+	}
+	return nil
+}
+
+// lintFetcher downloads the pinned URLs among paths into the project's
+// registry, as raymond run does; nil (no downloads) when no path is a URL
+// or there is no project.
+func lintFetcher(paths []string) workflow.Fetcher {
+	for _, p := range paths {
+		if !strings.Contains(p, "://") {
+			continue
+		}
+		if proj, err := openProject("", true); err == nil {
+			return fetcher(proj)
 		}
 	}
 	return nil
