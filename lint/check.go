@@ -266,19 +266,19 @@ func (c *checker) state(si *scopeInfo, n *node) {
 			if s := suggest(m[1], frontmatterKeys); s != "" {
 				fix = fmt.Sprintf("did you mean %q? rename the key", s)
 			}
-			c.add(Finding{Check: "unknown-key", Severity: Warning, place: c.at(n, m[1]+":"), Message: msg, Fix: fix}.placed())
+			c.report("unknown-key", Warning, c.at(n, m[1]+":"), msg, fix)
 			continue
 		}
 		if strings.HasPrefix(msg, "effort ") {
 			continue // invalid-effort says it
 		}
-		c.add(Finding{Check: "frontmatter-warning", Severity: Warning, place: c.at(n, ""), Message: msg, Fix: "see the message"}.placed())
+		c.report("frontmatter-warning", Warning, c.at(n, ""), msg, "see the message")
 	}
 	p := st.Policy
 	if p.Model != "" {
 		if err := project.CheckModel(p.Model); err != nil {
-			c.add(Finding{Check: "invalid-model", Severity: Error, place: c.at(n, p.Model), Message: err.Error(),
-				Fix: "give an alias (opus, sonnet, haiku) or a full model id"}.placed())
+			c.report("invalid-model", Error, c.at(n, p.Model), err.Error(),
+				"give an alias (opus, sonnet, haiku) or a full model id")
 		}
 	}
 	if p.Effort != "" {
@@ -287,7 +287,7 @@ func (c *checker) state(si *scopeInfo, n *node) {
 			if s := suggest(p.Effort, project.EffortLevels); s != "" {
 				fix = fmt.Sprintf("did you mean %q?", s)
 			}
-			c.add(Finding{Check: "invalid-effort", Severity: Error, place: c.at(n, p.Effort), Message: err.Error(), Fix: fix}.placed())
+			c.report("invalid-effort", Error, c.at(n, p.Effort), err.Error(), fix)
 		}
 	}
 	if st.Script {
@@ -311,8 +311,8 @@ func (c *checker) state(si *scopeInfo, n *node) {
 		if errors.As(err, &pe) && pe.Tag != "" {
 			pl = c.inBody(n, strings.Index(st.Body, pe.Tag))
 		}
-		c.add(Finding{Check: "malformed-tag", Severity: Warning, place: pl, Message: err.Error(),
-			Fix: "write the tag as <name attr=\"value\">BODY</name>, or quote it in `code` when it is an example"}.placed())
+		c.report("malformed-tag", Warning, pl, err.Error(),
+			"write the tag as <name attr=\"value\">BODY</name>, or quote it in `code` when it is an example")
 	}
 	var unquoted []parsing.Tag
 	for _, t := range tags {
@@ -330,9 +330,9 @@ func (c *checker) state(si *scopeInfo, n *node) {
 		c.tag(si, n, t, c.inBody(n, t.Offset), true)
 		single := !fanOut || !parsing.Forks(t.Name) && t.Name != parsing.Goto
 		if p.Restricted() && single && !p.Allows(t) && !templated(t.Raw) {
-			c.add(Finding{Check: "tag-not-allowed", Severity: Warning, place: c.inBody(n, t.Offset),
-				Message: fmt.Sprintf("the prompt shows %s, but allowed_transitions refuses it: the agent would get a reminder", short(t.Raw)),
-				Fix:     "add an allowed_transitions entry for it, or change the prompt"}.placed())
+			c.report("tag-not-allowed", Warning, c.inBody(n, t.Offset),
+				fmt.Sprintf("the prompt shows %s, but allowed_transitions refuses it: the agent would get a reminder", short(t.Raw)),
+				"add an allowed_transitions entry for it, or change the prompt")
 		}
 	}
 	c.forks(n, unquoted, c.inBody)

@@ -98,9 +98,9 @@ func (c *checker) calls(si *scopeInfo) {
 				}
 			}
 			if !ok {
-				c.add(Finding{Check: "call-without-result-path", Severity: Warning, place: e.place,
-					Message: fmt.Sprintf("<%s> %s never returns: no state it leads to emits <result>", e.tag, e.to),
-					Fix:     fmt.Sprintf("have %s (or a state it leads to) emit <result>…</result>", e.to)}.placed())
+				c.report("call-without-result-path", Warning, e.place,
+					fmt.Sprintf("<%s> %s never returns: no state it leads to emits <result>", e.tag, e.to),
+					fmt.Sprintf("have %s (or a state it leads to) emit <result>…</result>", e.to))
 			}
 		}
 	}
@@ -186,18 +186,18 @@ func (c *checker) bindings(si *scopeInfo) {
 				if inputs[name] {
 					continue
 				}
-				c.add(Finding{Check: "unbound-placeholder", Severity: Warning, place: c.placeholderAt(n, ph),
-					Message: fmt.Sprintf("{{%s}} in %s is never bound: no transition into it carries an input", ph, name),
-					Fix:     fmt.Sprintf(`give the transitions into %s input="…", or remove {{%s}}`, name, ph)}.placed())
+				c.report("unbound-placeholder", Warning, c.placeholderAt(n, ph),
+					fmt.Sprintf("{{%s}} in %s is never bound: no transition into it carries an input", ph, name),
+					fmt.Sprintf(`give the transitions into %s input="…", or remove {{%s}}`, name, ph))
 				continue
 			}
 			fix := "bind it with a fork variable (<fork " + ph + "=\"…\">), or remove it"
 			if s := suggest(ph, all); s != "" {
 				fix = fmt.Sprintf("did you mean {{%s}}?", s)
 			}
-			c.add(Finding{Check: "unbound-placeholder", Severity: Warning, place: c.placeholderAt(n, ph),
-				Message: fmt.Sprintf("{{%s}} in %s is never bound: it is no built-in name and no fork into it sets it", ph, name),
-				Fix:     fix}.placed())
+			c.report("unbound-placeholder", Warning, c.placeholderAt(n, ph),
+				fmt.Sprintf("{{%s}} in %s is never bound: it is no built-in name and no fork into it sets it", ph, name),
+				fix)
 		}
 	}
 }
@@ -243,8 +243,8 @@ func (c *checker) cycles() {
 		if l.tag == parsing.ResetWorkflow || !reaches(l.to, l.from) {
 			continue
 		}
-		c.add(Finding{Check: "workflow-cycle", Severity: Warning, place: l.place,
-			Message: fmt.Sprintf("<%s> leads into %s, which leads back here: each pass nests one level deeper", l.tag, l.to),
-			Fix:     "make sure the cycle ends (a state that returns without calling again), or use reset-workflow to move on"}.placed())
+		c.report("workflow-cycle", Warning, l.place,
+			fmt.Sprintf("<%s> leads into %s, which leads back here: each pass nests one level deeper", l.tag, l.to),
+			"make sure the cycle ends (a state that returns without calling again), or use reset-workflow to move on")
 	}
 }

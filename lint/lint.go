@@ -48,8 +48,6 @@ type Finding struct {
 	// Message says what is wrong; Fix, in one line, what to do.
 	Message string `json:"message"`
 	Fix     string `json:"fix"`
-
-	place place // set while checking, then moved into File, Line and Column
 }
 
 // Report is what Check found in a workflow and the workflows it reaches.

@@ -43,13 +43,9 @@ func stripPrefix(msg, file string) string {
 	return strings.TrimPrefix(msg, filepath.Base(file)+": ")
 }
 
-// placed moves a Finding's place into its fields.
-func (f Finding) placed() Finding {
-	if f.place.file != "" {
-		f.File, f.Line, f.Column = f.place.file, f.place.line, f.place.col
-	}
-	f.place = place{}
-	return f
+// report adds the finding check of severity sev at pl.
+func (c *checker) report(check string, sev Severity, pl place, msg, fix string) {
+	c.add(Finding{Check: check, Severity: sev, File: pl.file, Line: pl.line, Column: pl.col, Message: msg, Fix: fix})
 }
 
 // at returns the place of needle in the frontmatter of n (or, in a YAML

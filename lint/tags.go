@@ -28,7 +28,7 @@ func (c *checker) tag(si *scopeInfo, n *node, t parsing.Tag, pl place, body bool
 				case a.Key == "cd":
 					check, fix = "unsupported-cd-attribute", "remove cd: only reset, fork, function-workflow, fork-workflow and reset-workflow take it"
 				}
-				c.add(Finding{Check: check, Severity: Error, place: pl, Message: err.Error(), Fix: fix}.placed())
+				c.report(check, Error, pl, err.Error(), fix)
 			}
 		}
 	}
@@ -38,15 +38,14 @@ func (c *checker) tag(si *scopeInfo, n *node, t parsing.Tag, pl place, body bool
 		return
 	case parsing.Call, parsing.Function, parsing.CallWorkflow, parsing.FunctionWorkflow:
 		if _, ok := t.Attr("return"); !ok && body {
-			c.add(Finding{Check: "missing-return", Severity: Error, place: pl,
-				Message: fmt.Sprintf("<%s> has no return, so the caller has nowhere to go on when the callee returns", t.Name),
-				Fix:     fmt.Sprintf(`add return="STATE" to the <%s>`, t.Name)}.placed())
+			c.report("missing-return", Error, pl,
+				fmt.Sprintf("<%s> has no return, so the caller has nowhere to go on when the callee returns", t.Name),
+				fmt.Sprintf(`add return="STATE" to the <%s>`, t.Name))
 		}
 	case parsing.Ask:
 		if _, ok := t.Attr("next"); !ok && body {
-			c.add(Finding{Check: "missing-ask-next", Severity: Error, place: pl,
-				Message: "<ask> has no next, so the answer has no state to go to",
-				Fix:     `add next="STATE" to the <ask>`}.placed())
+			c.report("missing-ask-next", Error, pl, "<ask> has no next, so the answer has no state to go to",
+				`add next="STATE" to the <ask>`)
 		}
 	}
 	if templated(t.Target) {
@@ -123,8 +122,7 @@ func (c *checker) edge(si *scopeInfo, n *node, e edge) {
 			}
 		}
 	}
-	c.add(Finding{Check: check, Severity: Error, place: e.place,
-		Message: fmt.Sprintf("<%s>%s: %v", e.tag, what, err), Fix: fix}.placed())
+	c.report(check, Error, e.place, fmt.Sprintf("<%s>%s: %v", e.tag, what, err), fix)
 }
 
 // templated reports whether s holds a {{placeholder}}, filled in when the
@@ -145,9 +143,8 @@ func stems(names []string) []string {
 func (c *checker) crossWorkflow(si *scopeInfo, tag, spec string, pl place, vars []string) {
 	to, first, err := c.ss.Workflow(si.s, spec)
 	if err != nil {
-		c.add(Finding{Check: "missing-workflow", Severity: Error, place: pl,
-			Message: fmt.Sprintf("<%s> %s: %v", tag, spec, err),
-			Fix:     "name a workflow folder, YAML or zip file relative to this workflow, optionally with /STATE"}.placed())
+		c.report("missing-workflow", Error, pl, fmt.Sprintf("<%s> %s: %v", tag, spec, err),
+			"name a workflow folder, YAML or zip file relative to this workflow, optionally with /STATE")
 		return
 	}
 	c.enter(to, first, vars...)
@@ -196,16 +193,16 @@ func (c *checker) rules(si *scopeInfo, n *node) {
 		c.forks(n, tags, func(*node, int) place { return c.at(n, "tag: fork") })
 	}
 	if t, ok := p.Implicit(); ok && !p.ForceImplicit {
-		c.add(Finding{Check: "implicit-transition", Severity: Info, place: c.at(n, "allowed_transitions"),
-			Message: fmt.Sprintf("%s has one allowed transition (<%s>), taken when the answer has no tag", n.name, t.Name),
-			Fix:     "nothing to do; add force_implicit: true to skip reading the answer for a tag"}.placed())
+		c.report("implicit-transition", Info, c.at(n, "allowed_transitions"),
+			fmt.Sprintf("%s has one allowed transition (<%s>), taken when the answer has no tag", n.name, t.Name),
+			"nothing to do; add force_implicit: true to skip reading the answer for a tag")
 	}
 	if len(p.Rules) > 1 {
 		for _, r := range p.Rules {
 			if r.Target != "" && !parsing.CrossWorkflow(r.Tag) && !strings.Contains(n.st.Body, strings.TrimSuffix(r.Target, ".md")) {
-				c.add(Finding{Check: "unused-allowed-transition", Severity: Warning, place: c.at(n, r.Target),
-					Message: fmt.Sprintf("allowed_transitions lists <%s> %s, but the prompt never mentions %s", r.Tag, r.Target, r.Target),
-					Fix:     "tell the agent in the prompt when to take it, or remove the entry"}.placed())
+				c.report("unused-allowed-transition", Warning, c.at(n, r.Target),
+					fmt.Sprintf("allowed_transitions lists <%s> %s, but the prompt never mentions %s", r.Tag, r.Target, r.Target),
+					"tell the agent in the prompt when to take it, or remove the entry")
 			}
 		}
 	}
@@ -238,15 +235,15 @@ func (c *checker) forks(n *node, tags []parsing.Tag, where func(*node, int) plac
 		case next == "":
 			next = v
 		case !parsing.SameState(next, v):
-			c.add(Finding{Check: "fork-next-mismatch", Severity: Warning, place: where(n, f.Offset),
-				Message: fmt.Sprintf("forks name different next states (%s and %s), but a fan-out continues in one", next, v),
-				Fix:     "give every fork the same next"}.placed())
+			c.report("fork-next-mismatch", Warning, where(n, f.Offset),
+				fmt.Sprintf("forks name different next states (%s and %s), but a fan-out continues in one", next, v),
+				"give every fork the same next")
 		}
 	}
 	if withNext == 0 && !hasGoto {
-		c.add(Finding{Check: "missing-fork-next", Severity: Error, place: where(n, forks[0].Offset),
-			Message: fmt.Sprintf("<%s> has no next and %s names no <goto>, so the agent that forks has nowhere to go on", forks[0].Name, n.name),
-			Fix:     `add next="STATE" to the fork, or a <goto> beside it`}.placed())
+		c.report("missing-fork-next", Error, where(n, forks[0].Offset),
+			fmt.Sprintf("<%s> has no next and %s names no <goto>, so the agent that forks has nowhere to go on", forks[0].Name, n.name),
+			`add next="STATE" to the fork, or a <goto> beside it`)
 	}
 }
 
