@@ -20,6 +20,7 @@ import (
 var ConfigKeys = []string{
 	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "max_forks", "timeout", "step_timeout", "no_wait",
 	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine", "task_folder_pattern", "on_ask",
+	"lint",
 }
 
 // Settings are the settings of a run that one layer sets: the command line
@@ -46,6 +47,9 @@ type Settings struct {
 	// relative to .raymond/ unless absolute; config only.
 	TaskFolderPattern *string
 	OnAsk             *string // who answers <ask>: auto, prompt, pause or reject
+	// Lint, when false, skips linting a workflow before run and start;
+	// config only (the command line has --no-lint).
+	Lint *bool
 }
 
 // ConfigError is a config file that cannot be used: malformed, an unknown
@@ -172,6 +176,8 @@ func (s *Settings) set(key string, v any) error {
 		s.Quiet, err = tomlBool(key, v)
 	case "confine":
 		s.Confine, err = tomlBool(key, v)
+	case "lint":
+		s.Lint, err = tomlBool(key, v)
 	case "task_folder_pattern":
 		if s.TaskFolderPattern, err = tomlString(key, v); err == nil {
 			err = CheckTaskPattern(*s.TaskFolderPattern)

@@ -9,15 +9,18 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"raymond/analysis"
+	"raymond/lint"
 	"raymond/orchestrator"
 	"raymond/project"
 	"raymond/script"
 	"raymond/state"
+	"raymond/workflow"
 )
 
 // DefaultTimeout is how long a case may run before it fails.
@@ -225,6 +228,12 @@ func (f *File) RunCase(ctx context.Context, c *Case, timeout time.Duration) *Cas
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
+	// A workflow with a lint error fails every case, as raymond run
+	// refuses it; the case still runs, so that its other failures show
+	// what the error does.
+	if err := lintErrors(f.Workflow); err != nil {
+		res.Failures = append(res.Failures, err.Error())
+	}
 	if err := f.runCase(ctx, c, timeout, res); err != nil {
 		res.Failures = append(res.Failures, err.Error())
 	}
@@ -292,7 +301,7 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 		return fmt.Errorf("timed out after %s with the run still going (%s so far); %s (--timeout sets the limit)",
 			timeout, count(run.StepCount, "step", "steps"), timeoutHint(run, timeout))
 	}
-	res.Failures = check(c, run, runner, asker)
+	res.Failures = append(res.Failures, check(c, run, runner, asker)...)
 	return nil
 }
 
@@ -329,4 +338,21 @@ func timeoutHint(run *analysis.Run, timeout time.Duration) string {
 		}
 	}
 	return "a reply with repeat: true in a loop?"
+}
+
+// lintErrors fails a case whose workflow has a lint error, as raymond run
+// refuses to start it: it names every error.
+func lintErrors(wf string) error {
+	ss := workflow.NewScopes(nil)
+	defer ss.Close()
+	rep, err := lint.Check(ss, wf)
+	if err != nil || !rep.HasErrors() {
+		return nil // the run says what is wrong with the workflow itself
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the workflow has lint errors, so raymond run would refuse it ('raymond lint %s' shows them):", wf)
+	for _, e := range rep.Only(lint.Error) {
+		fmt.Fprintf(&b, "\n  %s:%d: %s [%s]", e.File, e.Line, e.Message, e.Check)
+	}
+	return errors.New(b.String())
 }

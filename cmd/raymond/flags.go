@@ -57,6 +57,7 @@ type runFlags struct {
 	continueSess    bool
 	onAsk           string
 	askID           string
+	noLint          bool
 
 	newSession []string
 
@@ -73,6 +74,9 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 		fs.StringVar(&f.project, "project", "", "the project `DIR` that holds .raymond/ (default: found from the current folder)")
 		fs.StringVar(&f.logLevel, "log-level", "", "developer logs on stderr at `LEVEL`: debug, info, warn or error (default: off)")
 		return f
+	}
+	if kind == kindRun || kind == kindStart {
+		fs.BoolVar(&f.noLint, "no-lint", false, "start without linting the workflow first (see 'raymond lint')")
 	}
 	if kind != kindResume {
 		fs.StringVar(&f.input, "input", "", "`TEXT` of {{input}} in the first state; - reads it from stdin, @FILE from FILE (@@ for a text that starts with @)")

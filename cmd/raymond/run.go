@@ -38,10 +38,13 @@ agents run; pause lets the others run, then exits 4 with the questions on
 stdout; reject fails the agent; auto (the default) is prompt when stdin and
 stderr are terminals, else pause.
 
+The workflow is linted first ('raymond lint'): an error exits 2 before a run
+is created, naming each one; warnings are printed once. --no-lint skips it.
+
 Defaults for the flags may be set in .raymond/config.toml (keys model, effort,
 budget, max_parallel, max_agents, max_depth, max_forks, timeout, step_timeout, no_wait,
 permission_mode, dangerously_skip_permissions, claude, debug, quiet, confine,
-on_ask);
+on_ask, lint);
 flags override it, and RAYMOND_CLAUDE overrides its claude.
 
 Exit status (also exit_code in --json):
@@ -103,7 +106,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		return d.resume(ctx, id)
 	}
 	opts, budget := p.NewOptions(f.given(env.getenv))
-	r, err := create(p, f, arg, opts, budget)
+	r, err := create(env, p, f, arg, opts, budget)
 	if err != nil {
 		return err
 	}
@@ -112,7 +115,12 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 
 // create creates a run of workflow, mapping a workflow that cannot start and
 // a taken id to usage errors.
-func create(p *project.Project, f *runFlags, workflow string, opts state.Options, budget float64) (*state.Run, error) {
+func create(env *cmdEnv, p *project.Project, f *runFlags, workflow string, opts state.Options, budget float64) (*state.Run, error) {
+	if !f.noLint && (p.Config == nil || p.Config.Lint == nil || *p.Config.Lint) {
+		if err := lintBeforeRun(env, workflow, fetcher(p)); err != nil {
+			return nil, err
+		}
+	}
 	if cwd, err := os.Getwd(); err == nil && opts.Confine && opts.ProjectDir != "" && !project.Within(cwd, opts.ProjectDir) {
 		return nil, &usageError{
 			msg:  fmt.Sprintf("the run's agents would start in %s, outside the project folder %s, and --confine keeps them inside it", cwd, opts.ProjectDir),

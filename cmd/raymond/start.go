@@ -39,7 +39,7 @@ func runStart(_ context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	opts, budget := p.NewOptions(f.given(env.getenv))
-	r, err := create(p, f, workflow, opts, budget)
+	r, err := create(env, p, f, workflow, opts, budget)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"raymond/lint"
+	"raymond/workflow"
+)
+
+var lintHelp = help{
+	name:  "lint",
+	usage: "raymond lint [PATH...] [flags]",
+	text: `
+Check workflows without running them: entry points, frontmatter and YAML,
+targets, calls, forks and asks, unreachable states, dead ends, loops without
+an exit, placeholders nothing binds, and the workflows reached through
+cross-workflow tags, which are checked too. PATH is what 'raymond run'
+takes: a workflow folder, a state in it, a YAML or zip file; default ".".
+A folder that is no workflow but holds some (folders with a START or
+1_START state, YAML workflow files; not testdata/) lints each of them.
+
+Each finding has a check id, a severity (error, warning, info), a place and
+a fix; docs/lint.md lists every check. The text report groups findings by
+file and ends with a count. --json prints one JSON object instead;
+--sarif FILE also writes SARIF 2.1.0 for code-scanning tools ('-': stdout,
+in place of the report).
+
+raymond run and raymond start lint the workflow first and refuse one with
+an error (--no-lint, or lint = false in .raymond/config.toml, skips that).
+
+Exit status: 0 no error (warnings allowed), 1 an error was found, 2 bad
+usage (a flag, a PATH that names no workflow).`,
+	examples: []string{
+		"raymond lint                         # the workflow in this folder",
+		"raymond lint workflows/              # every workflow in workflows/",
+		"raymond lint wf/ --json | jq '.[].findings[] | select(.severity == \"error\")'",
+		"raymond lint wf/ --sarif lint.sarif # for GitHub code scanning",
+	},
+}
+
+func runLint(_ context.Context, env *cmdEnv, args []string) error {
+	flags := newFlagSet("lint")
+	asJSON := flags.Bool("json", false, "print one JSON array of reports on stdout instead of the text report")
+	sarif := flags.String("sarif", "", "also write the findings as SARIF 2.1.0 to `FILE` ('-': stdout)")
+	if done, err := parseFlags(flags, args, lintHelp, env.stdout); done || err != nil {
+		return err
+	}
+	if *asJSON && *sarif == "-" {
+		return lintHelp.usageError("--json and --sarif - both want stdout; give --sarif a file")
+	}
+	paths := flags.Args()
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	ss := workflow.NewScopes(lintFetcher(paths))
+	defer ss.Close()
+	var reports []lint.Report
+	for _, p := range expandLintPaths(paths) {
+		r, err := lint.Check(ss, p)
+		if err != nil {
+			return &usageError{msg: err.Error(), hint: "Give a workflow folder, a state file, or a YAML or zip workflow."}
+		}
+		reports = append(reports, r)
+	}
+	if *sarif != "" {
+		if err := writeSARIF(*sarif, env.stdout, reports); err != nil {
+			return err
+		}
+	}
+	switch {
+	case *asJSON:
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(reports); err != nil {
+			return err
+		}
+	case *sarif != "-":
+		for _, r := range reports {
+			writeLintText(env.stdout, r)
+		}
+	}
+	for _, r := range reports {
+		if r.HasErrors() {
+			return &exitError{code: exitFailed}
+		}
+	}
+	return nil
+}
+
+// lintFetcher downloads the pinned URLs among paths into the project's
+// registry, as raymond run does; nil (no downloads) when no path is a URL
+// or there is no project.
+func lintFetcher(paths []string) workflow.Fetcher {
+	for _, p := range paths {
+		if !strings.Contains(p, "://") {
+			continue
+		}
+		if proj, err := openProject("", true); err == nil {
+			return fetcher(proj)
+		}
+	}
+	return nil
+}
+
+// expandLintPaths replaces each folder that is not a workflow but holds
+// some by those workflows (lint.Find).
+func expandLintPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			if found, err := lint.Find(p); err == nil && len(found) > 0 {
+				out = append(out, found...)
+				continue
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// shown returns path relative to the working folder when it is inside it.
+func shown(path string) string {
+	wd, err := os.Getwd()
+	if err != nil || !filepath.IsAbs(path) {
+		return path
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return rel
+}
+
+// writeLintText writes the findings of r grouped by file, and a count.
+func writeLintText(w io.Writer, r lint.Report) {
+	var b strings.Builder
+	file := ""
+	for _, f := range r.Findings {
+		if f.File != file {
+			file = f.File
+			fmt.Fprintf(&b, "%s\n", shown(file))
+		}
+		b.WriteString("  " + findingLine(f) + "\n")
+	}
+	fmt.Fprintf(&b, "%s: %s\n", r.Workflow, lintCounts(r))
+	io.WriteString(w, b.String())
+}
+
+// findingLine is one finding without its file: LINE:COL severity message
+// [check], then its fix.
+func findingLine(f lint.Finding) string {
+	where := ""
+	switch {
+	case f.Line > 0 && f.Column > 0:
+		where = fmt.Sprintf("%d:%d: ", f.Line, f.Column)
+	case f.Line > 0:
+		where = fmt.Sprintf("%d: ", f.Line)
+	}
+	return fmt.Sprintf("%s%s: %s [%s]\n    fix: %s", where, f.Severity, f.Message, f.Check, f.Fix)
+}
+
+// lintCounts says how many errors, warnings and infos r has.
+func lintCounts(r lint.Report) string {
+	if len(r.Findings) == 0 {
+		return "no problems found"
+	}
+	return fmt.Sprintf("%s, %s, %s", lintPlural(r.Count(lint.Error), "error"), lintPlural(r.Count(lint.Warning), "warning"), lintPlural(r.Count(lint.Info), "info"))
+}
+
+func lintPlural(n int, word string) string {
+	if n == 1 || word == "info" {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// writeSARIF writes reports as one SARIF 2.1.0 log to path, or to stdout
+// for "-".
+func writeSARIF(path string, stdout io.Writer, reports []lint.Report) error {
+	data, err := json.MarshalIndent(lint.SARIF(reports, lintToolVersion()), "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if path == "-" {
+		_, err = stdout.Write(data)
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return &usageError{msg: fmt.Sprintf("--sarif: %v", err), hint: "Give a file in a folder that exists and can be written."}
+	}
+	return nil
+}
+
+// lintBeforeRun lints workflow for run and start: every error is named on
+// stderr and refuses the run (exit 2); warnings are printed once.
+func lintBeforeRun(env *cmdEnv, workflowArg string, fetcher workflow.Fetcher) error {
+	ss := workflow.NewScopes(fetcher)
+	defer ss.Close()
+	r, err := lint.Check(ss, workflowArg)
+	if err != nil {
+		return nil // run says what is wrong with the argument, as it always has
+	}
+	for _, f := range r.Only(lint.Warning) {
+		if f.Check == "unknown-key" || f.Check == "frontmatter-warning" {
+			continue // the run prints these itself when it loads the state
+		}
+		fmt.Fprintf(env.stderr, "raymond: warning: %s\n", findingOneLine(f))
+	}
+	errs := r.Only(lint.Error)
+	if len(errs) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s has %s, so no run was created:", workflowArg, lintPlural(len(errs), "error"))
+	for _, f := range errs {
+		b.WriteString("\n  " + findingOneLine(f))
+	}
+	hint := "Fix them, then run again"
+	if len(errs) == 1 {
+		hint = "Fix the state file the message names, then run again."
+	}
+	return &usageError{msg: b.String(), hint: hint + "\n('raymond lint " + workflowArg + "' shows every finding; --no-lint skips this check.)"}
+}
+
+// findingOneLine is a finding on one line: FILE:LINE:COL: message [check]; fix.
+func findingOneLine(f lint.Finding) string {
+	where := shown(f.File)
+	if f.Line > 0 {
+		where += fmt.Sprintf(":%d", f.Line)
+		if f.Column > 0 {
+			where += fmt.Sprintf(":%d", f.Column)
+		}
+	}
+	return fmt.Sprintf("%s: %s [%s]; %s", where, f.Message, f.Check, f.Fix)
+}
+
+// lintToolVersion is raymond's version for SARIF's tool.driver.version.
+func lintToolVersion() string {
+	v, _ := buildVersion()
+	return v
+}

@@ -1,0 +1,353 @@
+package lint
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"raymond/parsing"
+	"raymond/project"
+	"raymond/workflow"
+)
+
+// checker holds what Check learns about the scopes it visits.
+type checker struct {
+	ss     *workflow.Scopes
+	out    []Finding
+	scopes map[string]*scopeInfo // by Dir
+	order  []*scopeInfo
+	links  []link
+}
+
+// scopeInfo is one scope, its states and the states runs enter it at.
+type scopeInfo struct {
+	s      *workflow.Scope
+	starts []string
+	// startVars are the fork variables fork-workflow tags give a start.
+	startVars map[string][]string
+	nodes     map[string]*node
+	names     []string
+	loaded    bool
+}
+
+// node is one state of a scope.
+type node struct {
+	name   string
+	st     *workflow.State // nil when it could not be loaded
+	file   string          // the file findings name
+	raw    []byte          // the file's bytes, for places in its frontmatter
+	edges  []edge
+	result bool // may emit <result> or leave the scope for good
+	// dynamic is set for a state whose transitions are not known: a script
+	// that prints no tag as written, or a state that failed to load.
+	dynamic bool
+	// broken is set when a transition of the state names no state: it is
+	// reported, and the graph checks do not blame the state for it again.
+	broken bool
+}
+
+// edge is one transition a state may take within its scope.
+type edge struct {
+	tag, role string // role: target, return, next, timeout_next
+	to        string // the state's file name
+	input     bool   // carries an input
+	vars      []string
+	place     place
+}
+
+// place is where something is written.
+type place struct {
+	file      string
+	line, col int
+}
+
+// link is a cross-workflow tag that leads from one scope into another.
+type link struct {
+	tag      string
+	from, to string // scope dirs
+	place    place
+}
+
+// Check lints the workflow arg names (a folder, a state in it, a YAML or
+// zip file, or a pinned URL, as raymond run takes them) and every workflow
+// it reaches through cross-workflow tags. A workflow that cannot be found
+// at all is an error; everything wrong inside one is a finding.
+func Check(scopes *workflow.Scopes, arg string) (Report, error) {
+	c := &checker{ss: scopes, scopes: make(map[string]*scopeInfo)}
+	s, first, err := scopes.Start(arg)
+	if err != nil {
+		s, err = c.unstartable(arg, err)
+		if err != nil {
+			return Report{}, err
+		}
+		if s != nil {
+			c.scope(s)
+		}
+	} else {
+		c.enter(s, first)
+		// Started from a state, the workflow's entry still starts other
+		// runs: what it reaches is not unreachable.
+		if entry, err := s.Entry(); err == nil && entry != first {
+			c.enter(s, entry)
+		}
+	}
+	for i := 0; i < len(c.order); i++ {
+		c.load(c.order[i])
+	}
+	for _, si := range c.order {
+		c.graph(si)
+	}
+	c.cycles()
+	return Report{Workflow: arg, Findings: sortFindings(c.out)}, nil
+}
+
+// unstartable turns the failure to start arg into findings when the
+// workflow exists: no or two entry points, a YAML or zip file that cannot
+// be read. It returns the scope to lint further when it opened, and err
+// when arg names no workflow at all.
+func (c *checker) unstartable(arg string, startErr error) (*workflow.Scope, error) {
+	if strings.Contains(arg, "://") {
+		return nil, startErr
+	}
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return nil, startErr
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, startErr
+	}
+	ext := strings.ToLower(filepath.Ext(abs))
+	if !fi.IsDir() && ext != ".yaml" && ext != ".yml" && ext != ".zip" {
+		return nil, startErr
+	}
+	s, err := c.ss.Open(abs, "")
+	if err != nil {
+		f := placed(err, abs)
+		f.Check, f.Severity = "workflow-parse-error", Error
+		f.Fix = "fix the file at the place named, then lint again"
+		c.add(f)
+		return nil, nil
+	}
+	if _, err := s.Entry(); err != nil {
+		f := Finding{Check: "no-entry-point", Severity: Error, File: abs, Message: stripPrefix(err.Error(), abs),
+			Fix: "add a START.md (or 1_START.md) state, or give the state to start from"}
+		if strings.Contains(err.Error(), "both") {
+			f.Check, f.Fix = "ambiguous-entry-point", "remove or rename one of the two start states"
+		}
+		c.add(f)
+		return s, nil
+	}
+	// The entry is fine, so something else refused the start (a manifest's
+	// backend): say so as it is.
+	c.add(Finding{Check: "workflow-parse-error", Severity: Error, File: abs, Message: startErr.Error(),
+		Fix: "fix what the message names"})
+	return s, nil
+}
+
+// scope returns the record of s, making it the first time.
+func (c *checker) scope(s *workflow.Scope) *scopeInfo {
+	if si, ok := c.scopes[s.Dir()]; ok {
+		return si
+	}
+	si := &scopeInfo{s: s, nodes: make(map[string]*node)}
+	c.scopes[s.Dir()] = si
+	c.order = append(c.order, si)
+	return si
+}
+
+// enter records that a run may enter s at the state first.
+func (c *checker) enter(s *workflow.Scope, first string, vars ...string) {
+	si := c.scope(s)
+	if si.startVars == nil {
+		si.startVars = make(map[string][]string)
+	}
+	si.startVars[first] = append(si.startVars[first], vars...)
+	if !slices.Contains(si.starts, first) {
+		si.starts = append(si.starts, first)
+	}
+}
+
+func (c *checker) add(f Finding) { c.out = append(c.out, f) }
+
+// load reads every state of si and checks each one on its own.
+func (c *checker) load(si *scopeInfo) {
+	if si.loaded {
+		return
+	}
+	si.loaded = true
+	names, err := si.s.States()
+	if err != nil {
+		f := placed(err, si.s.Dir())
+		f.Check, f.Severity, f.Fix = "workflow-parse-error", Error, "fix the file at the place named, then lint again"
+		c.add(f)
+		return
+	}
+	for _, name := range names {
+		if strings.EqualFold(name, "README.md") {
+			continue // a workflow's documentation, not a state a run reaches
+		}
+		si.names = append(si.names, name)
+		n := &node{name: name, file: stateFile(si.s, name)}
+		si.nodes[name] = n
+		if si.s.Kind() != workflow.YAML {
+			if fsys := si.s.FS(); fsys != nil {
+				n.raw, _ = fs.ReadFile(fsys, name)
+			}
+		} else {
+			n.raw, _ = os.ReadFile(si.s.Dir())
+		}
+		st, err := si.s.Load(name)
+		if err != nil {
+			n.dynamic = true
+			c.loadError(n, err)
+			continue
+		}
+		n.st = st
+		c.state(si, n)
+	}
+}
+
+// stateFile is the file a finding about the state name of s names.
+func stateFile(s *workflow.Scope, name string) string {
+	if s.Kind() == workflow.YAML {
+		return s.Dir()
+	}
+	return filepath.Join(s.Dir(), name)
+}
+
+// loadError turns the failure to load the state n into a finding.
+func (c *checker) loadError(n *node, err error) {
+	f := placed(err, n.file)
+	f.Message = stripPrefix(f.Message, n.name)
+	msg := f.Message
+	f.Severity = Error
+	switch {
+	case strings.HasSuffix(n.name, ".sh"):
+		f.Check, f.Fix = "unreadable-script", "make the script a readable file inside the workflow"
+	case strings.Contains(msg, "NUL byte"):
+		f.Check, f.Fix = "nul-byte", "remove the NUL byte: a prompt must be text"
+	case strings.Contains(msg, "not valid UTF-8"):
+		f.Check, f.Fix = "invalid-utf8", "save the file as UTF-8"
+	case strings.Contains(msg, "the file is empty") || strings.Contains(msg, "nothing after its frontmatter"):
+		f.Check, f.Fix = "empty-state", "write the prompt the agent should follow"
+	case strings.Contains(msg, "force_implicit"):
+		f.Check, f.Fix = "invalid-force-implicit", "keep exactly one allowed transition that fixes everything, or remove force_implicit"
+	case strings.Contains(msg, "cd is ") || strings.Contains(msg, "takes no cd"):
+		f.Check, f.Fix = "unsupported-cd-attribute", "remove cd from this entry: only reset, fork, function-workflow, fork-workflow and reset-workflow take it"
+	default:
+		f.Check, f.Fix = "frontmatter-parse-error", "fix the frontmatter at the place named"
+	}
+	c.add(f)
+}
+
+// frontmatterKeys are the keys a state's frontmatter may hold; a YAML
+// workflow's state also takes prompt and the script keys.
+var frontmatterKeys = []string{"allowed_transitions", "model", "effort", "force_implicit", "step_timeout", "timeout", "prompt", "sh"}
+
+var unknownKeyRE = regexp.MustCompile(`unknown (?:frontmatter |top-level )?key "([^"]*)"`)
+
+// state checks the loaded state n of si on its own and collects its edges.
+func (c *checker) state(si *scopeInfo, n *node) {
+	st := n.st
+	for _, w := range st.Warnings {
+		msg := stripPrefix(w, st.Name)
+		msg = strings.TrimPrefix(msg, si.s.Dir()+": ")
+		if m := placeRE.FindStringSubmatch(w); m != nil && !strings.Contains(m[1], " ") {
+			msg = m[4]
+		}
+		if m := unknownKeyRE.FindStringSubmatch(msg); m != nil {
+			fix := "remove the key, or spell it as one of " + strings.Join(frontmatterKeys[:6], ", ")
+			if s := suggest(m[1], frontmatterKeys); s != "" {
+				fix = fmt.Sprintf("did you mean %q? rename the key", s)
+			}
+			c.report("unknown-key", Warning, c.at(n, m[1]+":"), msg, fix)
+			continue
+		}
+		if strings.HasPrefix(msg, "effort ") {
+			continue // invalid-effort says it
+		}
+		c.report("frontmatter-warning", Warning, c.at(n, ""), msg, "see the message")
+	}
+	p := st.Policy
+	if p.Model != "" {
+		if err := project.CheckModel(p.Model); err != nil {
+			c.report("invalid-model", Error, c.at(n, p.Model), err.Error(),
+				"give an alias (opus, sonnet, haiku) or a full model id")
+		}
+	}
+	if p.Effort != "" {
+		if err := project.CheckEffort(p.Effort); err != nil {
+			fix := "use one of " + strings.Join(project.EffortLevels, ", ")
+			if s := suggest(p.Effort, project.EffortLevels); s != "" {
+				fix = fmt.Sprintf("did you mean %q?", s)
+			}
+			c.report("invalid-effort", Error, c.at(n, p.Effort), err.Error(), fix)
+		}
+	}
+	if st.Script {
+		tags, _ := parsing.Tags(st.Body)
+		for _, t := range tags {
+			c.tag(si, n, t, place{file: n.file, line: st.BodyLine}, false)
+		}
+		if len(tags) == 0 {
+			n.dynamic = true
+			c.add(Finding{Check: "script-state-no-static-analysis", Severity: Info, File: n.file, Line: st.BodyLine,
+				Message: fmt.Sprintf("%s is a script whose transitions are printed when it runs; they cannot be checked here", st.Name),
+				Fix:     "nothing to do; tags written literally in the script (echo '<goto>NEXT</goto>') are checked"})
+		}
+		return
+	}
+	c.rules(si, n)
+	tags, err := parsing.Tags(st.Body)
+	if err != nil {
+		var pe *parsing.Error
+		pl := place{file: n.file, line: st.BodyLine}
+		if errors.As(err, &pe) && pe.Tag != "" {
+			pl = c.inBody(n, strings.Index(st.Body, pe.Tag))
+		}
+		c.report("malformed-tag", Warning, pl, err.Error(),
+			"write the tag as <name attr=\"value\">BODY</name>, or quote it in `code` when it is an example")
+	}
+	var unquoted []parsing.Tag
+	for _, t := range tags {
+		if !t.Quoted {
+			unquoted = append(unquoted, t)
+		}
+	}
+	// A fan-out is checked against the policy as a whole when it runs (the
+	// goto beside forks is their next): only single tags are compared here.
+	fanOut := false
+	for _, t := range unquoted {
+		fanOut = fanOut || parsing.Forks(t.Name)
+	}
+	for _, t := range unquoted {
+		c.tag(si, n, t, c.inBody(n, t.Offset), true)
+		single := !fanOut || !parsing.Forks(t.Name) && t.Name != parsing.Goto
+		if p.Restricted() && single && !p.Allows(t) && !templated(t.Raw) {
+			c.report("tag-not-allowed", Warning, c.inBody(n, t.Offset),
+				fmt.Sprintf("the prompt shows %s, but allowed_transitions refuses it: the agent would get a reminder", short(t.Raw)),
+				"add an allowed_transitions entry for it, or change the prompt")
+		}
+	}
+	c.forks(n, unquoted, c.inBody)
+	if len(unquoted) == 0 && !p.Restricted() {
+		c.add(Finding{Check: "dead-end-state", Severity: Warning, File: n.file, Line: st.BodyLine,
+			Message: fmt.Sprintf("%s names no transition and has no allowed_transitions, so the agent is never told how to go on", st.Name),
+			Fix:     "say in the prompt which tag to emit (e.g. <goto>NEXT.md</goto> or <result>…</result>), or add allowed_transitions"})
+		n.result = true // reported once: no loop or call warnings follow from it
+	}
+}
+
+// short returns s cut to a readable length.
+func short(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return s
+}

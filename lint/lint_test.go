@@ -1,0 +1,129 @@
+package lint_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"raymond/lint"
+	"raymond/workflow"
+)
+
+// check writes files into a new folder and lints it.
+func check(t *testing.T, files map[string]string) lint.Report {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+	ss := workflow.NewScopes(nil)
+	t.Cleanup(func() { ss.Close() })
+	r, err := lint.Check(ss, dir)
+	require.NoError(t, err)
+	return r
+}
+
+// find returns the findings of the check id.
+func find(r lint.Report, id string) []lint.Finding {
+	var out []lint.Finding
+	for _, f := range r.Findings {
+		if f.Check == id {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestBytes(t *testing.T) {
+	const done = "<result>done</result>"
+	tests := []struct {
+		id, text string
+		line     int
+	}{
+		{"nul-byte", "line one\n<goto>X</goto>\x00\n", 2},
+		{"invalid-utf8", "ok\n\xff\xfe\n", 2},
+		{"empty-state", "  \n", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			bad := check(t, map[string]string{"START.md": "<goto>NEXT</goto>", "NEXT.md": tt.text})
+			got := find(bad, tt.id)
+			require.Len(t, got, 1, "%+v", bad.Findings)
+			assert.Equal(t, lint.Error, got[0].Severity)
+			assert.Equal(t, tt.line, got[0].Line)
+			assert.True(t, bad.HasErrors())
+			good := check(t, map[string]string{"START.md": "<goto>NEXT</goto>", "NEXT.md": done})
+			assert.Empty(t, good.Findings)
+		})
+	}
+}
+
+func TestUnknownKeyDidYouMean(t *testing.T) {
+	r := check(t, map[string]string{"START.md": "---\nmodel: sonnet\nmodle: opus\n---\n<result>x</result>\n"})
+	got := find(r, "unknown-key")
+	require.Len(t, got, 1)
+	assert.Equal(t, `did you mean "model"? rename the key`, got[0].Fix)
+	assert.Equal(t, 3, got[0].Line)
+	assert.Equal(t, 1, got[0].Column)
+	assert.False(t, r.HasErrors())
+}
+
+func TestYAMLWorkflow(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "wf.yaml")
+	require.NoError(t, os.WriteFile(p, []byte("states:\n  START:\n    prompt: \"<goto>NEXTT</goto>\"\n  NEXT:\n    prompt: \"<result>x</result>\"\n"), 0o644))
+	ss := workflow.NewScopes(nil)
+	defer ss.Close()
+	r, err := lint.Check(ss, p)
+	require.NoError(t, err)
+	got := find(r, "missing-target")
+	require.Len(t, got, 1, "%+v", r.Findings)
+	assert.Equal(t, p, got[0].File)
+	assert.Equal(t, 2, got[0].Line)
+	assert.Equal(t, "did you mean NEXT?", got[0].Fix)
+}
+
+func TestCleanWorkflowsHaveNoErrors(t *testing.T) {
+	r := check(t, map[string]string{
+		"START.md":  "<fork next=\"JOIN\" item=\"a\">WORKER</fork>",
+		"WORKER.md": "Do {{item}} for {{agent_id}}. <result>ok</result>",
+		"JOIN.md":   "<call return=\"END\">SUB</call>",
+		"SUB.md":    "<ask next=\"SUB2\">Go?</ask>",
+		"SUB2.md":   "You said {{input}}. <result>yes</result>",
+		"END.md":    "It returned {{result}}. <result>done</result>",
+	})
+	assert.Empty(t, r.Findings)
+}
+
+func TestSARIF(t *testing.T) {
+	r := check(t, map[string]string{"START.md": "<goto>NOPE</goto>"})
+	log := lint.SARIF([]lint.Report{r}, "v1")
+	assert.Equal(t, "2.1.0", log.Version)
+	require.Len(t, log.Runs, 1)
+	assert.Equal(t, "raymond", log.Runs[0].Tool.Driver.Name)
+	ids := []string{}
+	for _, rule := range log.Runs[0].Tool.Driver.Rules {
+		ids = append(ids, rule.ID)
+	}
+	assert.True(t, slices.Contains(ids, "missing-target"))
+	require.NotEmpty(t, log.Runs[0].Results)
+	assert.Equal(t, "error", log.Runs[0].Results[0].Level)
+}
+
+func TestTemplatedTargetsAreNotChecked(t *testing.T) {
+	r := check(t, map[string]string{
+		"START.md":  "<fork next=\"JOIN\" step=\"CHECK\">WORKER</fork>",
+		"WORKER.md": "Then <goto>{{step}}</goto>.",
+		"CHECK.md":  "<result>ok</result>",
+		"JOIN.md":   "<result>done</result>",
+	})
+	assert.Empty(t, find(r, "missing-target"), "%+v", r.Findings)
+	assert.Empty(t, find(r, "unreachable-state"), "%+v", r.Findings)
+	assert.NotNil(t, r.Findings)
+}
