@@ -291,9 +291,31 @@ func (c *checker) state(si *scopeInfo, n *node) {
 		}
 	}
 	if st.Script {
-		tags, _ := parsing.Tags(st.Body)
-		for _, t := range tags {
-			c.tag(si, n, t, place{file: n.file, line: st.BodyLine}, false)
+		// A script prints its tags when it runs: only a tag written whole
+		// on one line, with nothing the shell fills in, is read here, and a
+		// comment is not read at all. What such a tag shows is a warning,
+		// never an error: a guess about a script must not keep it from
+		// running.
+		var tags []parsing.Tag
+		for i, line := range strings.Split(st.Body, "\n") {
+			if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
+				continue
+			}
+			found, _ := parsing.Tags(line)
+			for _, t := range found {
+				if strings.ContainsAny(t.Raw, "$`") {
+					n.dynamic = true
+					continue
+				}
+				before := len(c.out)
+				c.tag(si, n, t, place{file: n.file, line: st.BodyLine + i}, false)
+				for j := before; j < len(c.out); j++ {
+					if c.out[j].Severity == Error {
+						c.out[j].Severity = Warning
+					}
+				}
+				tags = append(tags, t)
+			}
 		}
 		if len(tags) == 0 {
 			n.dynamic = true
