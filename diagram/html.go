@@ -39,8 +39,17 @@ func HTML(g lint.Graph, title string) string {
 		fmt.Fprintf(&b, `<marker id="arrow-%s" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="%s"/></marker>`+"\n", k, colours[k])
 	}
 	b.WriteString("</defs>\n")
+	// Arrows between the same two nodes are spread apart.
+	pairs := make(map[[2]string]int)
 	for _, a := range p.arrows {
-		b.WriteString(svgArrow(a, pos[a.from], pos[a.to]))
+		pairs[[2]string{a.from, a.to}]++
+	}
+	nth := make(map[[2]string]int)
+	for _, a := range p.arrows {
+		k := [2]string{a.from, a.to}
+		spread := 2*nth[k] - (pairs[k] - 1) // -n+1 … n-1, step 2
+		nth[k]++
+		b.WriteString(svgArrow(a, box(p, pos, a.from), box(p, pos, a.to), spread))
 	}
 	multi := len(p.workflows) > 1
 	for _, n := range p.nodes {
@@ -145,42 +154,76 @@ func layout(p *plan) map[string][2]int {
 }
 
 // svgArrow draws a from a box at src to a box at dst: straight down when
-// dst is below, otherwise a curve around the side.
-func svgArrow(a arrow, src, dst [2]int) string {
-	x1, y1 := src[0]+boxW/2, src[1]+boxH
-	x2, y2 := dst[0]+boxW/2, dst[1]
+// dst is below, an arc over the top in the same layer, otherwise a curve
+// around the right side. spread moves it (and its label) aside from the
+// other arrows between the same boxes.
+func svgArrow(a arrow, src, dst rect, spread int) string {
+	x1, y1 := src.x+src.w/2+spread*8, src.y+src.h
+	x2, y2 := dst.x+dst.w/2+spread*8, dst.y
 	var d string
-	lx, ly := (x1+x2)/2, (y1+y2)/2
+	lx, ly := (x1+x2)/2, (y1+y2)/2+spread*7
 	switch {
 	case a.from == a.to:
-		x1, y1 = src[0]+boxW, src[1]+boxH/3
-		x2, y2 = src[0]+boxW, src[1]+2*boxH/3
+		x1, y1 = src.x+src.w, src.y+src.h/3
+		x2, y2 = src.x+src.w, src.y+2*src.h/3
 		d = fmt.Sprintf("M%d,%d C%d,%d %d,%d %d,%d", x1, y1, x1+40, y1-20, x2+40, y2+20, x2, y2)
 		lx, ly = x1+38, (y1+y2)/2
-	case dst[1] > src[1]:
+	case dst.y > src.y:
 		d = fmt.Sprintf("M%d,%d L%d,%d", x1, y1, x2, y2)
+	case dst.y == src.y:
+		y1, y2 = src.y, dst.y
+		top := y1 - 22 - abs(x2-x1)/12 - spread*6
+		d = fmt.Sprintf("M%d,%d C%d,%d %d,%d %d,%d", x1, y1, x1, top, x2, top, x2, y2)
+		lx, ly = (x1+x2)/2, top+4
 	default:
 		// Up or sideways: leave from the right side, come in on the right.
-		x1, y1 = src[0]+boxW, src[1]+boxH/2
-		x2, y2 = dst[0]+boxW, dst[1]+boxH/2
-		bend := max(x1, x2) + 30 + (src[1]-dst[1])/8
+		x1, y1 = src.x+src.w, src.y+src.h/2
+		x2, y2 = dst.x+dst.w, dst.y+dst.h/2
+		bend := max(x1, x2) + 30 + (src.y-dst.y)/8
 		d = fmt.Sprintf("M%d,%d C%d,%d %d,%d %d,%d", x1, y1, bend, y1, bend, y2, x2, y2)
-		lx, ly = bend-10, (y1+y2)/2
+		lx, ly = bend-10, (y1+y2)/2+spread*7
+	}
+	label := a.label
+	if a.kind == kindResult {
+		label = "" // the circle it leads to says result
 	}
 	dash := ""
 	if dashed[a.kind] {
 		dash = ` stroke-dasharray="5 3"`
 	}
 	return fmt.Sprintf(`<g class="edge %s"><path d="%s" fill="none" stroke="%s" stroke-width="1.6"%s marker-end="url(#arrow-%s)"/><text x="%d" y="%d">%s</text></g>`+"\n",
-		a.kind, d, colours[a.kind], dash, a.kind, lx+4, ly, html.EscapeString(a.label))
+		a.kind, d, colours[a.kind], dash, a.kind, lx+4, ly, html.EscapeString(label))
+}
+
+// rect is where a node is drawn.
+type rect struct{ x, y, w, h int }
+
+// endRadius is the radius of the circle a workflow's end is drawn as.
+const endRadius = 16
+
+// box returns the rectangle of the node id placed by pos: its box, or the
+// square around an end's circle.
+func box(p *plan, pos map[string][2]int, id string) rect {
+	xy := pos[id]
+	if p.nodes[p.byID[id]].end {
+		return rect{xy[0] + boxW/2 - endRadius, xy[1] + boxH/2 - endRadius, 2 * endRadius, 2 * endRadius}
+	}
+	return rect{xy[0], xy[1], boxW, boxH}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // svgNode draws one node at xy.
 func svgNode(n node, xy [2]int, multi bool, p *plan) string {
 	x, y := xy[0], xy[1]
 	if n.end {
-		return fmt.Sprintf(`<g class="end"><circle cx="%d" cy="%d" r="16"/><text x="%d" y="%d" text-anchor="middle">%s</text></g>`+"\n",
-			x+boxW/2, y+boxH/2, x+boxW/2, y+boxH/2+4, html.EscapeString(n.label))
+		return fmt.Sprintf(`<g class="end"><circle cx="%d" cy="%d" r="%d"/><text x="%d" y="%d" text-anchor="middle">%s</text></g>`+"\n",
+			x+boxW/2, y+boxH/2, endRadius, x+boxW/2, y+boxH/2+4, html.EscapeString(n.label))
 	}
 	classes := []string{"state"}
 	if n.script {
