@@ -53,6 +53,9 @@ func runDiagram(_ context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return &usageError{msg: err.Error(), hint: "Give a workflow folder, a state file, or a YAML or zip workflow."}
 	}
+	if err := drawable(path, g); err != nil {
+		return err
+	}
 	if *htmlFile == "" {
 		_, err := io.WriteString(env.stdout, diagram.Mermaid(g))
 		return err
@@ -66,4 +69,23 @@ func runDiagram(_ context.Context, env *cmdEnv, args []string) error {
 		return &usageError{msg: fmt.Sprintf("--html: %v", err), hint: "Give a file in a folder that exists and can be written."}
 	}
 	return nil
+}
+
+// drawable returns a usage error when g has no state to draw: path is no
+// workflow (an empty folder, a folder of workflows, a file that does not
+// parse). The error names what lint found.
+func drawable(path string, g lint.Graph) error {
+	for _, w := range g.Workflows {
+		if len(w.States) > 0 {
+			return nil
+		}
+	}
+	msg := path + " has no states to draw"
+	for _, f := range g.Findings {
+		if f.Severity == lint.Error {
+			msg += ": " + f.Message
+			break
+		}
+	}
+	return &usageError{msg: msg, hint: "Give a workflow folder, a state file, or a YAML or zip workflow ('raymond lint " + path + "' says more)."}
 }
