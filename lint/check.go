@@ -70,6 +70,8 @@ type place struct {
 type link struct {
 	tag      string
 	from, to string // scope dirs
+	state    string // the state of from it is written in
+	target   string // the state of to it enters at
 	place    place
 }
 
@@ -78,12 +80,22 @@ type link struct {
 // it reaches through cross-workflow tags. A workflow that cannot be found
 // at all is an error; everything wrong inside one is a finding.
 func Check(scopes *workflow.Scopes, arg string) (Report, error) {
+	c, err := walk(scopes, arg)
+	if err != nil {
+		return Report{}, err
+	}
+	return Report{Workflow: arg, Findings: sortFindings(c.out)}, nil
+}
+
+// walk visits the workflow arg names and every workflow it reaches, and
+// runs every check; the checker holds the graph and the findings.
+func walk(scopes *workflow.Scopes, arg string) (*checker, error) {
 	c := &checker{ss: scopes, scopes: make(map[string]*scopeInfo)}
 	s, first, err := scopes.Start(arg)
 	if err != nil {
 		s, err = c.unstartable(arg, err)
 		if err != nil {
-			return Report{}, err
+			return nil, err
 		}
 		if s != nil {
 			c.scope(s)
@@ -103,7 +115,7 @@ func Check(scopes *workflow.Scopes, arg string) (Report, error) {
 		c.graph(si)
 	}
 	c.cycles()
-	return Report{Workflow: arg, Findings: sortFindings(c.out)}, nil
+	return c, nil
 }
 
 // unstartable turns the failure to start arg into findings when the

@@ -66,7 +66,7 @@ func (c *checker) tag(si *scopeInfo, n *node, t parsing.Tag, pl place, body bool
 		for k := range t.Vars() {
 			vars = append(vars, k)
 		}
-		c.crossWorkflow(si, t.Name, t.Target, pl, vars)
+		c.crossWorkflow(si, n, t.Name, t.Target, pl, vars)
 	} else if !parsing.HasPayload(t.Name) {
 		var vars []string
 		for k := range t.Vars() {
@@ -140,7 +140,7 @@ func stems(names []string) []string {
 
 // crossWorkflow resolves the specifier spec of a cross-workflow tag written
 // in si, and queues the scope it leads into.
-func (c *checker) crossWorkflow(si *scopeInfo, tag, spec string, pl place, vars []string) {
+func (c *checker) crossWorkflow(si *scopeInfo, n *node, tag, spec string, pl place, vars []string) {
 	to, first, err := c.ss.Workflow(si.s, spec)
 	if err != nil {
 		c.report("missing-workflow", Error, pl, fmt.Sprintf("<%s> %s: %v", tag, spec, err),
@@ -148,7 +148,7 @@ func (c *checker) crossWorkflow(si *scopeInfo, tag, spec string, pl place, vars 
 		return
 	}
 	c.enter(to, first, vars...)
-	c.links = append(c.links, link{tag: tag, from: si.s.Dir(), to: to.Dir(), place: pl})
+	c.links = append(c.links, link{tag: tag, from: si.s.Dir(), to: to.Dir(), state: n.name, target: first, place: pl})
 }
 
 // rules checks the allowed_transitions of n and records their edges.

@@ -70,6 +70,7 @@ func commands() []command {
 		{name: "rm", synopsis: "remove runs with their transcripts and task folders", run: runRm},
 		{name: "transcript", synopsis: "analyse what a run did: path, time, cost, steps", run: runTranscript},
 		{name: "lint", synopsis: "check workflows for mistakes without running them", run: runLint},
+		{name: "diagram", synopsis: "draw a workflow's states and transitions (Mermaid or HTML)", run: runDiagram},
 		{name: "test", synopsis: "run workflow tests (*.test.yaml) without a model", run: runTest},
 		{name: "completion", synopsis: "print a bash, zsh or fish completion script", run: runCompletion},
 		{name: "version", synopsis: "print raymond's version, commit and Go version", run: runVersion},
