@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"raymond/internal/spelling"
 	"regexp"
 	"slices"
 	"strings"
@@ -275,7 +276,7 @@ func (c *checker) state(si *scopeInfo, n *node) {
 		}
 		if m := unknownKeyRE.FindStringSubmatch(msg); m != nil {
 			fix := "remove the key, or spell it as one of " + strings.Join(frontmatterKeys[:6], ", ")
-			if s := suggest(m[1], frontmatterKeys); s != "" {
+			if s := spelling.Suggest(m[1], frontmatterKeys); s != "" {
 				fix = fmt.Sprintf("did you mean %q? rename the key", s)
 			}
 			c.report("unknown-key", Warning, c.at(n, m[1]+":"), msg, fix)
@@ -296,7 +297,7 @@ func (c *checker) state(si *scopeInfo, n *node) {
 	if p.Effort != "" {
 		if err := project.CheckEffort(p.Effort); err != nil {
 			fix := "use one of " + strings.Join(project.EffortLevels, ", ")
-			if s := suggest(p.Effort, project.EffortLevels); s != "" {
+			if s := spelling.Suggest(p.Effort, project.EffortLevels); s != "" {
 				fix = fmt.Sprintf("did you mean %q?", s)
 			}
 			c.report("invalid-effort", Error, c.at(n, p.Effort), err.Error(), fix)

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"raymond/internal/spelling"
 	"slices"
 	"strings"
 
@@ -192,7 +193,7 @@ func (c *checker) bindings(si *scopeInfo) {
 				continue
 			}
 			fix := "bind it with a fork variable (<fork " + ph + "=\"…\">), or remove it"
-			if s := suggest(ph, all); s != "" {
+			if s := spelling.Suggest(ph, all); s != "" {
 				fix = fmt.Sprintf("did you mean {{%s}}?", s)
 			}
 			c.report("unbound-placeholder", Warning, c.placeholderAt(n, ph),

@@ -3,6 +3,7 @@ package lint
 import (
 	"errors"
 	"fmt"
+	"raymond/internal/spelling"
 	"strings"
 
 	"raymond/parsing"
@@ -115,7 +116,7 @@ func (c *checker) edge(si *scopeInfo, n *node, e edge) {
 		case workflow.Ambiguous:
 			check, fix = "ambiguous-state-resolution", "add the extension (.md or .sh) to say which state"
 		case workflow.NotFound:
-			if s := suggest(e.to, append(si.names, stems(si.names)...)); s != "" {
+			if s := spelling.Suggest(e.to, append(si.names, stems(si.names)...)); s != "" {
 				fix = fmt.Sprintf("did you mean %s?", s)
 			} else if len(si.names) > 0 {
 				fix = "name one of " + strings.Join(si.names, ", ")
@@ -245,50 +246,4 @@ func (c *checker) forks(n *node, tags []parsing.Tag, where func(*node, int) plac
 			fmt.Sprintf("<%s> has no next and %s names no <goto>, so the agent that forks has nowhere to go on", forks[0].Name, n.name),
 			`add next="STATE" to the fork, or a <goto> beside it`)
 	}
-}
-
-// suggest returns the word of known closest to w, when it is close enough
-// to be a typo, or "".
-func suggest(w string, known []string) string {
-	best, bestD := "", -1
-	for _, k := range known {
-		if k == w {
-			continue
-		}
-		d := distance(strings.ToLower(w), strings.ToLower(k))
-		if bestD < 0 || d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if bestD < 0 || bestD > 2 || bestD*3 > len(w)+1 {
-		return ""
-	}
-	return best
-}
-
-// distance is the edit distance between a and b, an adjacent swap counting
-// as one edit.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }

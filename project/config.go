@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"raymond/internal/spelling"
 	"strconv"
 	"strings"
 	"time"
@@ -217,7 +218,7 @@ func (s *Settings) set(key string, v any) error {
 			s.StepTimeout = &d
 		}
 	default:
-		if near := nearest(key, ConfigKeys); near != "" {
+		if near := spelling.Suggest(key, ConfigKeys); near != "" {
 			err = fmt.Errorf("unknown key %q; did you mean %q? The keys allowed are %s", key, near, strings.Join(ConfigKeys, ", "))
 		} else {
 			err = fmt.Errorf("unknown key %q; the keys allowed are %s", key, strings.Join(ConfigKeys, ", "))
@@ -327,43 +328,4 @@ func tomlCount(key string, v any) (*int, error) {
 	}
 	m := int(n)
 	return &m, nil
-}
-
-// nearest returns the word of words closest to s when it is close enough to
-// be a typo of it (an edit distance of at most 2, and less than half of s),
-// else "".
-func nearest(s string, words []string) string {
-	best, bestD := "", 3
-	for _, w := range words {
-		if d := editDistance(s, w); d < bestD && d*2 < len(s) {
-			best, bestD = w, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, counting a
-// swap of two neighbouring letters as one edit.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }

@@ -3,6 +3,7 @@ package project
 import (
 	"os"
 	"path/filepath"
+	"raymond/internal/spelling"
 	"testing"
 	"time"
 
@@ -177,6 +178,6 @@ func TestNearestKey(t *testing.T) {
 		"modle": "model", "efort": "effort", "max_paralel": "max_parallel", "budgte": "budget",
 		"x": "", "colour": "", "no_wiat": "no_wait",
 	} {
-		assert.Equal(t, want, nearest(in, ConfigKeys), in)
+		assert.Equal(t, want, spelling.Suggest(in, ConfigKeys), in)
 	}
 }

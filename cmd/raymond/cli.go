@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"raymond/internal/spelling"
 	"strings"
 
 	"raymond/project"
@@ -134,7 +135,7 @@ func unknownCommand(name string, orPath bool) error {
 		names = append(names, c.name)
 	}
 	msg := fmt.Sprintf("unknown command %q", name)
-	if s := suggest(name, names); s != "" {
+	if s := spelling.Suggest(name, names); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	} else if orPath && !strings.HasPrefix(name, "-") {
 		msg += " (and no file or folder of that name to run)"

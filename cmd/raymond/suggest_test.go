@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"raymond/internal/spelling"
+)
 
 func TestSuggest(t *testing.T) {
 	cmds := []string{"run", "start", "resume", "status", "transcript", "list"}
@@ -12,8 +16,8 @@ func TestSuggest(t *testing.T) {
 		"x":          "",
 		"deploy":     "",
 	} {
-		if got := suggest(word, cmds); got != want {
-			t.Errorf("suggest(%q) = %q, want %q", word, got, want)
+		if got := spelling.Suggest(word, cmds); got != want {
+			t.Errorf("spelling.Suggest(%q) = %q, want %q", word, got, want)
 		}
 	}
 }
