@@ -4,22 +4,16 @@ package analysis
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"html"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"raymond/internal/chromium"
 )
 
 // These tests open the HTML report in headless Chromium (Debian's
@@ -27,34 +21,6 @@ import (
 // charts have bars of some size and no script fails. Without chromium
 // they skip, unless RAYMOND_REQUIRE_CHROMIUM=1, as in CI. Setting
 // RAYMOND_REPORT_PNG=FILE keeps the screenshot for a person to look at.
-
-// chromiumTimeout bounds one run of chromium.
-const chromiumTimeout = 60 * time.Second
-
-// chromiumErrorProbe goes first in <head>: it records every script error,
-// unhandled rejection and console.error in an attribute of <html>, where
-// the dumped DOM shows it even if the page breaks later.
-const chromiumErrorProbe = `<script>
-(function () {
-  var errors = [];
-  function record(msg) {
-    errors.push(String(msg));
-    document.documentElement.setAttribute("data-script-errors", JSON.stringify(errors));
-  }
-  window.addEventListener("error", function (e) {
-    record("error: " + e.message + " at " + (e.filename || "?") + ":" + e.lineno);
-  });
-  window.addEventListener("unhandledrejection", function (e) {
-    record("unhandled rejection: " + e.reason);
-  });
-  var consoleError = console.error;
-  console.error = function () {
-    record("console.error: " + Array.prototype.join.call(arguments, " "));
-    return consoleError.apply(console, arguments);
-  };
-  document.documentElement.setAttribute("data-script-errors", "[]");
-})();
-</script>`
 
 // chromiumMeasure goes last in <body>: it measures the rendered charts
 // and writes the result as JSON into an attribute of <html>.
@@ -103,7 +69,7 @@ type chromiumMeasurement struct {
 }
 
 func TestHTMLRendersInChromium(t *testing.T) {
-	bin := chromiumBinary(t)
+	bin := chromium.Binary(t)
 	r := htmlRealisticRun()
 	page := htmlReport(t, r, htmlDetails(r, true))
 	dir := t.TempDir()
@@ -161,7 +127,7 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		file := filepath.Join(dir, "report.html")
 		require.NoError(t, os.WriteFile(file, []byte(page), 0o644))
 		shot := filepath.Join(dir, "report.png")
-		chromiumRun(t, bin, "--screenshot="+shot, "--window-size=1280,2400", chromiumURL(file))
+		chromium.Run(t, bin, "--screenshot="+shot, "--window-size=1280,2400", chromium.URL(file))
 		data, err := os.ReadFile(shot)
 		require.NoError(t, err, "chromium wrote no screenshot")
 		img, err := png.Decode(bytes.NewReader(data))
@@ -183,96 +149,18 @@ func TestHTMLRendersInChromium(t *testing.T) {
 	})
 }
 
-// chromiumBinary finds chromium, or skips the test (fails it when
-// RAYMOND_REQUIRE_CHROMIUM=1).
-func chromiumBinary(t *testing.T) string {
-	t.Helper()
-	if testing.Short() && os.Getenv("RAYMOND_REQUIRE_CHROMIUM") != "1" {
-		t.Skip("-short: not starting chromium")
-	}
-	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
-		return "/usr/bin/chromium"
-	}
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p
-	}
-	const msg = "chromium is not installed (Debian: apt-get install chromium); the HTML report is not rendered"
-	if os.Getenv("RAYMOND_REQUIRE_CHROMIUM") == "1" {
-		t.Fatal(msg + ", and RAYMOND_REQUIRE_CHROMIUM=1 requires it")
-	}
-	t.Skip(msg)
-	return ""
-}
-
-// chromiumProbed writes page into dir with the two probes added.
-func chromiumProbed(t *testing.T, dir, name, page string) string {
-	t.Helper()
-	head := `<meta charset="utf-8">`
-	require.Contains(t, page, head)
-	require.Contains(t, page, "</body>")
-	page = strings.Replace(page, head, head+"\n"+chromiumErrorProbe, 1)
-	i := strings.LastIndex(page, "</body>")
-	page = page[:i] + chromiumMeasure + "\n" + page[i:]
-	file := filepath.Join(dir, name)
-	require.NoError(t, os.WriteFile(file, []byte(page), 0o644))
-	return file
-}
-
-var (
-	chromiumErrorsAttr  = regexp.MustCompile(`data-script-errors="([^"]*)"`)
-	chromiumMeasureAttr = regexp.MustCompile(`data-measure="([^"]*)"`)
-)
-
 // chromiumDOM loads file and returns the script errors and the
 // measurements the probes recorded in the DOM after scripts ran.
 func chromiumDOM(t *testing.T, bin, file string) ([]string, chromiumMeasurement) {
 	t.Helper()
-	dom := chromiumRun(t, bin, "--dump-dom", "--virtual-time-budget=2000", chromiumURL(file))
-	var errs []string
 	var m chromiumMeasurement
-	em := chromiumErrorsAttr.FindStringSubmatch(dom)
-	require.NotNil(t, em, "the error probe did not run; the DOM starts: %.300s", dom)
-	require.NoError(t, json.Unmarshal([]byte(html.UnescapeString(em[1])), &errs))
-	mm := chromiumMeasureAttr.FindStringSubmatch(dom)
-	require.NotNil(t, mm, "the measuring script did not run; script errors: %q", errs)
-	require.NoError(t, json.Unmarshal([]byte(html.UnescapeString(mm[1])), &m))
+	errs := chromium.DOM(t, bin, file, &m)
 	return errs, m
 }
 
-func chromiumURL(file string) string { return "file://" + file }
-
-// chromiumRun runs chromium headless with args and returns its stdout. It
-// has its own profile, runs in its own process group, and is killed with
-// its children when it takes longer than chromiumTimeout.
-func chromiumRun(t *testing.T, bin string, args ...string) string {
+// chromiumProbed writes page into dir with the error probe and the
+// report's measuring script added.
+func chromiumProbed(t *testing.T, dir, name, page string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), chromiumTimeout)
-	defer cancel()
-	flags := []string{
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + t.TempDir(),
-	}
-	cmd := exec.CommandContext(ctx, bin, append(flags, args...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if cmd.Process != nil {
-		// Whatever chromium left behind (zygote, renderers) goes with it.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		t.Fatalf("chromium did not finish within %s and was killed; stderr:\n%s", chromiumTimeout, chromiumTail(stderr.String()))
-	}
-	require.NoError(t, err, "chromium failed; stderr:\n%s", chromiumTail(stderr.String()))
-	return stdout.String()
-}
-
-// chromiumTail is the end of chromium's stderr, which is mostly noise.
-func chromiumTail(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.Join(lines[max(0, len(lines)-15):], "\n")
+	return chromium.Probed(t, dir, name, page, chromiumMeasure)
 }
