@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"raymond/internal/spelling"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,8 +22,11 @@ import (
 var ConfigKeys = []string{
 	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "max_forks", "timeout", "step_timeout", "no_wait",
 	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine", "task_folder_pattern", "on_ask",
-	"lint",
+	"lint", "serve",
 }
+
+// ServeKeys are the keys of the config's [serve] table, for raymond serve.
+var ServeKeys = []string{"addr", "roots", "max_steps", "daily_cap_usd", "dangerously_skip_permissions", "allow_remote"}
 
 // Settings are the settings of a run that one layer sets: the command line
 // (or a daemon's client), or .raymond/config.toml. A nil field is a setting
@@ -51,6 +55,27 @@ type Settings struct {
 	// Lint, when false, skips linting a workflow before run and start;
 	// config only (the command line has --no-lint).
 	Lint *bool
+	// Serve is the [serve] table: the daemon's own settings.
+	Serve Serve
+}
+
+// Serve is the config's [serve] table. The run settings above apply to the
+// daemon's runs too, except dangerously_skip_permissions: only the
+// daemon's own key lets its runs skip permissions.
+type Serve struct {
+	// Addr is the address to listen on (host:port).
+	Addr *string
+	// Roots are the folders searched for workflows, relative to the
+	// project folder unless absolute.
+	Roots []string
+	// MaxSteps caps the steps running at once across all runs.
+	MaxSteps *int
+	// DailyCapUSD stops new steps for the day once the day's spend reaches it.
+	DailyCapUSD *float64
+	// SkipPermissions lets the daemon's runs pass --dangerously-skip-permissions.
+	SkipPermissions *bool
+	// AllowRemote allows listening on an address other than loopback.
+	AllowRemote *bool
 }
 
 // ConfigError is a config file that cannot be used: malformed, an unknown
@@ -190,6 +215,8 @@ func (s *Settings) set(key string, v any) error {
 				s.Budget = &f
 			}
 		}
+	case "serve":
+		err = s.Serve.set(v)
 	case "max_parallel":
 		s.MaxParallel, err = tomlCount(key, v)
 	case "max_agents":
@@ -328,4 +355,68 @@ func tomlCount(key string, v any) (*int, error) {
 	}
 	m := int(n)
 	return &m, nil
+}
+
+// set reads the [serve] table.
+func (sv *Serve) set(v any) error {
+	table, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("serve must be a table ([serve]), not %s", tomlType(v))
+	}
+	for _, key := range sortedKeys(table) {
+		v := table[key]
+		var err error
+		switch key {
+		case "addr":
+			sv.Addr, err = tomlString("serve."+key, v)
+		case "roots":
+			list, ok := v.([]any)
+			if !ok {
+				return fmt.Errorf("serve.roots must be an array of folders, not %s", tomlType(v))
+			}
+			for _, e := range list {
+				s, ok := e.(string)
+				if !ok || s == "" {
+					return fmt.Errorf("serve.roots must hold folder names, not %s", tomlType(e))
+				}
+				sv.Roots = append(sv.Roots, s)
+			}
+		case "max_steps":
+			sv.MaxSteps, err = tomlCount("serve."+key, v)
+		case "daily_cap_usd":
+			var f float64
+			if f, err = tomlNumber("serve."+key, v); err == nil {
+				if err = CheckBudget(f); err == nil {
+					sv.DailyCapUSD = &f
+				} else {
+					err = fmt.Errorf("serve.daily_cap_usd must be a positive amount of USD, not %v", f)
+				}
+			}
+		case "dangerously_skip_permissions":
+			sv.SkipPermissions, err = tomlBool("serve."+key, v)
+		case "allow_remote":
+			sv.AllowRemote, err = tomlBool("serve."+key, v)
+		default:
+			if near := spelling.Suggest(key, ServeKeys); near != "" {
+				err = fmt.Errorf("unknown key serve.%s; did you mean serve.%s? The keys of [serve] are %s", key, near, strings.Join(ServeKeys, ", "))
+			} else {
+				err = fmt.Errorf("unknown key serve.%s; the keys of [serve] are %s", key, strings.Join(ServeKeys, ", "))
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortedKeys returns the keys of m in order, so the first problem reported
+// is the same every time.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -69,6 +69,7 @@ func commands() []command {
 		{name: "list", synopsis: "list the runs of this project, newest first", run: runList},
 		{name: "status", synopsis: "show one run in detail", run: runStatus},
 		{name: "rm", synopsis: "remove runs with their transcripts and task folders", run: runRm},
+		{name: "serve", synopsis: "run the daemon: the HTTP API and web page over this project's runs", run: runServe},
 		{name: "transcript", synopsis: "analyse what a run did: path, time, cost, steps", run: runTranscript},
 		{name: "lint", synopsis: "check workflows for mistakes without running them", run: runLint},
 		{name: "diagram", synopsis: "draw a workflow's states and transitions (Mermaid or HTML)", run: runDiagram},

@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"raymond/machine"
 	"raymond/project"
 	"raymond/state"
 )
@@ -69,7 +66,7 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 		all, listErr := p.Runs()
 		cutoff := time.Now().Add(-age)
 		for _, r := range all {
-			if ended(r.Status) && r.UpdatedAt.Before(cutoff) {
+			if project.Ended(r.Status) && r.UpdatedAt.Before(cutoff) {
 				runs = append(runs, r)
 			}
 		}
@@ -98,7 +95,7 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 	}
 	var errs []error
 	for _, r := range runs {
-		if err := removeRun(p, r); err != nil {
+		if err := project.RemoveRun(p, r); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -108,63 +105,6 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 		return &exitError{code: exitFailed, msg: errors.Join(errs...).Error()}
 	}
 	return nil
-}
-
-// ended reports whether a run with status s can go no further by itself:
-// --finished removes only those.
-func ended(s state.Status) bool {
-	switch s {
-	case state.StatusCompleted, state.StatusFailed, state.StatusBudgetExceeded:
-		return true
-	}
-	return false
-}
-
-// removeRun removes run r of project p: its state file first (refused when
-// a process drives it), then its transcript and task folders.
-func removeRun(p *project.Project, r *state.Run) error {
-	id := r.WorkflowID
-	if err := p.Store.Remove(id); err != nil {
-		return err
-	}
-	dirs := []string{filepath.Join(project.DebugDir(p.Dir), id)}
-	dirs = append(dirs, taskFolders(r)...)
-	for _, d := range dirs {
-		if err := os.RemoveAll(d); err != nil {
-			return fmt.Errorf("remove run %s: %w", id, err)
-		}
-	}
-	return nil
-}
-
-// taskFolders returns the task folders of run r's agents: the folder of the
-// run itself when its pattern gives each run one (the default,
-// .raymond/tasks/{{run_id}}/{{agent_id}}), else each folder an agent or a
-// frame of its stack records.
-func taskFolders(r *state.Run) []string {
-	if r.TaskFolderPattern == "" {
-		return nil
-	}
-	const agent = "\x00agent\x00"
-	rendered := machine.TaskFolder(r.TaskFolderPattern, r.WorkflowID, agent)
-	if i := strings.Index(rendered, agent); i >= 0 {
-		runDir := filepath.Dir(rendered[:i] + "x")
-		if strings.Contains(filepath.Base(runDir), r.WorkflowID) {
-			return []string{runDir}
-		}
-	}
-	var dirs []string
-	for _, a := range r.Agents {
-		if a.TaskFolder != "" {
-			dirs = append(dirs, a.TaskFolder)
-		}
-		for _, f := range a.Stack {
-			if f.TaskFolder != "" {
-				dirs = append(dirs, f.TaskFolder)
-			}
-		}
-	}
-	return dirs
 }
 
 // parseAge reads a duration as Go writes one (90m, 36h) or a number of

@@ -1,0 +1,348 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"raymond/catalog"
+	"raymond/claude"
+	"raymond/daemon"
+	"raymond/project"
+	"raymond/script"
+	"raymond/scripted"
+	"raymond/server"
+	"raymond/step"
+)
+
+var serveHelp = help{
+	name:  "serve",
+	usage: "raymond serve [--addr HOST:PORT] [--root DIR]... [flags]",
+	text: `
+Run the daemon: an HTTP API and a web page over this project's runs. It
+drives the runs started from the page or the API, in the project's own
+.raymond/ store, so 'raymond list', 'status', 'transcript' and 'answer' see
+them as any run.
+
+At start it resumes every run left interrupted (whoever drove it), opens the
+asks of asking runs again with their deadlines, and resumes the runs its own
+last stop paused; runs paused on purpose are listed, not resumed
+(--no-recover resumes nothing). One daemon per project: a second is refused.
+
+Workflows are found under each --root (default: the project's workflows/
+folder if it has one, else the project folder), and followed live as files
+change; broken ones are listed with their lint errors.
+
+Every /api request needs 'Authorization: Bearer TOKEN'. The token is made
+at the first start in .raymond/serve.token (mode 0600) and printed with the
+page's URL. Listening on an address other than loopback needs
+--allow-remote (and is said loudly): the API can run commands on this
+machine through the workflows it starts.
+
+The first SIGINT or SIGTERM stops every run at its next step boundary (steps
+in flight finish) and exits once they are parked; a second kills the steps
+in flight. Under systemd (Type=notify) readiness and stopping are notified.
+docs/daemon.md has a unit file, the API and the security model.`,
+	examples: []string{
+		"raymond serve",
+		"raymond serve --addr 127.0.0.1:8080 --root workflows --root ~/shared-workflows",
+		"raymond serve --max-steps 4 --daily-cap 50",
+	},
+}
+
+// DefaultAddr is where raymond serve listens by default.
+const DefaultAddr = "127.0.0.1:7777"
+
+func runServe(ctx context.Context, env *cmdEnv, args []string) error {
+	fs := newFlagSet("serve")
+	addr := fs.String("addr", DefaultAddr, "listen on `HOST:PORT`")
+	roots := fs.StringArray("root", nil, "find workflows under `DIR` (repeatable)")
+	noRecover := fs.Bool("no-recover", false, "resume nothing at start")
+	maxSteps := fs.Int("max-steps", daemon.DefaultMaxSteps, "at most `N` steps run at once across all runs")
+	dailyCap := fs.Float64("daily-cap", 0, "stop starting steps for the day once the day's spend reaches `USD` (0: none)")
+	allowRemote := fs.Bool("allow-remote", false, "allow listening on an address other than loopback")
+	logFormat := fs.String("log-format", "", "`text` or json (default: text on a terminal, json otherwise)")
+	projectDir := fs.String("project", "", "the project `DIR` that holds .raymond/ (default: found from the current folder)")
+	replies := fs.String("replies", "", "answer steps from the replies `FILE` instead of running claude (offline trials)")
+	if done, err := parseFlags(fs, args, serveHelp, env.stdout); done || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return serveHelp.usageError("unexpected argument %q", fs.Arg(0))
+	}
+	p, err := openProject(*projectDir, true)
+	if err != nil {
+		return err
+	}
+	cfg := p.Config
+	if cfg == nil {
+		cfg = &project.Settings{}
+	}
+	sv := cfg.Serve
+	if !fs.Changed("addr") && sv.Addr != nil {
+		*addr = *sv.Addr
+	}
+	if !fs.Changed("max-steps") && sv.MaxSteps != nil {
+		*maxSteps = *sv.MaxSteps
+	}
+	if !fs.Changed("daily-cap") && sv.DailyCapUSD != nil {
+		*dailyCap = *sv.DailyCapUSD
+	}
+	if !fs.Changed("allow-remote") && sv.AllowRemote != nil {
+		*allowRemote = *sv.AllowRemote
+	}
+	switch {
+	case *maxSteps < 1:
+		return serveHelp.usageError("--max-steps must be at least 1, not %d", *maxSteps)
+	case *dailyCap < 0:
+		return serveHelp.usageError("--daily-cap must be a positive amount of USD, or 0 for none")
+	}
+	log, err := newLogger(*logFormat, env.stderr)
+	if err != nil {
+		return serveHelp.usageError("%v", err)
+	}
+	host, _, err := net.SplitHostPort(*addr)
+	if err != nil {
+		return serveHelp.usageError("--addr %s: give HOST:PORT, such as 127.0.0.1:7777", *addr)
+	}
+	remote := !loopbackHost(host)
+	if remote && !*allowRemote {
+		return serveHelp.usageError("--addr %s is not a loopback address: anyone who can reach it and has the token can run workflows on this machine; pass --allow-remote if that is what you want", *addr)
+	}
+	rootDirs, err := serveRoots(p, *roots, sv.Roots)
+	if err != nil {
+		return err
+	}
+	token, err := serveToken(filepath.Join(p.Dir, ".raymond", daemon.TokenFile))
+	if err != nil {
+		return err
+	}
+
+	var runner, scripts step.Runner = claude.Runner{}, &script.Runner{}
+	if *replies != "" {
+		r, err := scripted.Load(*replies)
+		if err != nil {
+			return &usageError{msg: fmt.Sprintf("--replies: %v", err), hint: "Give a replies file for the scripted runner."}
+		}
+		runner, scripts = r, r.Scripts(scripts)
+	}
+	skip := sv.SkipPermissions != nil && *sv.SkipPermissions
+	d, err := daemon.Open(daemon.Config{Project: p, Runner: runner, Scripts: scripts, Fetcher: fetcher(p),
+		MaxSteps: *maxSteps, DailyCapUSD: *dailyCap, SkipPermissions: skip, Log: log})
+	var le *daemon.LockedError
+	if errors.As(err, &le) {
+		return &exitError{code: exitUsage, msg: le.Error()}
+	}
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	cat, err := catalog.New(rootDirs, log)
+	if err != nil {
+		return &usageError{msg: err.Error(), hint: "Give folders that exist with --root."}
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("cannot listen on %s: %v", *addr, err)}
+	}
+	bound := ln.Addr().String()
+	url := "http://" + bound + "/"
+	hosts := []string{bound}
+	if h, port, err := net.SplitHostPort(bound); err == nil && (h == "127.0.0.1" || h == "::1") {
+		hosts = append(hosts, net.JoinHostPort("localhost", port))
+	}
+	if remote {
+		hosts = append(hosts, host)
+		log.Warn("listening on a non-loopback address: anyone who can reach it and holds the token can run workflows on this machine; put TLS in front of it",
+			"addr", bound)
+	}
+	srv := server.New(server.Config{Daemon: d, Workflows: cat, Token: token, Version: serveVersion(), Log: log,
+		Hosts: hosts, Page: server.Page(), Metrics: server.NewMetrics(d)})
+	httpSrv := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	go func() {
+		if err := d.Watch(watchCtx); err != nil {
+			log.Error("cannot follow the state folder; the page shows changes made outside the daemon late", "err", err)
+		}
+	}()
+	go func() {
+		if err := cat.Watch(watchCtx); err != nil {
+			log.Error("cannot follow the workflow folders; restart the daemon to see changes", "err", err)
+		}
+	}()
+	if err := d.WriteInfo(daemon.Info{PID: os.Getpid(), Addr: bound, URL: url, Started: time.Now()}); err != nil {
+		return err
+	}
+	served := make(chan error, 1)
+	go func() { served <- httpSrv.Serve(ln) }()
+
+	fmt.Fprintf(env.stderr, "raymond serve: %s\n", p.Dir)
+	fmt.Fprintf(env.stderr, "  page:  %s#token=%s\n", url, token)
+	fmt.Fprintf(env.stderr, "  token: %s\n", filepath.Join(p.Dir, ".raymond", daemon.TokenFile))
+	fmt.Fprintf(env.stderr, "  workflows: %d under %s\n", len(cat.List()), strings.Join(rootDirs, ", "))
+	if !*noRecover {
+		rec := d.Recover()
+		for _, id := range rec.Resumed {
+			log.Info("resumed", "run", id)
+		}
+		for _, id := range rec.Paused {
+			log.Info("left paused (resume it from the page or with POST /api/v1/runs/ID/resume)", "run", id)
+		}
+		for id, why := range rec.Failed {
+			log.Error("cannot resume", "run", id, "err", why)
+		}
+		fmt.Fprintf(env.stderr, "  recovered: %d runs resumed, %d left paused\n", len(rec.Resumed), len(rec.Paused))
+	}
+	sdNotify("READY=1\nSTATUS=serving " + url)
+
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	case <-sigs:
+	}
+	sdNotify("STOPPING=1\nSTATUS=parking the runs at their next step boundary")
+	fmt.Fprintf(env.stderr, "raymond serve: stopping: %d runs finish their steps in flight; a second signal kills them\n", d.Active())
+	killCtx, kill := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-sigs:
+			fmt.Fprintln(env.stderr, "raymond serve: killing the steps in flight")
+			kill()
+		case <-killCtx.Done():
+		}
+	}()
+	d.Shutdown(killCtx)
+	kill()
+	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = httpSrv.Shutdown(shutCtx) // event streams do not end by themselves
+	fmt.Fprintln(env.stderr, "raymond serve: stopped; the runs it drove resume at its next start")
+	return nil
+}
+
+// loopbackHost says whether host names the loopback interface only.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// serveRoots returns the folders to find workflows under: the flags', else
+// the config's, else the project's workflows/ folder, else the project.
+func serveRoots(p *project.Project, flags, config []string) ([]string, error) {
+	roots := flags
+	base, _ := os.Getwd()
+	if len(roots) == 0 && len(config) > 0 {
+		roots, base = config, p.Dir
+	}
+	if len(roots) == 0 {
+		if fi, err := os.Stat(filepath.Join(p.Dir, "workflows")); err == nil && fi.IsDir() {
+			return []string{filepath.Join(p.Dir, "workflows")}, nil
+		}
+		return []string{p.Dir}, nil
+	}
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		dir := project.AbsPath(expandHome(r), base)
+		fi, err := os.Stat(dir)
+		if err != nil || !fi.IsDir() {
+			return nil, &usageError{msg: fmt.Sprintf("--root %s: not a folder", r), hint: "Give folders that hold workflows."}
+		}
+		out = append(out, dir)
+	}
+	return out, nil
+}
+
+// expandHome replaces a leading ~/ with the home folder.
+func expandHome(path string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return path
+}
+
+// serveToken reads the API token, making it (32 random bytes, hex, mode
+// 0600) at the first start.
+func serveToken(path string) (string, error) {
+	if token, err := daemon.ReadToken(filepath.Dir(path)); err == nil && token != "" {
+		if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			return "", &usageError{msg: fmt.Sprintf("%s can be read by other users (mode %04o)", path, fi.Mode().Perm()),
+				hint: "Run 'chmod 600 " + path + "', or remove it to get a new token."}
+		}
+		return token, nil
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	token := hex.EncodeToString(b)
+	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write the API token: %w", err)
+	}
+	return token, nil
+}
+
+// newLogger returns the daemon's logger: text on a terminal, JSON
+// otherwise, unless format says.
+func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+	if format == "" {
+		format = "json"
+		if f, ok := w.(*os.File); ok && isTerminal(f) {
+			format = "text"
+		}
+	}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, fmt.Errorf("--log-format %s: give text or json", format)
+}
+
+// sdNotify tells systemd (Type=notify) about the daemon's state, when
+// NOTIFY_SOCKET says where; elsewhere it does nothing.
+func sdNotify(msg string) {
+	addr := os.Getenv("NOTIFY_SOCKET")
+	if addr == "" {
+		return
+	}
+	if strings.HasPrefix(addr, "@") {
+		addr = "\x00" + addr[1:] // an abstract socket
+	}
+	conn, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: addr, Net: "unixgram"})
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_, _ = conn.Write([]byte(msg))
+}
+
+// serveVersion is raymond's version as the API reports it.
+func serveVersion() string {
+	v, _ := buildVersion()
+	return v
+}

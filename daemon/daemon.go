@@ -1,0 +1,708 @@
+// Package daemon is what `raymond serve` runs: it drives the runs of one
+// project for as long as it lives, in the project's own .raymond/ store, so
+// the command line sees them as any run. It resumes what was interrupted
+// when it starts, puts every step of every run through one Gate (a cap on
+// concurrent steps, one usage-limit hold, a daily spend cap), keeps the
+// asks of its runs open for answers from the API, numbers each run's events
+// for clients that follow them, and keeps an index of every run of the
+// project that follows the state folder.
+//
+// It knows nothing of HTTP: package server puts it on the network.
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"raymond/lint"
+	"raymond/orchestrator"
+	"raymond/project"
+	"raymond/state"
+	"raymond/step"
+	"raymond/workflow"
+)
+
+// Config is what a daemon is made with.
+type Config struct {
+	// Project is the project it serves; its .raymond/ folder must exist.
+	Project *project.Project
+	// Runner runs the steps of prompt states (claude.Runner); Scripts
+	// those of script states. Script steps do not pass the Gate: they cost
+	// nothing and do not use the account.
+	Runner, Scripts step.Runner
+	// Fetcher downloads workflows given by pinned URL; nil refuses them.
+	Fetcher workflow.Fetcher
+	// MaxSteps caps the steps running at once across all runs (default 8).
+	MaxSteps int
+	// DailyCapUSD stops new steps for the rest of the day once the day's
+	// spend reaches it; 0 for none.
+	DailyCapUSD float64
+	// SkipPermissions lets the daemon's runs pass
+	// --dangerously-skip-permissions when they ask for it; without it a
+	// run that asks for it (a run the command line made) runs without.
+	SkipPermissions bool
+	// Clock is the time source of waits; nil is the real clock.
+	Clock orchestrator.Clock
+	// Log receives the daemon's logs; nil discards them.
+	Log *slog.Logger
+	// Heartbeat is the drivers' Heartbeat (0: a minute).
+	Heartbeat time.Duration
+}
+
+// DefaultMaxSteps is the daemon-wide cap on concurrent steps by default.
+const DefaultMaxSteps = 8
+
+// Daemon drives the runs of one project.
+type Daemon struct {
+	cfg   Config
+	p     *project.Project
+	store *state.Store
+	dir   string // the project's .raymond folder
+	log   *slog.Logger
+	clock orchestrator.Clock
+	lock  *os.File
+	gate  *Gate
+	index *index
+	note  *notifier // the gate changed
+
+	ctx    context.Context // drives run in it; canceling kills their steps
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	closing  bool
+	runs     map[string]*driven
+	launched int
+}
+
+// driven is a run the daemon drives now.
+type driven struct {
+	id      string
+	quiesce chan struct{}
+	once    sync.Once
+	stream  *stream
+	asker   *asker
+	done    chan struct{}
+}
+
+func (r *driven) pause() { r.once.Do(func() { close(r.quiesce) }) }
+
+// Errors a caller tells apart (the API maps them to statuses).
+var (
+	// ErrNotFound is a run or an ask that does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict is a request the run's state does not allow now.
+	ErrConflict = errors.New("conflict")
+	// ErrInvalid is a request that makes no sense (a malformed event id).
+	ErrInvalid = errors.New("invalid")
+	// ErrClosing is a request that would start driving a run while the
+	// daemon stops.
+	ErrClosing = errors.New("the daemon is stopping")
+)
+
+// Error is an error a caller can show as is, with its kind for errors.Is.
+type Error struct {
+	Kind error
+	Msg  string
+}
+
+func (e *Error) Error() string        { return e.Msg }
+func (e *Error) Is(target error) bool { return target == e.Kind }
+
+func errorf(kind error, format string, args ...any) error {
+	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Open takes the project's daemon lock and reads its runs. Nothing is driven
+// until Recover or Launch.
+func Open(cfg Config) (*Daemon, error) {
+	if cfg.Project == nil || cfg.Runner == nil {
+		return nil, errors.New("daemon: a project and a runner are required")
+	}
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = orchestrator.RealClock{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	dir := filepath.Join(cfg.Project.Dir, ".raymond")
+	lock, err := lockServe(dir)
+	if err != nil {
+		return nil, err
+	}
+	d := &Daemon{cfg: cfg, p: cfg.Project, store: cfg.Project.Store, dir: dir, log: cfg.Log,
+		clock: cfg.Clock, lock: lock, runs: make(map[string]*driven), note: newNotifier()}
+	d.gate = NewGate(cfg.MaxSteps, cfg.DailyCapUSD, filepath.Join(dir, SpendFile), cfg.Clock, d.note.Notify)
+	d.index = newIndex(d.store, d.log)
+	if err := d.index.load(); err != nil {
+		d.log.Warn("some runs cannot be read", "err", err)
+	}
+	d.ctx, d.cancel = context.WithCancel(context.Background())
+	return d, nil
+}
+
+// Watch follows the state folder until ctx ends, so the index sees every
+// change, the command line's too.
+func (d *Daemon) Watch(ctx context.Context) error { return d.index.watch(ctx) }
+
+// WriteInfo writes serve.json, which tells the command line where the
+// daemon listens.
+func (d *Daemon) WriteInfo(info Info) error {
+	data, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(d.dir, InfoFile), append(data, '\n'))
+}
+
+// Project returns the project the daemon serves.
+func (d *Daemon) Project() *project.Project { return d.p }
+
+// Gate returns the daemon's step gate.
+func (d *Daemon) Gate() *Gate { return d.gate }
+
+// Changed returns a channel closed at the next change of the runs or the
+// gate.
+func (d *Daemon) Changed() (runs, gate <-chan struct{}) {
+	return d.index.note.Changed(), d.note.Changed()
+}
+
+// Since returns the runs changed and removed after seq (see Rows).
+func (d *Daemon) Since(seq uint64) (changed, removed []string, next uint64, full bool) {
+	return d.index.since(seq)
+}
+
+// Run returns the listing row of run id, as the index last read it.
+func (d *Daemon) Run(id string) (project.Listing, bool) {
+	r, ok := d.index.get(id)
+	return r.Listing, ok
+}
+
+// Runs returns every run's listing row, newest first.
+func (d *Daemon) Runs() []project.Listing {
+	rows := d.index.list()
+	out := make([]project.Listing, len(rows))
+	for i, r := range rows {
+		out[i] = r.Listing
+	}
+	return out
+}
+
+// PendingAsk is a pending ask with the run it belongs to.
+type PendingAsk struct {
+	RunID string `json:"run_id"`
+	project.PendingAsk
+}
+
+// Asks returns every pending ask of every run, oldest first.
+func (d *Daemon) Asks() []PendingAsk {
+	var out []PendingAsk
+	for _, r := range d.index.list() {
+		for _, k := range r.Asks {
+			out = append(out, PendingAsk{RunID: r.Listing.RunID, PendingAsk: k})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b PendingAsk) int {
+		if a.AskedAt != b.AskedAt {
+			if a.AskedAt < b.AskedAt {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Detail reads run id in full, as raymond status --json shows it.
+func (d *Daemon) Detail(id string) (project.Detail, error) {
+	if state.ValidID(id) != nil {
+		return project.Detail{}, errorf(ErrNotFound, "%q is not a run id", id)
+	}
+	r, err := d.store.Read(id)
+	if errors.Is(err, os.ErrNotExist) {
+		return project.Detail{}, errorf(ErrNotFound, "no run %s in this project: GET /api/v1/runs lists them", id)
+	}
+	if err != nil {
+		return project.Detail{}, err
+	}
+	row, err := project.Describe(d.store, r)
+	if err != nil {
+		return project.Detail{}, err
+	}
+	return project.NewDetail(r, row), nil
+}
+
+// Launch is what starting a run takes.
+type Launch struct {
+	// Workflow is the workflow's path (folder, YAML file or zip).
+	Workflow string
+	// Input is {{input}}; nil when none is given.
+	Input *string
+	// Budget in USD; nil for the workflow's or the config's.
+	Budget *float64
+	// Model overrides the config's model; "" keeps it.
+	Model string
+}
+
+// LintError is a workflow that has lint errors: it is not started.
+type LintError struct {
+	Findings []lint.Finding
+}
+
+func (e *LintError) Error() string {
+	if len(e.Findings) == 1 {
+		f := e.Findings[0]
+		return fmt.Sprintf("the workflow has an error: %s:%d: %s", f.File, f.Line, f.Message)
+	}
+	return fmt.Sprintf("the workflow has %d errors; raymond lint shows them", len(e.Findings))
+}
+
+// Launch lints the workflow, creates a run of it and starts driving it.
+func (d *Daemon) Launch(l Launch) (*state.Run, error) {
+	if d.isClosing() {
+		return nil, &Error{Kind: ErrClosing, Msg: "the daemon is stopping: start the run after it restarts"}
+	}
+	if l.Model != "" {
+		if err := project.CheckModel(l.Model); err != nil {
+			return nil, &project.OptionError{Flag: "model", Value: l.Model, Err: err}
+		}
+	}
+	if l.Budget != nil {
+		if err := project.CheckBudget(*l.Budget); err != nil {
+			return nil, &project.OptionError{Flag: "budget", Value: fmt.Sprint(*l.Budget), Err: err}
+		}
+	}
+	scopes := workflow.NewScopes(d.cfg.Fetcher)
+	rep, err := lint.Check(scopes, l.Workflow)
+	scopes.Close()
+	if err == nil && rep.HasErrors() {
+		return nil, &LintError{Findings: rep.Only(lint.Error)}
+	}
+	given := project.Given{Input: l.Input}
+	given.Budget = l.Budget
+	if l.Model != "" {
+		given.Model = &l.Model
+	}
+	opts, budget := d.p.NewOptions(given)
+	opts.SkipPermissions = opts.SkipPermissions && d.cfg.SkipPermissions
+	if !opts.SkipPermissions && opts.PermissionMode == "" {
+		opts.PermissionMode = orchestrator.DefaultPermissionMode
+	}
+	opts.Debug = true // the API serves the transcript and its report
+	r, err := orchestrator.Create(d.store, orchestrator.NewRun{
+		Workflow: l.Workflow, Options: opts, BudgetUSD: budget, BudgetGiven: l.Budget != nil,
+		Cwd: d.workingDir(l.Workflow), TaskFolderPattern: d.p.TaskPattern(),
+		OnAsk: orchestrator.AskPrompt, Fetcher: d.cfg.Fetcher,
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.index.put(r)
+	d.index.note.Notify()
+	if err := d.drive(r.WorkflowID, nil); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// workingDir is where a new run's agents work: the manifest's
+// working_directory (relative to the project folder), else the project
+// folder.
+func (d *Daemon) workingDir(path string) string {
+	scopes := workflow.NewScopes(nil)
+	defer scopes.Close()
+	scope, _, err := scopes.Start(path)
+	if err == nil {
+		if m := scope.Manifest(); m != nil && m.WorkingDirectory != "" {
+			return project.AbsPath(m.WorkingDirectory, d.p.Dir)
+		}
+	}
+	return d.p.Dir
+}
+
+func (d *Daemon) isClosing() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closing
+}
+
+// drive starts driving run id in its own goroutine; update is applied to
+// the run first, as raymond resume's flags are.
+func (d *Daemon) drive(id string, update func(*state.Run) error) error {
+	d.mu.Lock()
+	if d.closing {
+		d.mu.Unlock()
+		return &Error{Kind: ErrClosing, Msg: "the daemon is stopping"}
+	}
+	if _, ok := d.runs[id]; ok {
+		d.mu.Unlock()
+		return errorf(ErrConflict, "run %s is already being driven", id)
+	}
+	rd := &driven{id: id, quiesce: make(chan struct{}), asker: newAsker(), done: make(chan struct{}),
+		stream: newStream(id, filepath.Join(project.DebugDir(d.p.Dir), id))}
+	d.runs[id] = rd
+	d.launched++
+	d.wg.Add(1)
+	d.mu.Unlock()
+
+	drv := &orchestrator.Driver{
+		Store:     d.store,
+		Runner:    d.gate.Runner(d.cfg.Runner),
+		Scripts:   d.cfg.Scripts,
+		DebugDir:  project.DebugDir(d.p.Dir),
+		Clock:     d.clock,
+		Quiesce:   rd.quiesce,
+		Log:       d.log,
+		Sinks:     []orchestrator.Sink{rd.stream},
+		OnAsk:     orchestrator.AskPrompt,
+		Asker:     rd.asker,
+		Fetcher:   d.cfg.Fetcher,
+		Heartbeat: d.cfg.Heartbeat,
+	}
+	started := make(chan error, 1)
+	go func() {
+		defer d.wg.Done()
+		defer close(rd.done)
+		first := true
+		r, err := drv.Drive(d.ctx, id, func(r *state.Run) error {
+			if r.Options.OnAsk == orchestrator.AskReject {
+				drv.OnAsk = orchestrator.AskReject
+			}
+			if r.Options.SkipPermissions && !d.cfg.SkipPermissions {
+				d.log.Warn("run asked for --dangerously-skip-permissions; the daemon's config does not allow it, so its steps run without",
+					"run", id)
+				r.Options.SkipPermissions = false
+				if r.Options.PermissionMode == "" {
+					r.Options.PermissionMode = orchestrator.DefaultPermissionMode
+				}
+			}
+			if update != nil {
+				if err := update(r); err != nil {
+					return err
+				}
+			}
+			first = false
+			started <- nil
+			return nil
+		})
+		if first {
+			started <- err // refused before anything ran
+		}
+		rd.stream.close()
+		d.mu.Lock()
+		delete(d.runs, id)
+		d.mu.Unlock()
+		d.index.touch(id)
+		switch {
+		case err != nil:
+			d.log.Error("run stopped", "run", id, "err", err)
+		case r != nil:
+			d.log.Info("run ended a drive", "run", id, "status", r.Status, "cost_usd", r.TotalCostUSD)
+		}
+	}()
+	return <-started
+}
+
+// Pause stops run id at its next step boundary: steps in flight finish,
+// no new one starts, and the run is saved paused.
+func (d *Daemon) Pause(id string) error {
+	d.mu.Lock()
+	rd, ok := d.runs[id]
+	d.mu.Unlock()
+	if ok {
+		rd.pause()
+		return nil
+	}
+	return d.notDriven(id, "pause")
+}
+
+// notDriven explains why run id, which the daemon does not drive, cannot
+// be paused (or answered) here.
+func (d *Daemon) notDriven(id, what string) error {
+	r, err := d.Detail(id)
+	if err != nil {
+		return err
+	}
+	if r.DrivenBy != nil {
+		return errorf(ErrConflict, "run %s is driven by another process (pid %d), not by this daemon: %s it there", id, *r.DrivenBy, what)
+	}
+	return errorf(ErrConflict, "run %s is not running (status %s): there is nothing to %s", id, r.Status, what)
+}
+
+// Resume drives run id again (a paused, interrupted, asking, failed or
+// budget-exceeded run), with a new budget in USD when budget is not nil.
+func (d *Daemon) Resume(id string, budget *float64) error {
+	r, err := d.Detail(id)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	_, driving := d.runs[id]
+	d.mu.Unlock()
+	switch {
+	case driving:
+		return errorf(ErrConflict, "run %s is already running in this daemon", id)
+	case r.DrivenBy != nil:
+		return errorf(ErrConflict, "run %s is driven by another process (pid %d)", id, *r.DrivenBy)
+	case r.Status == state.StatusCompleted:
+		return errorf(ErrConflict, "run %s already completed: there is nothing to resume", id)
+	}
+	if budget != nil {
+		if err := project.CheckBudget(*budget); err != nil {
+			return &project.OptionError{Flag: "budget", Value: fmt.Sprint(*budget), Err: err}
+		}
+	}
+	limit := r.BudgetUSD
+	if budget != nil {
+		limit = *budget
+	}
+	if r.Status == state.StatusBudgetExceeded && limit > 0 && limit <= r.TotalCostUSD {
+		return errorf(ErrConflict, "run %s has cost $%.4f and its budget is $%.4f: give a budget above $%.4f to resume it",
+			id, r.TotalCostUSD, limit, r.TotalCostUSD)
+	}
+	return d.drive(id, func(r *state.Run) error {
+		if budget != nil {
+			r.BudgetUSD = *budget
+		}
+		return nil
+	})
+}
+
+// Delete removes a run that has ended (completed, failed, budget exceeded),
+// with its transcript and task folders.
+func (d *Daemon) Delete(id string) error {
+	r, err := d.Detail(id)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	_, driving := d.runs[id]
+	d.mu.Unlock()
+	if driving || !project.Ended(r.Status) {
+		return errorf(ErrConflict, "run %s has not ended (status %s): only completed, failed or budget_exceeded runs are deleted; pause and let it end, or finish it first", id, r.Status)
+	}
+	if err := project.RemoveRun(d.p, r.Run); err != nil {
+		return err
+	}
+	d.index.touch(id)
+	return nil
+}
+
+// Answer answers ask askID of run id. An ask past its deadline, answered
+// already, or no longer pending is ErrConflict; an unknown one ErrNotFound.
+// A run nobody drives gets the answer recorded and is driven again.
+func (d *Daemon) Answer(id, askID, text string) error {
+	r, err := d.Detail(id)
+	if err != nil {
+		return err
+	}
+	var k *state.Ask
+	for _, a := range r.Agents {
+		if a.Ask != nil && a.Ask.ID == askID {
+			k = a.Ask
+		}
+	}
+	if k == nil {
+		return errorf(ErrNotFound, "run %s has no ask %s: GET /api/v1/asks lists the pending ones", id, askID)
+	}
+	now := d.clock.Now()
+	switch {
+	case k.Answer != nil:
+		return errorf(ErrConflict, "ask %s of run %s was answered already", askID, id)
+	case k.Expired || k.Deadline != nil && !now.Before(*k.Deadline):
+		return errorf(ErrConflict, "ask %s of run %s expired at %s; it is no longer waiting for an answer", askID, id, k.Deadline.Format(time.RFC3339))
+	}
+	d.mu.Lock()
+	rd, driving := d.runs[id]
+	d.mu.Unlock()
+	if driving {
+		if !rd.asker.answer(askID, text) {
+			return errorf(ErrConflict, "ask %s of run %s was answered already", askID, id)
+		}
+		return nil
+	}
+	if r.DrivenBy != nil {
+		return errorf(ErrConflict, "run %s is driven by another process (pid %d): answer it there", id, *r.DrivenBy)
+	}
+	if err := d.record(id, askID, text, now); err != nil {
+		return err
+	}
+	return d.drive(id, nil)
+}
+
+// record writes an answer into a run nobody drives, holding its lock.
+func (d *Daemon) record(id, askID, text string, now time.Time) error {
+	lock, err := d.store.Lock(id)
+	var le *state.LockedError
+	if errors.As(err, &le) {
+		return errorf(ErrConflict, "%s", le.Error())
+	}
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	r, err := d.store.Read(id)
+	if err != nil {
+		return err
+	}
+	if _, err := project.RecordAnswer(r, askID, text, now); err != nil {
+		return errorf(ErrConflict, "%s", err.Error())
+	}
+	return d.store.Write(r)
+}
+
+// Subscribe follows the events of run id after lastID (a Last-Event-ID, ""
+// for all). For a run the daemon does not drive the subscription holds only
+// the replay, and its C is nil.
+func (d *Daemon) Subscribe(id, lastID string) (*Subscription, error) {
+	d.mu.Lock()
+	rd, driving := d.runs[id]
+	d.mu.Unlock()
+	if driving {
+		return rd.stream.subscribe(lastID)
+	}
+	if _, err := d.Detail(id); err != nil {
+		return nil, err
+	}
+	after, err := parseLastID(lastID)
+	if err != nil {
+		return nil, err
+	}
+	events, err := ReadEvents(filepath.Join(project.DebugDir(d.p.Dir), id), after, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &Subscription{Replay: events}, nil
+}
+
+// Driving says whether the daemon drives run id now.
+func (d *Daemon) Driving(id string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.runs[id]
+	return ok
+}
+
+// Recovered says what Recover did.
+type Recovered struct {
+	// Resumed are the runs driven again: interrupted, asking, or parked by
+	// the daemon's own last stop.
+	Resumed []string
+	// Paused are the runs left paused on purpose (a signal, a budget): they
+	// wait for a resume.
+	Paused []string
+	// Failed are the runs that could not be driven again, with why.
+	Failed map[string]string
+}
+
+// Recover drives again every run left interrupted (whoever drove it),
+// every asking run nobody drives (its asks open again with their deadlines)
+// and every run the daemon's own last stop parked; runs paused on purpose
+// are only listed.
+func (d *Daemon) Recover() Recovered {
+	parked := d.readParked()
+	var out Recovered
+	for _, l := range d.Runs() {
+		if l.DrivenBy != nil {
+			continue
+		}
+		resume := l.Interrupted || l.Status == state.StatusAsking || l.Status == state.StatusCreated ||
+			l.Status == state.StatusPaused && parked[l.RunID]
+		if !resume {
+			if l.Status == state.StatusPaused || l.Status == state.StatusBudgetExceeded {
+				out.Paused = append(out.Paused, l.RunID)
+			}
+			continue
+		}
+		if err := d.drive(l.RunID, nil); err != nil {
+			if out.Failed == nil {
+				out.Failed = make(map[string]string)
+			}
+			out.Failed[l.RunID] = err.Error()
+			continue
+		}
+		out.Resumed = append(out.Resumed, l.RunID)
+	}
+	_ = os.Remove(filepath.Join(d.dir, ParkedFile))
+	return out
+}
+
+// readParked reads the runs the daemon's last stop paused.
+func (d *Daemon) readParked() map[string]bool {
+	var ids []string
+	data, err := os.ReadFile(filepath.Join(d.dir, ParkedFile))
+	if err == nil {
+		_ = json.Unmarshal(data, &ids)
+	}
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out
+}
+
+// Shutdown stops the daemon's runs: each pauses at its next step boundary
+// (the steps in flight finish), and the runs it paused are written down so
+// the next start resumes them. When ctx ends first, the steps still in
+// flight are killed (they stay pending and run again on resume). It returns
+// once every drive has ended.
+func (d *Daemon) Shutdown(ctx context.Context) {
+	d.mu.Lock()
+	d.closing = true
+	ids := make([]string, 0, len(d.runs))
+	for id, rd := range d.runs {
+		ids = append(ids, id)
+		rd.pause()
+	}
+	d.mu.Unlock()
+	slices.Sort(ids)
+	if len(ids) > 0 {
+		data, _ := json.Marshal(ids)
+		if err := writeFileAtomic(filepath.Join(d.dir, ParkedFile), data); err != nil {
+			d.log.Error("cannot write the runs to resume at the next start", "err", err)
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		d.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		d.cancel()
+		<-done
+	}
+}
+
+// Kill kills the steps in flight of every run at once (a second signal).
+func (d *Daemon) Kill() { d.cancel() }
+
+// Close releases the daemon's lock and removes serve.json. Call it after
+// Shutdown.
+func (d *Daemon) Close() error {
+	d.cancel()
+	d.wg.Wait()
+	_ = os.Remove(filepath.Join(d.dir, InfoFile))
+	return d.lock.Close()
+}
+
+// Active returns how many runs the daemon drives now.
+func (d *Daemon) Active() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.runs)
+}

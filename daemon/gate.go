@@ -1,0 +1,361 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"raymond/orchestrator"
+	"raymond/step"
+)
+
+// Gate is the one scheduler the runs of a daemon share. Every step of every
+// run passes it before its process starts:
+//
+//   - at most Max steps run at once, daemon-wide; waiting steps are let in
+//     round-robin between runs (a run with ten waiting steps does not hold
+//     back a run with one), oldest first within a run;
+//   - a usage limit hit by any step holds every step until its reset: the
+//     runs share one account;
+//   - once the day's spend reaches the daily cap, no step starts until the
+//     next local midnight.
+//
+// A step held at the gate is "running" in its run's state file, so a crash
+// runs it again, which costs nothing: it never started.
+type Gate struct {
+	clock     orchestrator.Clock
+	spendPath string
+	changed   func()
+
+	mu       sync.Mutex
+	max      int
+	running  int
+	waiting  int
+	queues   map[string][]*ticket
+	ring     []string // runs with waiting tickets, in turn order
+	limit    time.Time
+	dailyCap float64
+	spend    spend
+	timer    bool // a goroutine waits for the hold to end
+	observe  func(step.Result, time.Duration)
+}
+
+// spend is what the daemon's steps have cost on one day, kept in a file so a
+// restart does not forget it.
+type spend struct {
+	Day string  `json:"day"` // YYYY-MM-DD, local time
+	USD float64 `json:"usd"`
+}
+
+// ticket is one step waiting for a slot.
+type ticket struct {
+	run   string
+	ready chan struct{}
+	given bool
+}
+
+// GateStatus is what the gate holds now, for the API and the page.
+type GateStatus struct {
+	MaxSteps      int        `json:"max_steps"`
+	StepsRunning  int        `json:"steps_running"`
+	StepsWaiting  int        `json:"steps_waiting"`
+	UsageLimit    *time.Time `json:"usage_limit_until"`
+	SpendTodayUSD float64    `json:"spend_today_usd"`
+	DailyCapUSD   float64    `json:"daily_cap_usd"`
+	HeldUntil     *time.Time `json:"held_until"`
+}
+
+// usageLimitPad is added to a usage limit's reset time, as the machine
+// itself waits: the reset an API reports is not to the second.
+const usageLimitPad = 30 * time.Second
+
+// usageLimitUnknown is how long the gate holds after a usage limit whose
+// reset is unknown.
+const usageLimitUnknown = 5 * time.Minute
+
+// NewGate returns a gate letting steps steps run at once (at least 1), with a
+// daily spend cap in USD (0 for none) whose running total is kept in the file
+// spendPath ("" keeps it in memory only). changed, when not nil, is called
+// (without the gate's lock held) whenever the gate's status changes.
+func NewGate(steps int, dailyCap float64, spendPath string, clock orchestrator.Clock, changed func()) *Gate {
+	g := &Gate{clock: clock, spendPath: spendPath, changed: changed, max: max(steps, 1),
+		dailyCap: dailyCap, queues: make(map[string][]*ticket)}
+	if spendPath != "" {
+		if data, err := os.ReadFile(spendPath); err == nil {
+			_ = json.Unmarshal(data, &g.spend) // a broken file starts the day at 0
+		}
+	}
+	return g
+}
+
+// Status returns what the gate holds now.
+func (g *Gate) Status() GateStatus {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.clock.Now()
+	s := GateStatus{MaxSteps: g.max, StepsRunning: g.running, StepsWaiting: g.waiting,
+		SpendTodayUSD: g.today(now).USD, DailyCapUSD: g.dailyCap}
+	if g.limit.After(now) {
+		t := g.limit
+		s.UsageLimit = &t
+	}
+	if until, held := g.heldUntil(now); held {
+		s.HeldUntil = &until
+	}
+	return s
+}
+
+// today returns the spend of now's day.
+func (g *Gate) today(now time.Time) spend {
+	day := now.Format(time.DateOnly)
+	if g.spend.Day != day {
+		return spend{Day: day}
+	}
+	return g.spend
+}
+
+// heldUntil says whether no step may start now, and until when.
+func (g *Gate) heldUntil(now time.Time) (time.Time, bool) {
+	var until time.Time
+	if g.limit.After(now) {
+		until = g.limit
+	}
+	if g.dailyCap > 0 && g.today(now).USD >= g.dailyCap {
+		y, m, d := now.Date()
+		midnight := time.Date(y, m, d+1, 0, 0, 0, 0, now.Location())
+		until = later(until, midnight)
+	}
+	return until, !until.IsZero()
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// acquire waits for a slot for a step of run and returns the function that
+// gives it back; it fails only when ctx ends first.
+func (g *Gate) acquire(ctx context.Context, run string) (func(), error) {
+	t := &ticket{run: run, ready: make(chan struct{})}
+	g.mu.Lock()
+	if len(g.queues[run]) == 0 {
+		g.ring = append(g.ring, run)
+	}
+	g.queues[run] = append(g.queues[run], t)
+	g.waiting++
+	g.dispatch()
+	g.mu.Unlock()
+	g.notify()
+	select {
+	case <-t.ready:
+		return g.release, nil
+	case <-ctx.Done():
+		g.mu.Lock()
+		given := t.given
+		if !given {
+			g.drop(t)
+		}
+		g.mu.Unlock()
+		if given {
+			g.release()
+		} else {
+			g.notify()
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// drop takes a ticket that was never given out of its queue.
+func (g *Gate) drop(t *ticket) {
+	q := g.queues[t.run]
+	for i, o := range q {
+		if o == t {
+			q = append(q[:i:i], q[i+1:]...)
+			break
+		}
+	}
+	g.waiting--
+	if len(q) == 0 {
+		delete(g.queues, t.run)
+		g.removeFromRing(t.run)
+	} else {
+		g.queues[t.run] = q
+	}
+}
+
+func (g *Gate) removeFromRing(run string) {
+	for i, r := range g.ring {
+		if r == run {
+			g.ring = append(g.ring[:i:i], g.ring[i+1:]...)
+			return
+		}
+	}
+}
+
+// release gives a slot back.
+func (g *Gate) release() {
+	g.mu.Lock()
+	g.running--
+	g.dispatch()
+	g.mu.Unlock()
+	g.notify()
+}
+
+// dispatch gives free slots to waiting tickets, one run after the other,
+// unless the gate holds; then it arranges to look again when the hold ends.
+// g.mu is held.
+func (g *Gate) dispatch() {
+	now := g.clock.Now()
+	if until, held := g.heldUntil(now); held {
+		if !g.timer && g.waiting > 0 {
+			g.timer = true
+			wait := g.clock.After(until.Sub(now))
+			go func() {
+				<-wait
+				g.mu.Lock()
+				g.timer = false
+				g.dispatch()
+				g.mu.Unlock()
+				g.notify()
+			}()
+		}
+		return
+	}
+	for g.running < g.max && len(g.ring) > 0 {
+		run := g.ring[0]
+		q := g.queues[run]
+		t := q[0]
+		g.ring = g.ring[1:]
+		if len(q) == 1 {
+			delete(g.queues, run)
+		} else {
+			g.queues[run] = q[1:]
+			g.ring = append(g.ring, run) // its next step waits for its next turn
+		}
+		t.given = true
+		g.waiting--
+		g.running++
+		close(t.ready)
+	}
+}
+
+// book takes in how a step ended: its cost, and a usage limit it hit.
+func (g *Gate) book(res step.Result) {
+	g.mu.Lock()
+	now := g.clock.Now()
+	changed := false
+	if res.Outcome == step.UsageLimit {
+		until := now.Add(usageLimitUnknown)
+		if !res.ResetAt.IsZero() {
+			until = res.ResetAt.Add(usageLimitPad)
+		}
+		if until.After(g.limit) {
+			g.limit, changed = until, true
+		}
+	}
+	var save []byte
+	if res.Billed && res.CostUSD > 0 {
+		g.spend = g.today(now)
+		g.spend.USD += res.CostUSD
+		changed = true
+		save, _ = json.Marshal(g.spend)
+	}
+	g.mu.Unlock()
+	if save != nil && g.spendPath != "" {
+		_ = writeFileAtomic(g.spendPath, save) // losing it costs a day's total, never a run
+	}
+	if changed {
+		g.notify()
+	}
+}
+
+func (g *Gate) notify() {
+	if g.changed != nil {
+		g.changed()
+	}
+}
+
+// Observe has f called with every step's result and how long it ran, after
+// the step (for metrics). Set it before any step runs.
+func (g *Gate) Observe(f func(res step.Result, ran time.Duration)) { g.observe = f }
+
+// Runner returns inner with every step passing the gate first.
+func (g *Gate) Runner(inner step.Runner) step.Runner {
+	if inner == nil {
+		return nil
+	}
+	return &gated{gate: g, inner: inner}
+}
+
+// gated is a runner whose steps pass a gate. It forwards the optional
+// interfaces of its inner runner.
+type gated struct {
+	gate  *Gate
+	inner step.Runner
+}
+
+// Run waits at the gate, then runs the step.
+func (r *gated) Run(ctx context.Context, req step.Request, h step.Handler) step.Result {
+	release, err := r.gate.acquire(ctx, req.RunID)
+	if err != nil {
+		return step.Result{Outcome: step.Canceled, Class: "canceled", NotStarted: true,
+			Reason: "stopped while waiting for a free step slot", Err: err}
+	}
+	defer release()
+	start := time.Now()
+	res := r.inner.Run(ctx, req, h)
+	r.gate.book(res)
+	if r.gate.observe != nil {
+		r.gate.observe(res, time.Since(start))
+	}
+	return res
+}
+
+// Argv forwards to the inner runner's step.Describer.
+func (r *gated) Argv(req step.Request) []string {
+	if d, ok := r.inner.(step.Describer); ok {
+		return d.Argv(req)
+	}
+	return nil
+}
+
+// Name is the inner runner's name.
+func (r *gated) Name() string { return step.RunnerName(r.inner) }
+
+// Sweep forwards to the inner runner's step.Sweeper.
+func (r *gated) Sweep(marker string) ([]int, error) {
+	if s, ok := r.inner.(step.Sweeper); ok {
+		return s.Sweep(marker)
+	}
+	return nil, nil
+}
+
+// Salvage forwards to the inner runner's step.Salvager.
+func (r *gated) Salvage(req step.Request, lines []byte) (step.Result, bool) {
+	if s, ok := r.inner.(step.Salvager); ok {
+		return s.Salvage(req, lines)
+	}
+	return step.Result{}, false
+}
+
+// writeFileAtomic replaces path with data through a temporary file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,286 @@
+// Package server puts a daemon on HTTP: the JSON API under /api/v1
+// (described by the OpenAPI document it serves), its server-sent event
+// streams, the Prometheus metrics, the health check and the web page.
+//
+// Security: every /api request and /metrics need the bearer token; nothing
+// sends CORS headers, so no other site's script can read an answer or send
+// the header; a request whose Host is not the address the daemon serves is
+// refused (DNS rebinding); a state-changing request from another origin
+// is refused; request bodies are limited to 1 MiB.
+package server
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"raymond/daemon"
+)
+
+// Config is what a Server is made with.
+type Config struct {
+	// Daemon is the daemon it serves.
+	Daemon *daemon.Daemon
+	// Workflows is the daemon's catalog of workflows.
+	Workflows Workflows
+	// Token is the bearer token every /api request must carry.
+	Token string
+	// Version is raymond's version, for GET /api/v1/daemon.
+	Version string
+	// Log receives one line per request that failed, and the server's own
+	// troubles; nil discards them.
+	Log *slog.Logger
+	// Hosts are the Host header values (host or host:port) the server
+	// answers; empty allows loopback names only.
+	Hosts []string
+	// Page serves the web page at "/"; nil serves none.
+	Page http.Handler
+	// Metrics serves /metrics; nil serves none.
+	Metrics http.Handler
+}
+
+// MaxBody is the largest request body the API reads.
+const MaxBody = 1 << 20
+
+// Server is the daemon's HTTP handler.
+type Server struct {
+	cfg Config
+	d   *daemon.Daemon
+	log *slog.Logger
+	mux *http.ServeMux
+	// reports signs the links of GET /report/{id}.
+	reportKey []byte
+	// ping is the interval of the event streams' keep-alive comments.
+	ping time.Duration
+}
+
+// New returns the daemon's HTTP handler.
+func New(cfg Config) *Server {
+	s := &Server{cfg: cfg, d: cfg.Daemon, log: cfg.Log, mux: http.NewServeMux(), ping: 15 * time.Second}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s.reportKey = []byte(cfg.Token + "/report")
+	for _, r := range routes(s) {
+		h := r.handler
+		if r.auth {
+			h = s.authorized(h)
+		}
+		s.mux.HandleFunc(r.method+" "+r.path, h)
+	}
+	if cfg.Page != nil {
+		s.mux.Handle("GET /", cfg.Page)
+	}
+	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no API route %s %s: GET /api/v1/openapi.json lists them", r.Method, r.URL.Path))
+	})
+	return s
+}
+
+// route is one route of the API.
+type route struct {
+	method, path string
+	auth         bool
+	handler      http.HandlerFunc
+}
+
+// routes lists every route; the OpenAPI document must describe each one
+// (a test checks).
+func routes(s *Server) []route {
+	r := []route{
+		{"GET", "/healthz", false, s.healthz},
+		{"GET", "/api/v1/openapi.json", true, s.openAPI},
+		{"GET", "/api/v1/daemon", true, s.daemonStatus},
+		{"GET", "/api/v1/events", true, s.events},
+		{"GET", "/api/v1/workflows", true, s.workflows},
+		{"GET", "/api/v1/workflows/{id...}", true, s.workflow},
+		{"POST", "/api/v1/runs", true, s.launch},
+		{"GET", "/api/v1/runs", true, s.runs},
+		{"GET", "/api/v1/runs/{id}", true, s.run},
+		{"DELETE", "/api/v1/runs/{id}", true, s.deleteRun},
+		{"POST", "/api/v1/runs/{id}/pause", true, s.pause},
+		{"POST", "/api/v1/runs/{id}/resume", true, s.resume},
+		{"GET", "/api/v1/runs/{id}/events", true, s.runEvents},
+		{"GET", "/api/v1/runs/{id}/report", false, s.report}, // a bearer token or a signed link
+		{"POST", "/api/v1/runs/{id}/report-link", true, s.reportLink},
+		{"GET", "/api/v1/asks", true, s.asks},
+		{"POST", "/api/v1/runs/{id}/asks/{ask_id}", true, s.answer},
+	}
+	if s.cfg.Metrics != nil {
+		r = append(r, route{"GET", "/metrics", true, s.cfg.Metrics.ServeHTTP})
+	}
+	return r
+}
+
+// ServeHTTP checks the Host and the origin of state-changing requests, then
+// routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.hostAllowed(r.Host) {
+		writeError(w, http.StatusMisdirectedRequest, "wrong_host",
+			fmt.Sprintf("this daemon does not answer for host %q; use the address raymond serve printed", r.Host))
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && crossSite(r) {
+		writeError(w, http.StatusForbidden, "cross_site", "requests from another site may not change anything here")
+		return
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	s.mux.ServeHTTP(w, r)
+}
+
+// hostAllowed says whether the Host header names this server.
+func (s *Server) hostAllowed(host string) bool {
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	for _, h := range s.cfg.Hosts {
+		if strings.EqualFold(h, host) || strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(name, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// crossSite says whether a request comes from a page of another origin.
+// A request without Origin or Sec-Fetch-Site does not come from a page
+// (curl, a script): the token alone guards it.
+func crossSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site", "same-site":
+		return true
+	case "same-origin", "none":
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	return err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host)
+}
+
+// authorized lets a request through only with the bearer token.
+func (s *Server) authorized(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.hasToken(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="raymond"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized",
+				"this needs the header 'Authorization: Bearer TOKEN'; the token is in .raymond/serve.token")
+			return
+		}
+		h(w, r)
+	}
+}
+
+// hasToken says whether r carries the bearer token.
+func (s *Server) hasToken(r *http.Request) bool {
+	auth := r.Header.Get("Authorization")
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.Token)) == 1
+}
+
+// apiError is the one shape of every error answer.
+type apiError struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// writeError answers an error.
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	var e apiError
+	e.Error.Code, e.Error.Message = code, msg
+	writeJSON(w, status, e)
+}
+
+// writeJSON answers v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// fail answers err with the status its kind calls for.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var (
+		le *daemon.LintError
+		de *daemon.Error
+	)
+	switch {
+	case errors.As(err, &le):
+		writeJSON(w, http.StatusUnprocessableEntity, struct {
+			apiError
+			Findings any `json:"findings"`
+		}{apiError: errBody("workflow_has_errors", err.Error()+"; fix them and launch again"), Findings: le.Findings})
+	case errors.Is(err, daemon.ErrNotFound):
+		writeError(w, http.StatusNotFound, "not_found", err.Error())
+	case errors.Is(err, daemon.ErrConflict):
+		writeError(w, http.StatusConflict, "conflict", err.Error())
+	case errors.Is(err, daemon.ErrInvalid):
+		writeError(w, http.StatusBadRequest, "invalid", err.Error())
+	case errors.Is(err, daemon.ErrClosing):
+		writeError(w, http.StatusServiceUnavailable, "stopping", err.Error())
+	case errors.As(err, &de):
+		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+	default:
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeError(w, http.StatusInternalServerError, "internal", err.Error())
+	}
+}
+
+func errBody(code, msg string) apiError {
+	var e apiError
+	e.Error.Code, e.Error.Message = code, msg
+	return e
+}
+
+// decode reads a JSON body into v: at most MaxBody bytes, no unknown
+// field, one value. It answers the error itself and reports false.
+func decode(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
+	ct := r.Header.Get("Content-Type")
+	if r.ContentLength == 0 && optional {
+		return true
+	}
+	if ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+		writeError(w, http.StatusUnsupportedMediaType, "bad_content_type",
+			fmt.Sprintf("the body must be JSON (Content-Type: application/json), not %s", ct))
+		return false
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBody))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("more than one JSON value")
+	}
+	var mbe *http.MaxBytesError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &mbe):
+		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the body is over %d bytes", MaxBody))
+	case errors.Is(err, io.EOF) && optional:
+		return true
+	case errors.Is(err, io.EOF):
+		writeError(w, http.StatusBadRequest, "bad_json", "the body is empty; send a JSON object")
+	default:
+		writeError(w, http.StatusBadRequest, "bad_json", "the body is not the JSON object expected: "+strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return false
+}
