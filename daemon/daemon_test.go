@@ -1,0 +1,288 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"raymond/orchestrator"
+	"raymond/project"
+	"raymond/script"
+	"raymond/scripted"
+	"raymond/state"
+)
+
+// testProject makes a project with a workflow folder "wf" holding files
+// (name → content), and a replies file; it returns the project and the
+// workflow's path.
+func testProject(t *testing.T, files map[string]string, replies string) (*project.Project, string, *scripted.Runner) {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".raymond"), 0o755))
+	p, err := project.Open(dir)
+	require.NoError(t, err)
+	require.NoError(t, p.Init())
+	wf := filepath.Join(dir, "wf")
+	require.NoError(t, os.MkdirAll(wf, 0o755))
+	for name, text := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(wf, name), []byte(text), 0o644))
+	}
+	path := filepath.Join(dir, "replies.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(replies), 0o644))
+	r, err := scripted.Load(path)
+	require.NoError(t, err)
+	return p, wf, r
+}
+
+func openDaemon(t *testing.T, p *project.Project, r *scripted.Runner) *Daemon {
+	t.Helper()
+	d, err := Open(Config{Project: p, Runner: r, Scripts: r.Scripts(&script.Runner{}), Clock: &orchestrator.InstantClock{}})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		d.Shutdown(context.Background())
+		d.Close()
+	})
+	return d
+}
+
+// waitStatus waits until run id has status want and the daemon no longer
+// drives it.
+func waitStatus(t *testing.T, d *Daemon, id string, want state.Status) project.Detail {
+	t.Helper()
+	var got project.Detail
+	require.Eventually(t, func() bool {
+		var err error
+		got, err = d.Detail(id)
+		return err == nil && got.Status == want && !d.Driving(id)
+	}, 20*time.Second, 5*time.Millisecond, "run %s never reached %s", id, want)
+	return got
+}
+
+var twoSteps = map[string]string{
+	"START.md": "Say hello.\n",
+	"END.md":   "Finish.\n",
+}
+
+const twoStepReplies = `replies:
+  START.md: ["<goto>END.md</goto>"]
+  END.md: ["<result>done</result>"]
+`
+
+func TestLaunchDrivesARunToItsEnd(t *testing.T) {
+	p, wf, r := testProject(t, twoSteps, twoStepReplies)
+	d := openDaemon(t, p, r)
+	run, err := d.Launch(Launch{Workflow: wf})
+	require.NoError(t, err)
+	got := waitStatus(t, d, run.WorkflowID, state.StatusCompleted)
+	require.Equal(t, "done", *got.Result)
+	require.NotEmpty(t, got.Transcript)
+	// The events of the run, numbered as their lines.
+	events, err := ReadEvents(got.Transcript, 0, 0)
+	require.NoError(t, err)
+	require.NotEmpty(t, events)
+	require.Equal(t, "1", events[0].ID)
+	require.Equal(t, "run_started", events[0].Event.Type)
+	require.Equal(t, "run_ended", events[len(events)-1].Event.Type)
+}
+
+func TestLaunchRefusesAWorkflowWithLintErrors(t *testing.T) {
+	p, wf, r := testProject(t, map[string]string{"START.md": "---\nallowed_transitions:\n  - { tag: goto, target: NEXTT.md }\n---\nGo.\n"}, twoStepReplies)
+	d := openDaemon(t, p, r)
+	_, err := d.Launch(Launch{Workflow: wf})
+	var le *LintError
+	require.ErrorAs(t, err, &le)
+	runs, err := p.Runs()
+	require.NoError(t, err)
+	require.Empty(t, runs, "no run is made for a workflow with errors")
+}
+
+func TestSecondDaemonRefused(t *testing.T) {
+	p, _, r := testProject(t, twoSteps, twoStepReplies)
+	d := openDaemon(t, p, r)
+	require.NoError(t, d.WriteInfo(Info{PID: os.Getpid(), Addr: "127.0.0.1:7777"}))
+	_, err := Open(Config{Project: p, Runner: r})
+	var le *LockedError
+	require.ErrorAs(t, err, &le)
+	require.Equal(t, os.Getpid(), le.PID)
+	require.Contains(t, err.Error(), "127.0.0.1:7777")
+	info, ok := Running(filepath.Join(p.Dir, ".raymond"))
+	require.True(t, ok)
+	require.Equal(t, "127.0.0.1:7777", info.Addr)
+}
+
+// create makes a run of wf with status st, as a driver that died (running)
+// or one that paused would have left it.
+func create(t *testing.T, p *project.Project, wf string, st state.Status) string {
+	t.Helper()
+	r, err := orchestrator.Create(p.Store, orchestrator.NewRun{Workflow: wf, Cwd: p.Dir})
+	require.NoError(t, err)
+	r.Status = st
+	require.NoError(t, p.Store.Write(r))
+	return r.WorkflowID
+}
+
+func TestRecover(t *testing.T) {
+	p, wf, r := testProject(t, twoSteps, `replies:
+  START.md: [{text: "<goto>END.md</goto>", repeat: true}]
+  END.md: [{text: "<result>done</result>", repeat: true}]
+`)
+	interrupted := create(t, p, wf, state.StatusRunning)
+	paused := create(t, p, wf, state.StatusPaused)
+	parked := create(t, p, wf, state.StatusPaused)
+	require.NoError(t, os.WriteFile(filepath.Join(p.Dir, ".raymond", ParkedFile), []byte(`["`+parked+`"]`), 0o600))
+
+	d := openDaemon(t, p, r)
+	rec := d.Recover()
+	slices.Sort(rec.Resumed)
+	want := []string{interrupted, parked}
+	slices.Sort(want)
+	require.Equal(t, want, rec.Resumed)
+	require.Equal(t, []string{paused}, rec.Paused)
+	require.Empty(t, rec.Failed)
+	waitStatus(t, d, interrupted, state.StatusCompleted)
+	waitStatus(t, d, parked, state.StatusCompleted)
+	got, err := d.Detail(paused)
+	require.NoError(t, err)
+	require.Equal(t, state.StatusPaused, got.Status, "a run paused on purpose stays paused")
+	require.NoFileExists(t, filepath.Join(p.Dir, ".raymond", ParkedFile))
+}
+
+func TestShutdownParksRunsTheNextStartResumes(t *testing.T) {
+	p, wf, r := testProject(t, twoSteps, `replies:
+  START.md: [{text: "<goto>END.md</goto>", wait_for: release}]
+  END.md: ["<result>done</result>"]
+`)
+	d, err := Open(Config{Project: p, Runner: r, Clock: &orchestrator.InstantClock{}})
+	require.NoError(t, err)
+	run, err := d.Launch(Launch{Workflow: wf})
+	require.NoError(t, err)
+	id := run.WorkflowID
+	require.Eventually(t, func() bool { return d.Gate().Status().StepsRunning == 1 }, 10*time.Second, time.Millisecond)
+
+	stopped := make(chan struct{})
+	go func() {
+		d.Shutdown(context.Background())
+		close(stopped)
+	}()
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(filepath.Join(p.Dir, ".raymond", ParkedFile))
+		return err == nil
+	}, 10*time.Second, time.Millisecond)
+	_, err = d.Launch(Launch{Workflow: wf})
+	require.ErrorIs(t, err, ErrClosing, "no new run while stopping")
+	// The step in flight finishes; no new step starts.
+	require.NoError(t, os.WriteFile(filepath.Join(p.Dir, "release"), nil, 0o644))
+	<-stopped
+	require.NoError(t, d.Close())
+	got, err := p.Store.Read(id)
+	require.NoError(t, err)
+	require.Equal(t, state.StatusPaused, got.Status)
+	require.Equal(t, "END.md", got.Agents[0].CurrentState)
+
+	again := openDaemon(t, p, r)
+	rec := again.Recover()
+	require.Equal(t, []string{id}, rec.Resumed)
+	waitStatus(t, again, id, state.StatusCompleted)
+}
+
+func TestAnswerAnAsk(t *testing.T) {
+	p, wf, r := testProject(t, map[string]string{
+		"START.md": "Ask.\n",
+		"END.md":   "Use {{input}}.\n",
+	}, `replies:
+  START.md: ["<ask next=\"END.md\">Which colour?</ask>"]
+  END.md: ["<result>{{input}}</result>"]
+`)
+	d := openDaemon(t, p, r)
+	go func() { _ = d.Watch(t.Context()) }()
+	run, err := d.Launch(Launch{Workflow: wf})
+	require.NoError(t, err)
+	id := run.WorkflowID
+	var asks []PendingAsk
+	require.Eventually(t, func() bool {
+		asks = d.Asks()
+		return len(asks) == 1
+	}, 20*time.Second, 5*time.Millisecond)
+	require.Equal(t, id, asks[0].RunID)
+	require.Equal(t, "Which colour?", asks[0].Prompt)
+
+	require.ErrorIs(t, d.Answer(id, "nosuch", "x"), ErrNotFound)
+	require.NoError(t, d.Answer(id, asks[0].AskID, "blue"))
+	err = d.Answer(id, asks[0].AskID, "red")
+	require.ErrorIs(t, err, ErrConflict, "a second answer is refused")
+	got := waitStatus(t, d, id, state.StatusCompleted)
+	require.Equal(t, "blue", *got.Result)
+}
+
+func TestPauseAndResume(t *testing.T) {
+	p, wf, r := testProject(t, twoSteps, `replies:
+  START.md: [{text: "<goto>END.md</goto>", wait_for: release}]
+  END.md: ["<result>done</result>"]
+`)
+	d := openDaemon(t, p, r)
+	run, err := d.Launch(Launch{Workflow: wf})
+	require.NoError(t, err)
+	id := run.WorkflowID
+	require.NoError(t, d.Pause(id))
+	require.NoError(t, os.WriteFile(filepath.Join(p.Dir, "release"), nil, 0o644))
+	waitStatus(t, d, id, state.StatusPaused)
+	require.ErrorIs(t, d.Pause(id), ErrConflict, "a paused run has nothing to pause")
+	require.ErrorIs(t, d.Delete(id), ErrConflict, "a paused run is not deleted")
+
+	require.NoError(t, d.Resume(id, nil))
+	waitStatus(t, d, id, state.StatusCompleted)
+	require.ErrorIs(t, d.Resume(id, nil), ErrConflict)
+	require.NoError(t, d.Delete(id))
+	_, err = d.Detail(id)
+	require.ErrorIs(t, err, ErrNotFound)
+}
+
+func TestSubscribeReplaysAfterLastEventID(t *testing.T) {
+	p, wf, r := testProject(t, twoSteps, `replies:
+  START.md: [{text: "<goto>END.md</goto>"}]
+  END.md: [{text: "<result>done</result>", wait_for: release}]
+`)
+	d := openDaemon(t, p, r)
+	run, err := d.Launch(Launch{Workflow: wf})
+	require.NoError(t, err)
+	id := run.WorkflowID
+	// Wait until END.md's step runs, then follow from event 2.
+	require.Eventually(t, func() bool {
+		got, err := d.Detail(id)
+		return err == nil && got.Agents[0].CurrentState == "END.md" && d.Gate().Status().StepsRunning == 1
+	}, 20*time.Second, time.Millisecond)
+	sub, err := d.Subscribe(id, "2")
+	require.NoError(t, err)
+	defer sub.Close()
+	require.NotEmpty(t, sub.Replay)
+	require.Equal(t, "3", sub.Replay[0].ID, "the replay starts after the id given")
+	last := sub.Replay[len(sub.Replay)-1].ID
+	require.NoError(t, os.WriteFile(filepath.Join(p.Dir, "release"), nil, 0o644))
+	var types []string
+	for ev := range sub.C() {
+		types = append(types, ev.Event.Type)
+		if !ev.Event.Live() {
+			require.Greater(t, mustAtoi(t, ev.ID), mustAtoi(t, last), "live events follow the replay without a gap or a repeat")
+			last = ev.ID
+		}
+	}
+	require.Contains(t, types, "run_ended")
+	all, err := ReadEvents(filepath.Join(project.DebugDir(p.Dir), id), 0, 0)
+	require.NoError(t, err)
+	require.Equal(t, all[len(all)-1].ID, last, "every persisted event was delivered")
+
+	_, err = d.Subscribe(id, "x.y")
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := parseLastID(s)
+	require.NoError(t, err)
+	return n
+}

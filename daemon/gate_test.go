@@ -1,0 +1,203 @@
+package daemon
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"raymond/step"
+)
+
+// manualClock is a clock a test moves by hand; After fires when the test
+// moves the clock past it.
+type manualClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	waiters []clockWaiter
+}
+
+type clockWaiter struct {
+	at time.Time
+	ch chan time.Time
+}
+
+func newManualClock() *manualClock {
+	return &manualClock{now: time.Date(2026, 11, 24, 12, 0, 0, 0, time.Local)}
+}
+
+func (c *manualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *manualClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	if d <= 0 {
+		ch <- c.now
+		return ch
+	}
+	c.waiters = append(c.waiters, clockWaiter{at: c.now.Add(d), ch: ch})
+	return ch
+}
+
+func (c *manualClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	kept := c.waiters[:0]
+	for _, w := range c.waiters {
+		if !w.at.After(c.now) {
+			w.ch <- c.now
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	c.waiters = kept
+}
+
+// acquireAsync asks for a slot for run and returns the channel that says
+// when it was given.
+func acquireAsync(t *testing.T, g *Gate, run string) (given chan func()) {
+	t.Helper()
+	given = make(chan func(), 1)
+	go func() {
+		release, err := g.acquire(context.Background(), run)
+		if err == nil {
+			given <- release
+		}
+	}()
+	return given
+}
+
+// waitWaiting waits until n tickets wait at the gate.
+func waitWaiting(t *testing.T, g *Gate, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool { return g.Status().StepsWaiting == n }, 10*time.Second, time.Millisecond)
+}
+
+func TestGateRoundRobinBetweenRuns(t *testing.T) {
+	g := NewGate(1, 0, "", newManualClock(), nil)
+	first, err := g.acquire(context.Background(), "busy")
+	require.NoError(t, err)
+	// The busy run queues three more steps, then a second run queues one.
+	var busy []chan func()
+	for range 3 {
+		busy = append(busy, acquireAsync(t, g, "busy"))
+		waitWaiting(t, g, len(busy))
+	}
+	other := acquireAsync(t, g, "other")
+	waitWaiting(t, g, 4)
+
+	first()
+	// The busy run's next step goes first (its turn came first), then the
+	// other run's, before the busy run's third.
+	release := <-busy[0]
+	select {
+	case <-other:
+		t.Fatal("two slots given with a cap of 1")
+	default:
+	}
+	release()
+	release = <-other
+	select {
+	case <-busy[1]:
+		t.Fatal("the busy run got a second turn before the other run")
+	default:
+	}
+	release()
+	(<-busy[1])()
+	(<-busy[2])()
+	require.Equal(t, GateStatus{MaxSteps: 1}, g.Status())
+}
+
+func TestGateCanceledWhileWaiting(t *testing.T) {
+	g := NewGate(1, 0, "", newManualClock(), nil)
+	release, err := g.acquire(context.Background(), "a")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.acquire(ctx, "b")
+		done <- err
+	}()
+	waitWaiting(t, g, 1)
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	require.Equal(t, 0, g.Status().StepsWaiting)
+	release()
+	require.Equal(t, 0, g.Status().StepsRunning)
+}
+
+// limitRunner ends its first step at a usage limit and the others well.
+type limitRunner struct {
+	reset time.Time
+	mu    sync.Mutex
+	calls int
+}
+
+func (r *limitRunner) Run(ctx context.Context, req step.Request, h step.Handler) step.Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	if r.calls == 1 {
+		return step.Result{Outcome: step.UsageLimit, ResetAt: r.reset}
+	}
+	return step.Result{Outcome: step.Succeeded, Billed: true, CostUSD: 0.5}
+}
+
+func TestGateUsageLimitHoldsEveryRun(t *testing.T) {
+	clock := newManualClock()
+	inner := &limitRunner{reset: clock.Now().Add(time.Hour)}
+	g := NewGate(4, 0, "", clock, nil)
+	r := g.Runner(inner)
+	res := r.Run(context.Background(), step.Request{RunID: "a"}, step.Handler{})
+	require.Equal(t, step.UsageLimit, res.Outcome)
+	st := g.Status()
+	require.NotNil(t, st.UsageLimit)
+	require.Equal(t, inner.reset.Add(usageLimitPad), *st.UsageLimit)
+
+	// Another run's step waits for the reset.
+	done := make(chan step.Result, 1)
+	go func() { done <- r.Run(context.Background(), step.Request{RunID: "b"}, step.Handler{}) }()
+	waitWaiting(t, g, 1)
+	clock.advance(59 * time.Minute)
+	select {
+	case <-done:
+		t.Fatal("a step started during the usage-limit hold")
+	default:
+	}
+	clock.advance(2 * time.Minute)
+	require.Equal(t, step.Succeeded, (<-done).Outcome)
+	require.Nil(t, g.Status().UsageLimit)
+}
+
+func TestGateDailyCap(t *testing.T) {
+	clock := newManualClock()
+	spendFile := filepath.Join(t.TempDir(), SpendFile)
+	g := NewGate(4, 1.0, spendFile, clock, nil)
+	r := g.Runner(&limitRunner{calls: 1}) // every step costs $0.50
+	for range 2 {
+		require.Equal(t, step.Succeeded, r.Run(context.Background(), step.Request{RunID: "a"}, step.Handler{}).Outcome)
+	}
+	st := g.Status()
+	require.InDelta(t, 1.0, st.SpendTodayUSD, 1e-9)
+	require.NotNil(t, st.HeldUntil, "the cap is reached")
+
+	// A restarted daemon remembers the day's spend.
+	again := NewGate(4, 1.0, spendFile, clock, nil)
+	require.InDelta(t, 1.0, again.Status().SpendTodayUSD, 1e-9)
+
+	done := make(chan step.Result, 1)
+	go func() { done <- r.Run(context.Background(), step.Request{RunID: "b"}, step.Handler{}) }()
+	waitWaiting(t, g, 1)
+	clock.advance(13 * time.Hour) // past midnight: a new day, a new allowance
+	require.Equal(t, step.Succeeded, (<-done).Outcome)
+	require.InDelta(t, 0.5, g.Status().SpendTodayUSD, 1e-9)
+}
