@@ -1,13 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
+	"raymond/daemon"
 	"raymond/machine"
 	"raymond/project"
 	"raymond/state"
@@ -75,6 +82,13 @@ func runAnswer(_ context.Context, env *cmdEnv, args []string) error {
 	if _, err := p.Store.Read(id); err != nil {
 		return notFound(p.Store, id, err)
 	}
+	if info, token, ok := drivingDaemon(p, id); ok {
+		if err := answerViaDaemon(info, token, id, askID, text); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stderr, "raymond: answered %s of run %s through the daemon that drives it (pid %d); it goes on by itself\n", askID, id, info.PID)
+		return nil
+	}
 	k, pending, err := answer(p.Store, id, askID, text, time.Now())
 	if err != nil {
 		return err
@@ -138,4 +152,63 @@ func answer(store *state.Store, id, askID, text string, now time.Time) (*state.A
 		return nil, 0, err
 	}
 	return k, len(machine.PendingAsks(r)), nil
+}
+
+// drivingDaemon returns the daemon of project p when it is the process that
+// drives run id, with its API token.
+func drivingDaemon(p *project.Project, id string) (daemon.Info, string, bool) {
+	pid, held, err := p.Store.Holder(id)
+	if err != nil || !held {
+		return daemon.Info{}, "", false
+	}
+	dir := filepath.Join(p.Dir, ".raymond")
+	info, ok := daemon.Running(dir)
+	if !ok || info.PID != pid {
+		return daemon.Info{}, "", false
+	}
+	token, err := daemon.ReadToken(dir)
+	if err != nil {
+		return daemon.Info{}, "", false
+	}
+	return info, token, true
+}
+
+// answerViaDaemon gives the answer to the daemon's API, which hands it to
+// the run it drives.
+func answerViaDaemon(info daemon.Info, token, id, askID, text string) error {
+	body, err := json.Marshal(map[string]string{"answer": text})
+	if err != nil {
+		return err
+	}
+	u := strings.TrimSuffix(info.URL, "/") + "/api/v1/runs/" + url.PathEscape(id) + "/asks/" + url.PathEscape(askID)
+	req, err := http.NewRequest(http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	client := &http.Client{Timeout: 30 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("run %s is driven by the daemon (pid %d) but it does not answer at %s: %v", id, info.PID, info.URL, err)}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		return nil
+	}
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	_ = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&e)
+	msg := e.Error.Message
+	if msg == "" {
+		msg = resp.Status
+	}
+	code := exitFailed
+	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusConflict {
+		code = exitUsage
+	}
+	return &exitError{code: code, msg: "the daemon refused the answer: " + msg}
 }
