@@ -88,7 +88,9 @@ type entry struct {
 	scopes []string
 }
 
-// New returns the catalog of the workflows under roots, read once. It
+// New returns the catalog of the workflows under roots, read once. A root
+// is a folder, or a workflow itself; a root that is a symbolic link stands
+// for the path it leads to, which the workflows' paths then show. New
 // fails only for a root that cannot be read at all; a folder below one
 // that cannot be read is logged and left out. log may be nil.
 func New(roots []string, log *slog.Logger) (*Catalog, error) {
@@ -104,6 +106,10 @@ func New(roots []string, log *slog.Logger) (*Catalog, error) {
 		}
 		if err := readable(abs); err != nil {
 			return nil, fmt.Errorf("workflow root %s cannot be read: %w; give a folder (or a workflow) that exists and can be read", r, err)
+		}
+		// The folder a link names is the one walked and watched.
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
 		}
 		if slices.ContainsFunc(c.roots, func(o root) bool { return o.path == abs }) {
 			continue

@@ -169,3 +169,41 @@ func TestLiveIgnoresHidden(t *testing.T) {
 		require.False(t, strings.Contains(id, "hidden"), id)
 	}
 }
+
+func TestLiveLinkedRoot(t *testing.T) {
+	real := t.TempDir()
+	write(t, real, map[string]string{"review/START.md": done})
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(real, link))
+	c, err := catalog.New([]string{link}, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"review"}, ids(c))
+	watch(t, c)
+	write(t, link, map[string]string{"added/START.md": done})
+	waitFor(t, c, "added", listed(c, "added"))
+}
+
+func TestLiveFileRootAndZip(t *testing.T) {
+	dir := t.TempDir()
+	yamlRoot := filepath.Join(dir, "one.yaml")
+	write(t, dir, map[string]string{"one.yaml": "states:\n  START:\n    prompt: \"" + done + "\"\n"})
+	zips := filepath.Join(dir, "zips")
+	require.NoError(t, os.Mkdir(zips, 0o755))
+	makeZip(t, filepath.Join(zips, "packed.zip"), map[string]string{"START.md": done})
+	c, err := catalog.New([]string{yamlRoot, zips}, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"one", "packed"}, ids(c))
+	watch(t, c)
+
+	// A file beside a root that is a file is not the catalog's.
+	write(t, dir, map[string]string{"beside.yaml": "states:\n  START:\n    prompt: \"" + done + "\"\n"})
+	rename(t, yamlRoot, "description: Edited\nstates:\n  START:\n    prompt: \""+done+"\"\n")
+	waitFor(t, c, "one's description", func() bool { return get(t, c, "one").Description == "Edited" })
+
+	// A zip replaced by a broken one, then removed.
+	require.NoError(t, os.WriteFile(filepath.Join(zips, "packed.zip"), []byte("not a zip"), 0o644))
+	waitFor(t, c, "packed broken", func() bool { return !get(t, c, "packed").Usable })
+	require.NoError(t, os.Remove(filepath.Join(zips, "packed.zip")))
+	waitFor(t, c, "packed gone", func() bool { return !listed(c, "packed")() })
+	require.Equal(t, []string{"one"}, ids(c))
+}

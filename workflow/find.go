@@ -54,9 +54,20 @@ func Find(path string) ([]string, error) {
 	if _, err := os.ReadDir(path); err != nil {
 		return nil, fmt.Errorf("find workflows: %w", err)
 	}
+	// WalkDir does not follow a link, even the one it starts from: walk
+	// the folder a linked path names, and give the paths under path.
+	walked := path
+	if lfi, err := os.Lstat(path); err == nil && lfi.Mode()&fs.ModeSymlink != 0 {
+		if walked, err = filepath.EvalSymlinks(path); err != nil {
+			return nil, fmt.Errorf("find workflows: %w", err)
+		}
+	}
 	var out []string
 	var errs []error
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(walked, func(p string, d fs.DirEntry, err error) error {
+		if rel, rerr := filepath.Rel(walked, p); rerr == nil {
+			p = filepath.Join(path, rel)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			if d != nil && d.IsDir() && p != path {

@@ -56,6 +56,13 @@ func TestFind(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, got)
 
+	// A link to a folder is walked, and the paths stay under the link.
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "deep"), link))
+	got, err = workflow.Find(link)
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(link, "b")}, got)
+
 	_, err = workflow.Find(filepath.Join(dir, "nosuch"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
