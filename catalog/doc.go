@@ -31,7 +31,8 @@
 //
 // Live reload. Watch watches every folder under the roots with fsnotify
 // (which is not recursive: folders are added as they appear and dropped as
-// they go) and gathers the events of a burst (an editor's save is several:
+// they go), and the folder each root is in (so that a root removed and
+// made again is followed), and gathers the events of a burst (an editor's save is several:
 // a write, or a new file renamed over the old one) until 100 ms pass
 // without one, or 1 s since the first. Then it looks again only where
 // something changed: the workflow a changed file belongs to, or else the

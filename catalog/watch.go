@@ -36,10 +36,14 @@ func (c *Catalog) Watch(ctx context.Context) error {
 	var all []string
 	for _, r := range c.roots {
 		all = append(all, r.path)
+		// The folder a root is in tells when the root itself is removed,
+		// made again, or written (a root that is a file); events there
+		// about anything else are passed over.
+		if err := w.Add(filepath.Dir(r.path)); err != nil {
+			c.log.Warn("cannot watch the folder a workflow root is in, so the root's removal and return are not seen", "root", r.path, "err", err)
+		}
 		if isDir(r.path) {
 			fw.add(r.path)
-		} else if err := w.Add(filepath.Dir(r.path)); err != nil {
-			c.log.Warn("cannot watch a workflow root's folder; changes to it are not seen", "root", r.path, "err", err)
 		}
 	}
 	c.update(all, nil)

@@ -207,3 +207,17 @@ func TestLiveFileRootAndZip(t *testing.T) {
 	waitFor(t, c, "packed gone", func() bool { return !listed(c, "packed")() })
 	require.Equal(t, []string{"one"}, ids(c))
 }
+
+func TestLiveRootRemovedAndBack(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wfs")
+	write(t, root, map[string]string{"review/START.md": done})
+	c, err := catalog.New([]string{root}, nil)
+	require.NoError(t, err)
+	watch(t, c)
+	require.NoError(t, os.RemoveAll(root))
+	waitFor(t, c, "an empty list", func() bool { return len(c.List()) == 0 })
+	write(t, root, map[string]string{"back/START.md": done})
+	waitFor(t, c, "back", listed(c, "back"))
+	write(t, root, map[string]string{"back/START.md": "<goto>NOPE</goto>"})
+	waitFor(t, c, "back broken", func() bool { return !get(t, c, "back").Usable })
+}
