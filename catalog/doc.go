@@ -31,16 +31,17 @@
 //
 // Live reload. Watch watches every folder under the roots with fsnotify
 // (which is not recursive: folders are added as they appear and dropped as
-// they go), and the folder each root is in (so that a root removed and
-// made again is followed), and gathers the events of a burst (an editor's save is several:
-// a write, or a new file renamed over the old one) until 100 ms pass
-// without one, or 1 s since the first. Then it looks again only where
-// something changed: the workflow a changed file belongs to, or else the
-// folder the change happened in, which may have become a workflow or hold a
-// new one. A workflow is linted again only when its files changed (their
-// names, sizes, modes and times), or when it reaches through a
-// cross-workflow tag a workflow that changed; a broken workflow is linted
-// again whenever a workflow appears or goes, as it may have named it.
-// Changes to workflows outside the roots that a workflow reaches are not
-// seen. After each change Changed's channel is closed and replaced.
+// they go), and the folder each root is in, so that a root removed and
+// made again is followed. It gathers the events of a burst (an editor's
+// save is several: a write, or a new file renamed over the old one) until
+// 100 ms pass without one, or 1 s since the first. Then it looks again
+// only where something changed: the workflow a changed file belongs to, or
+// else the folder the change happened in, which may have become a workflow
+// or hold a new one. A workflow is linted again when an event named one of
+// its files, when its files' names, sizes, modes or times changed, or when
+// it reaches through a cross-workflow tag a workflow that changed; a
+// broken workflow is linted again whenever a workflow appears or goes, as
+// it may have named it. Changes to workflows outside the roots that a
+// workflow reaches are not seen. After each change Changed's channel is
+// closed and replaced.
 package catalog
