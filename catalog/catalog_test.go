@@ -17,7 +17,7 @@ const done = "<result>done</result>"
 
 // write writes files (slash paths relative to dir, to their content),
 // making folders as needed.
-func write(t *testing.T, dir string, files map[string]string) {
+func write(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
