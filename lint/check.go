@@ -85,7 +85,11 @@ func Check(scopes *workflow.Scopes, arg string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	return Report{Workflow: arg, Findings: sortFindings(c.out)}, nil
+	r := Report{Workflow: arg, Findings: sortFindings(c.out)}
+	for _, si := range c.order {
+		r.Scopes = append(r.Scopes, si.s.Dir())
+	}
+	return r, nil
 }
 
 // walk visits the workflow arg names and every workflow it reaches, and

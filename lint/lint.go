@@ -56,6 +56,10 @@ type Report struct {
 	Workflow string `json:"workflow"`
 	// Findings are sorted by file, line, column and check.
 	Findings []Finding `json:"findings"`
+	// Scopes are the paths (Scope.Dir) of the workflows the check read,
+	// the workflow's own first: a change to any of them may change the
+	// findings.
+	Scopes []string `json:"-"`
 }
 
 // Count returns how many findings have severity sev.

@@ -23,7 +23,8 @@ an exit, placeholders nothing binds, and the workflows reached through
 cross-workflow tags, which are checked too. PATH is what 'raymond run'
 takes: a workflow folder, a state in it, a YAML or zip file; default ".".
 A folder that is no workflow but holds some (folders with a START or
-1_START state, YAML workflow files; not testdata/) lints each of them.
+1_START state or a workflow.yaml, YAML workflow files, zip archives; not
+hidden folders, node_modules/, vendor/ or testdata/) lints each of them.
 
 Each finding has a check id, a severity (error, warning, info), a place and
 a fix; docs/lint.md lists every check. The text report groups findings by
@@ -109,12 +110,13 @@ func lintFetcher(paths []string) workflow.Fetcher {
 }
 
 // expandLintPaths replaces each folder that is not a workflow but holds
-// some by those workflows (lint.Find).
+// some by those workflows (workflow.Find); folders it could not read are
+// left out.
 func expandLintPaths(paths []string) []string {
 	var out []string
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			if found, err := lint.Find(p); err == nil && len(found) > 0 {
+			if found, _ := workflow.Find(p); len(found) > 0 {
 				out = append(out, found...)
 				continue
 			}
