@@ -327,7 +327,10 @@ func (d *Daemon) workingDir(path string) string {
 	scope, _, err := scopes.Start(path)
 	if err == nil {
 		if m := scope.Manifest(); m != nil && m.WorkingDirectory != "" {
-			return project.AbsPath(m.WorkingDirectory, d.p.Dir)
+			if filepath.IsAbs(m.WorkingDirectory) {
+				return m.WorkingDirectory
+			}
+			return filepath.Join(d.p.Dir, m.WorkingDirectory)
 		}
 	}
 	return d.p.Dir

@@ -69,6 +69,7 @@ func TestScript(t *testing.T) {
 			"askof":     cmdAskOf,
 			"zipdir":    cmdZipDir,
 			"httpserve": cmdHTTPServe,
+			"api":       cmdAPI,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,

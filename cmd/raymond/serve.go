@@ -264,7 +264,10 @@ func serveRoots(p *project.Project, flags, config []string) ([]string, error) {
 	}
 	out := make([]string, 0, len(roots))
 	for _, r := range roots {
-		dir := project.AbsPath(expandHome(r), base)
+		dir := expandHome(r)
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(base, dir)
+		}
 		fi, err := os.Stat(dir)
 		if err != nil || !fi.IsDir() {
 			return nil, &usageError{msg: fmt.Sprintf("--root %s: not a folder", r), hint: "Give folders that hold workflows."}

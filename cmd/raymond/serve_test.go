@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"raymond/daemon"
+)
+
+// cmdAPI calls the API of the daemon that serves the project in $WORK
+// (found by .raymond/serve.json, with its token), waiting up to a minute
+// for it to start, and writes the answer's body to api.out and its status
+// to api.status:
+//
+//	api POST /api/v1/runs '{"workflow": "wf"}'
+//	api -notoken GET /api/v1/runs
+//	api -until '"status": "completed"' GET /api/v1/runs
+//
+// The call must answer 2xx, unless negated. With -until it is made again
+// (for up to a minute) until the body matches the regular expression.
+func cmdAPI(ts *testscript.TestScript, neg bool, args []string) {
+	token := true
+	var until *regexp.Regexp
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch {
+		case args[0] == "-notoken":
+			token, args = false, args[1:]
+		case args[0] == "-until" && len(args) > 1:
+			var err error
+			until, err = regexp.Compile("(?m)" + args[1])
+			ts.Check(err)
+			args = args[2:]
+		default:
+			ts.Fatalf("api: unknown option %s", args[0])
+		}
+	}
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: api [-notoken] [-until REGEXP] METHOD PATH [BODY]")
+	}
+	dir := filepath.Join(ts.Getenv("WORK"), ".raymond")
+	var info daemon.Info
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var ok bool
+		if info, ok = daemon.Running(dir); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			stopBackground(ts)
+			ts.Fatalf("api: no daemon serves %s", dir)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	var body io.Reader
+	if len(args) == 3 {
+		body = strings.NewReader(args[2])
+	}
+	req, err := http.NewRequest(args[0], strings.TrimSuffix(info.URL, "/")+args[1], body)
+	ts.Check(err)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token {
+		t, err := daemon.ReadToken(dir)
+		ts.Check(err)
+		req.Header.Set("Authorization", "Bearer "+t)
+	}
+	client := &http.Client{Timeout: time.Minute}
+	for {
+		status, data := call(ts, client, req)
+		if until == nil || until.Match(data) || time.Now().After(deadline) {
+			ts.Check(os.WriteFile(ts.MkAbs("api.out"), data, 0o644))
+			ts.Check(os.WriteFile(ts.MkAbs("api.status"), []byte(strconv.Itoa(status)+"\n"), 0o644))
+			if until != nil && !until.Match(data) {
+				stopBackground(ts)
+				ts.Fatalf("api %s %s: the answer never matched %s; the last one:\n%s", args[0], args[1], until, data)
+			}
+			if ok := status/100 == 2; ok == neg {
+				ts.Fatalf("api %s %s: status %d\n%s", args[0], args[1], status, data)
+			}
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// call makes one request of the api command and returns its status and
+// body, indented when it is JSON.
+func call(ts *testscript.TestScript, client *http.Client, req *http.Request) (int, []byte) {
+	if req.GetBody != nil {
+		req.Body, _ = req.GetBody()
+	}
+	resp, err := client.Do(req)
+	ts.Check(err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	ts.Check(err)
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, data, "", "  ") == nil {
+		data = append(pretty.Bytes(), '\n')
+	}
+	return resp.StatusCode, data
+}
