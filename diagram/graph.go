@@ -39,6 +39,9 @@ type arrow struct {
 	from, to string // node ids
 	kind     kind
 	label    string
+	// runtime is set for an arrow the graph lacks but a run took (an
+	// Overlay's move): a target known only when the state ran.
+	runtime bool
 }
 
 // plan is a graph flattened for drawing: nodes grouped by workflow, arrows

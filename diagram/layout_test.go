@@ -169,6 +169,7 @@ func TestSVGShowsARun(t *testing.T) {
 			{From: State{dir, "START.md"}, To: State{dir, "AFTER.md"}, Via: "ask"}:  2,
 			{From: State{dir, "AFTER.md"}, To: State{Workflow: dir}, Via: "result"}: 1,
 			{From: State{dir, "GONE.md"}, To: State{dir, "AFTER.md"}, Via: "goto"}:  1,
+			{From: State{dir, "WORK.md"}, To: State{dir, "LOST.md"}, Via: "goto"}:   2,
 		},
 	}
 	svg := SVG(g, o)
@@ -177,11 +178,15 @@ func TestSVGShowsARun(t *testing.T) {
 	assert.NotContains(t, svg, "data-for", "nothing to click in a drawing without its page")
 	assert.Contains(t, svg, "<title>WORK.md: visited 3 times</title>")
 	assert.Contains(t, svg, ">×3</text>")
-	assert.Contains(t, svg, "<title>LOST.md: never visited</title>")
-	assert.Contains(t, svg, `<g class="state unreachable idle"`)
+	assert.Contains(t, svg, "<title>AFTER.md: visited once</title>")
+	assert.Contains(t, svg, "<title>BUILD.sh: never visited</title>")
+	assert.Contains(t, svg, `<g class="state script idle"`)
+	assert.Contains(t, svg, `<g class="state unreachable"`, "LOST.md, reached by the dotted arrow")
 	assert.Contains(t, svg, `<g class="end">`, "the result the run reached")
 	assert.Contains(t, svg, ">ask ×2</text>", "the ask, not the goto to the same state")
 	assert.Equal(t, 4, strings.Count(svg, `taken"`), "the moves the graph has")
+	assert.Contains(t, svg, `<g class="edge goto taken runtime">`, "a move the graph lacks, drawn dotted")
+	assert.Contains(t, svg, ">goto ×2</text>")
 	assert.Contains(t, svg, `<g class="edge reset idle">`)
 	assert.NotContains(t, svg, "GONE")
 	plain := SVG(g, nil)

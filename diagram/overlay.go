@@ -1,6 +1,12 @@
 package diagram
 
-import "raymond/parsing"
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"raymond/parsing"
+)
 
 // State names one state of a graph: the Dir of its lint.Workflow and the
 // state's file name. The Name "" stands for the workflow's end (where a
@@ -20,9 +26,10 @@ type Move struct {
 }
 
 // Overlay is what a run did on a graph, for SVG to draw over it: how
-// often each state was entered and each move made. States and moves the
-// graph does not have (the workflow changed since the run, a target
-// known only when the state ran) are left out of the drawing.
+// often each state was entered and each move made. A move between two
+// states of the graph that it has no arrow for (a target known only when
+// the state ran, such as a script's) is drawn dotted; states the graph
+// does not have (the workflow changed since the run) are left out.
 type Overlay struct {
 	Visits map[State]int
 	Moves  map[Move]int
@@ -35,8 +42,16 @@ type marks struct {
 	seen   map[string]bool
 }
 
-// resolve finds o's states and moves in p.
+// resolve finds o's states and moves in p, adding an arrow for each move
+// between two of its nodes that no arrow stands for.
 func (p *plan) resolve(o *Overlay) *marks {
+	for _, mv := range sortedMoves(o) {
+		from, ok1 := p.ids[mv.From]
+		to, ok2 := p.ids[mv.To]
+		if ok1 && ok2 && !slices.ContainsFunc(p.arrows, func(a arrow) bool { return a.from == from && a.to == to }) {
+			p.arrows = append(p.arrows, arrow{from: from, to: to, kind: viaKind(mv.Via), label: mv.Via, runtime: true})
+		}
+	}
 	m := &marks{visits: make(map[string]int), taken: make([]int, len(p.arrows)), seen: make(map[string]bool)}
 	for s, n := range o.Visits {
 		if id, ok := p.ids[s]; ok && n > 0 {
@@ -66,6 +81,17 @@ func (p *plan) resolve(o *Overlay) *marks {
 		}
 	}
 	return m
+}
+
+// sortedMoves are o's moves in a fixed order, so that the same run is
+// drawn the same way each time.
+func sortedMoves(o *Overlay) []Move {
+	moves := slices.Collect(maps.Keys(o.Moves))
+	slices.SortFunc(moves, func(a, b Move) int {
+		return cmp.Or(cmp.Compare(a.From.Workflow, b.From.Workflow), cmp.Compare(a.From.Name, b.From.Name),
+			cmp.Compare(a.To.Workflow, b.To.Workflow), cmp.Compare(a.To.Name, b.To.Name), cmp.Compare(a.Via, b.Via))
+	})
+	return moves
 }
 
 // viaKind is the kind of arrow a move via the tag via is drawn as.

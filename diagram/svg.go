@@ -19,7 +19,7 @@ func SVG(g lint.Graph, o *Overlay) string {
 	p := flatten(g)
 	var m *marks
 	if o != nil {
-		m = p.resolve(o)
+		m = p.resolve(o) // before the layout: it may add arrows
 	}
 	return draw(p, m, false)
 }
@@ -272,7 +272,7 @@ func draw(p *plan, m *marks, clickable bool) string {
 	fmt.Fprintf(&b, "<svg class=\"%s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n<defs>\n",
 		class, dr.w, dr.h, dr.w, dr.h)
 	for _, k := range kindOrder {
-		fmt.Fprintf(&b, `<marker id="arrow-%s" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="%s"/></marker>`+"\n", k, colours[k])
+		fmt.Fprintf(&b, `<marker id="arrow-%s" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="%s"/></marker>`+"\n", k, colours[k])
 	}
 	b.WriteString("</defs>\n")
 	for i, a := range p.arrows {
@@ -285,6 +285,10 @@ func draw(p *plan, m *marks, clickable bool) string {
 		dash := ""
 		if dashed[a.kind] {
 			dash = ` stroke-dasharray="5 3"`
+		}
+		if a.runtime {
+			classes += " runtime"
+			dash = ` stroke-dasharray="2 3"`
 		}
 		l := dr.labels[i]
 		fmt.Fprintf(&b, `<g class="%s"><path d="%s" fill="none" stroke="%s" stroke-width="1.6"%s marker-end="url(#arrow-%s)"/>`,
