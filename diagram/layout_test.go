@@ -193,3 +193,27 @@ func TestSVGShowsARun(t *testing.T) {
 	assert.NotContains(t, plain, "idle")
 	assert.NotContains(t, plain, "×")
 }
+
+func TestArrowsInALayerArcOverIt(t *testing.T) {
+	graphs := examples(t)
+	graphs["busy"] = graphOf(t, busy)
+	arcs := 0
+	for name, g := range graphs {
+		p := flatten(g)
+		dr := lay(p, arrowTexts(p, nil))
+		for i, a := range p.arrows {
+			if a.from == a.to || dr.pos[a.to][1] != dr.pos[a.from][1] {
+				continue
+			}
+			arcs++
+			// It leaves one top and enters the other (an end's circle sits
+			// a little lower), over both.
+			top := max(box4(p, dr.pos, a.from).y0, box4(p, dr.pos, a.to).y0)
+			for _, q := range dr.routes[i].all {
+				assert.LessOrEqual(t, q.y, top, "%s: %s → %s dips into its layer", name, a.from, a.to)
+			}
+			assert.Less(t, along(dr.routes[i].all, 0.5).y, top-10, "%s: %s → %s arcs over", name, a.from, a.to)
+		}
+	}
+	assert.Positive(t, arcs, "some arrow stays in its layer (to a result beside it)")
+}

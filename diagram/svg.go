@@ -88,12 +88,18 @@ func lay(p *plan, texts []string) *drawing {
 		spread := 2*nth[k] - (pairs[k] - 1) // -n+1 … n-1, step 2
 		nth[k]++
 		src, dst := box4(p, dr.pos, a.from), box4(p, dr.pos, a.to)
-		if a.from != a.to && dst.y0 < src.y0 {
+		// Layers by the nodes' tops: an end's circle sits lower in its box.
+		switch up, down := dr.pos[a.to][1] < dr.pos[a.from][1], dr.pos[a.to][1] > dr.pos[a.from][1]; {
+		case a.from == a.to:
+			dr.routes = append(dr.routes, loopRoute(src))
+		case up:
 			lane++
 			dr.routes = append(dr.routes, backRoute(src, dst, float64(right+lane*laneGap), lane))
-			continue
+		case down:
+			dr.routes = append(dr.routes, downRoute(src, dst, spread))
+		default:
+			dr.routes = append(dr.routes, sideRoute(src, dst, spread))
 		}
-		dr.routes = append(dr.routes, arrowRoute(a, src, dst, spread))
 	}
 	dr.w = right + lane*laneGap + margin
 	var taken []box
@@ -180,27 +186,32 @@ func cubic(a, b, c, d pt) route {
 	return route{d: fmt.Sprintf("M%g,%g C%g,%g %g,%g %g,%g", a.x, a.y, b.x, b.y, c.x, c.y, d.x, d.y), all: line, line: line}
 }
 
-// arrowRoute routes an arrow that does not go up: straight down to a
-// lower layer, an arc over the top in the same layer, a loop on the right
-// back into the same state. spread moves it aside from the other arrows
-// between the same nodes.
-func arrowRoute(a arrow, src, dst box, spread int) route {
+// loopRoute routes an arrow from a state back into itself: a loop on its
+// right.
+func loopRoute(src box) route {
+	p1, p2 := pt{src.x1, src.y0 + (src.y1-src.y0)/3}, pt{src.x1, src.y0 + 2*(src.y1-src.y0)/3}
+	r := cubic(p1, pt{p1.x + 40, p1.y - 20}, pt{p2.x + 40, p2.y + 20}, p2)
+	r.line = nil
+	r.spots = []pt{{p1.x + 34, (p1.y + p2.y) / 2}, {p1.x - 30, src.y0 - 6}, {p1.x - 30, src.y1 + 14}, {p1.x + 34, src.y0 - 10}}
+	return r
+}
+
+// downRoute routes an arrow to a lower layer: straight down. spread
+// moves it aside from the other arrows between the same nodes.
+func downRoute(src, dst box, spread int) route {
 	s := float64(spread)
-	switch {
-	case a.from == a.to:
-		p1, p2 := pt{src.x1, src.y0 + (src.y1-src.y0)/3}, pt{src.x1, src.y0 + 2*(src.y1-src.y0)/3}
-		r := cubic(p1, pt{p1.x + 40, p1.y - 20}, pt{p2.x + 40, p2.y + 20}, p2)
-		r.line = nil
-		r.spots = []pt{{p1.x + 34, (p1.y + p2.y) / 2}, {p1.x - 30, src.y0 - 6}, {p1.x - 30, src.y1 + 14}, {p1.x + 34, src.y0 - 10}}
-		return r
-	case dst.y0 > src.y0:
-		p1 := pt{(src.x0+src.x1)/2 + s*8, src.y1}
-		p2 := pt{(dst.x0+dst.x1)/2 + s*8, dst.y0}
-		return route{d: fmt.Sprintf("M%g,%g L%g,%g", p1.x, p1.y, p2.x, p2.y), all: []pt{p1, p2}, line: []pt{p1, p2}}
-	}
+	p1 := pt{(src.x0+src.x1)/2 + s*8, src.y1}
+	p2 := pt{(dst.x0+dst.x1)/2 + s*8, dst.y0}
+	return route{d: fmt.Sprintf("M%g,%g L%g,%g", p1.x, p1.y, p2.x, p2.y), all: []pt{p1, p2}, line: []pt{p1, p2}}
+}
+
+// sideRoute routes an arrow within a layer: an arc over the top, the
+// higher the longer.
+func sideRoute(src, dst box, spread int) route {
+	s := float64(spread)
 	p1 := pt{(src.x0+src.x1)/2 + s*8, src.y0}
 	p2 := pt{(dst.x0+dst.x1)/2 + s*8, dst.y0}
-	top := p1.y - 22 - math.Abs(p2.x-p1.x)/12 - s*6
+	top := min(p1.y, p2.y) - 22 - math.Abs(p2.x-p1.x)/12 - s*6
 	return cubic(p1, pt{p1.x, top}, pt{p2.x, top}, p2)
 }
 
