@@ -2,7 +2,9 @@ package diagram
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strings"
 )
 
 // Layout sizes, in SVG units.
@@ -19,16 +21,50 @@ const (
 const sweeps = 4
 
 // layout places each node: layer by the breadth-first distance from the
-// first workflow's start (nodes nothing reaches start new layers below),
-// and in a layer in the order that crosses the fewest arrows the
+// first workflow's start (nodes nothing reaches start new layers below; a
+// workflow's result sits one layer below the last state that leads to
+// it), and in a layer in the order that crosses the fewest arrows the
 // barycenter sweeps and swaps of neighbours find, each layer centred
-// under the widest.
+// under the widest. An arrow down more than one layer passes through a
+// point of its own in each layer between, ordered like the nodes.
 func layout(p *plan) map[string][2]int {
-	return place(p, order(p, layers(p), sweeps))
+	g := arrange(p, sweeps)
+	pos := make(map[string][2]int, len(p.nodes))
+	for _, n := range p.nodes {
+		pos[n.id] = g.pos[n.id]
+	}
+	return pos
 }
 
-// layers returns the nodes by layer, each layer in the workflows' order.
-func layers(p *plan) [][]string {
+// grid is a plan laid out: rows of node ids and of the points long
+// arrows pass through (ids starting with virtualMark), and where each is.
+type grid struct {
+	rows  [][]string
+	layer map[string]int
+	// chains are the points each long arrow (by index in p.arrows)
+	// passes through, top to bottom.
+	chains map[int][]string
+	// pos is each node's top-left corner, each point's centre.
+	pos map[string][2]int
+}
+
+// virtualMark starts the id of a point a long arrow passes through.
+const virtualMark = "~"
+
+// slotW is the room a long arrow's point takes in its layer.
+const slotW = 30
+
+// arrange lays p out with n barycenter sweeps (0: the workflows' order).
+func arrange(p *plan, n int) *grid {
+	g := layers(p)
+	g.rows = order(p, g, n)
+	place(g)
+	return g
+}
+
+// layers puts the nodes in layers, each layer in the workflows' order,
+// and adds the points of the long arrows.
+func layers(p *plan) *grid {
 	next := make(map[string][]string)
 	for _, a := range p.arrows {
 		next[a.from] = append(next[a.from], a.to)
@@ -55,36 +91,58 @@ func layers(p *plan) [][]string {
 			bfs(id, 0)
 		}
 	}
-	for _, n := range p.nodes {
-		if _, ok := layer[n.id]; !ok {
-			bfs(n.id, deepest+1)
+	// A result goes below every reached state that leads to it, so that
+	// arrows into it point down. Nothing leaves a result.
+	for _, nd := range p.nodes {
+		if _, ok := layer[nd.id]; !ok || !nd.end {
+			continue
+		}
+		for _, a := range p.arrows {
+			if l, ok := layer[a.from]; ok && a.to == nd.id && a.from != nd.id {
+				layer[nd.id] = max(layer[nd.id], l+1)
+				deepest = max(deepest, l+1)
+			}
 		}
 	}
-	rows := make([][]string, deepest+1)
-	for _, n := range p.nodes {
-		rows[layer[n.id]] = append(rows[layer[n.id]], n.id)
+	for _, nd := range p.nodes {
+		if _, ok := layer[nd.id]; !ok {
+			bfs(nd.id, deepest+1)
+		}
 	}
-	return rows
+	g := &grid{rows: make([][]string, deepest+1), layer: layer, chains: make(map[int][]string)}
+	for _, nd := range p.nodes {
+		g.rows[layer[nd.id]] = append(g.rows[layer[nd.id]], nd.id)
+	}
+	for i, a := range p.arrows {
+		for l := layer[a.from] + 1; l < layer[a.to]; l++ {
+			id := fmt.Sprintf("%s%d.%d", virtualMark, i, l)
+			g.rows[l] = append(g.rows[l], id)
+			layer[id] = l
+			g.chains[i] = append(g.chains[i], id)
+		}
+	}
+	return g
 }
 
-// links are the arrows drawn straight down: from a node of one layer to
-// a node of the next (the breadth-first layers put every other forward
-// arrow there too), as pairs of ids, without duplicates.
-func links(p *plan, rows [][]string) [][2]string {
-	layer := make(map[string]int)
-	for l, ids := range rows {
-		for _, id := range ids {
-			layer[id] = l
-		}
-	}
+// links are the arrows drawn down from one layer to the next, a long
+// arrow as one link per layer it passes, as pairs of ids without
+// duplicates.
+func (g *grid) links(p *plan) [][2]string {
 	var out [][2]string
 	seen := make(map[[2]string]bool)
-	for _, a := range p.arrows {
-		k := [2]string{a.from, a.to}
-		if layer[a.to] == layer[a.from]+1 && !seen[k] {
+	add := func(k [2]string) {
+		if g.layer[k[1]] == g.layer[k[0]]+1 && !seen[k] {
 			seen[k] = true
 			out = append(out, k)
 		}
+	}
+	for i, a := range p.arrows {
+		from := a.from
+		for _, v := range g.chains[i] {
+			add([2]string{from, v})
+			from = v
+		}
+		add([2]string{from, a.to})
 	}
 	return out
 }
@@ -94,8 +152,9 @@ func links(p *plan, rows [][]string) [][2]string {
 // nodes below it leads to), keeping the best order seen. A node with no
 // neighbour on that side keeps its index. Swaps of neighbours finish the
 // job. n = 0 keeps the workflows' order.
-func order(p *plan, rows [][]string, n int) [][]string {
-	ls := links(p, rows)
+func order(p *plan, g *grid, n int) [][]string {
+	rows := g.rows
+	ls := g.links(p)
 	up := make(map[string][]string)   // id → the nodes of the layer above linked to it
 	down := make(map[string][]string) // id → the nodes of the layer below it links to
 	for _, l := range ls {
@@ -189,40 +248,41 @@ func countCrossings(rows [][]string, ls [][2]string) int {
 	return n
 }
 
-// crossings counts the pairs of straight arrows of p placed at pos that
-// cross, for tests and for measuring layouts.
-func crossings(p *plan, pos map[string][2]int) int {
-	rows := make(map[int][]string)
-	for id, xy := range pos {
-		rows[xy[1]] = append(rows[xy[1]], id)
-	}
-	var list [][]string
-	ys := make([]int, 0, len(rows))
-	for y := range rows {
-		ys = append(ys, y)
-	}
-	slices.Sort(ys)
-	for _, y := range ys {
-		row := rows[y]
-		slices.SortFunc(row, func(a, b string) int { return cmp.Compare(pos[a][0], pos[b][0]) })
-		list = append(list, row)
-	}
-	return countCrossings(list, links(p, list))
+// crossings counts the pairs of links of g that cross, for tests and for
+// measuring layouts.
+func (g *grid) crossings(p *plan) int {
+	return countCrossings(g.rows, g.links(p))
 }
 
-// place gives each node of rows its top-left corner: layers one below the
-// other, each centred under the widest.
-func place(p *plan, rows [][]string) map[string][2]int {
-	widest := 0
-	for _, row := range rows {
-		widest = max(widest, len(row))
+// place gives each node of g its top-left corner and each point its
+// centre: layers one below the other, each centred under the widest.
+func place(g *grid) {
+	width := func(row []string) int {
+		w := 0
+		for _, id := range row {
+			if strings.HasPrefix(id, virtualMark) {
+				w += slotW
+			} else {
+				w += boxW + gapX
+			}
+		}
+		return w
 	}
-	pos := make(map[string][2]int, len(p.nodes))
-	for l, row := range rows {
-		left := margin + (widest-len(row))*(boxW+gapX)/2
-		for i, id := range row {
-			pos[id] = [2]int{left + i*(boxW+gapX), margin + l*(boxH+gapY)}
+	widest := 0
+	for _, row := range g.rows {
+		widest = max(widest, width(row))
+	}
+	g.pos = make(map[string][2]int)
+	for l, row := range g.rows {
+		x, y := margin+(widest-width(row))/2, margin+l*(boxH+gapY)
+		for _, id := range row {
+			if strings.HasPrefix(id, virtualMark) {
+				g.pos[id] = [2]int{x + slotW/2, y}
+				x += slotW
+				continue
+			}
+			g.pos[id] = [2]int{x, y}
+			x += boxW + gapX
 		}
 	}
-	return pos
 }

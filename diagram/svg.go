@@ -71,9 +71,11 @@ type drawing struct {
 // own lane right of the nodes) and place the labels where they overlap
 // no node and no other label, if they can.
 func lay(p *plan, texts []string) *drawing {
-	dr := &drawing{pos: layout(p)}
+	g := arrange(p, sweeps)
+	dr := &drawing{pos: g.pos}
 	right := 0
-	for _, xy := range dr.pos {
+	for _, n := range p.nodes {
+		xy := dr.pos[n.id]
 		right = max(right, xy[0]+boxW)
 		dr.h = max(dr.h, xy[1]+boxH+margin)
 	}
@@ -83,7 +85,7 @@ func lay(p *plan, texts []string) *drawing {
 	}
 	nth := make(map[[2]string]int)
 	lane := 0
-	for _, a := range p.arrows {
+	for i, a := range p.arrows {
 		k := [2]string{a.from, a.to}
 		spread := 2*nth[k] - (pairs[k] - 1) // -n+1 … n-1, step 2
 		nth[k]++
@@ -96,7 +98,12 @@ func lay(p *plan, texts []string) *drawing {
 			lane++
 			dr.routes = append(dr.routes, backRoute(src, dst, float64(right+lane*laneGap), lane))
 		case down:
-			dr.routes = append(dr.routes, downRoute(src, dst, spread))
+			var via []pt
+			for _, v := range g.chains[i] {
+				xy := g.pos[v]
+				via = append(via, pt{float64(xy[0]), float64(xy[1])}, pt{float64(xy[0]), float64(xy[1] + boxH)})
+			}
+			dr.routes = append(dr.routes, downRoute(src, dst, spread, via))
 		default:
 			dr.routes = append(dr.routes, sideRoute(src, dst, spread))
 		}
@@ -196,13 +203,18 @@ func loopRoute(src box) route {
 	return r
 }
 
-// downRoute routes an arrow to a lower layer: straight down. spread
-// moves it aside from the other arrows between the same nodes.
-func downRoute(src, dst box, spread int) route {
+// downRoute routes an arrow to a lower layer: straight down, or through
+// the points via it passes in the layers between. spread moves it aside
+// from the other arrows between the same nodes.
+func downRoute(src, dst box, spread int, via []pt) route {
 	s := float64(spread)
 	p1 := pt{(src.x0+src.x1)/2 + s*8, src.y1}
 	p2 := pt{(dst.x0+dst.x1)/2 + s*8, dst.y0}
-	return route{d: fmt.Sprintf("M%g,%g L%g,%g", p1.x, p1.y, p2.x, p2.y), all: []pt{p1, p2}, line: []pt{p1, p2}}
+	if len(via) == 0 {
+		return route{d: fmt.Sprintf("M%g,%g L%g,%g", p1.x, p1.y, p2.x, p2.y), all: []pt{p1, p2}, line: []pt{p1, p2}}
+	}
+	pts := append(append([]pt{p1}, via...), p2)
+	return route{d: rounded(pts, 12), all: pts, line: pts}
 }
 
 // sideRoute routes an arrow within a layer: an arc over the top, the
