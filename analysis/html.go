@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+
+	"raymond/diagram"
 )
 
 // The report's template, style sheet and script are files beside this
@@ -18,7 +20,7 @@ var (
 	htmlTemplate = template.Must(template.New("report.tmpl").
 			Funcs(template.FuncMap{"plural": htmlPlural}).
 			ParseFS(htmlAssets, "html/report.tmpl"))
-	htmlCSS = template.CSS(htmlAsset("html/report.css"))
+	htmlCSS = template.CSS(htmlAsset("html/report.css") + diagram.Style)
 	htmlJS  = template.JS(htmlAsset("html/report.js"))
 )
 
@@ -97,6 +99,7 @@ type htmlPage struct {
 	CriticalMore  int
 	Agents        []*htmlAgent
 	Asks          []*htmlAsk
+	Graph         *htmlWorkflow
 	AgentFilter   []string // agent ids offered by the step filter
 	ProblemSteps  int
 	DetailMissing int
@@ -151,6 +154,7 @@ func buildPage(r *Run) *htmlPage {
 	}
 	p.Agents = htmlAgents(r, steps, anchors)
 	p.Asks = htmlAsks(r, steps, anchors)
+	p.Graph = buildWorkflow(r)
 	p.askOf = make(map[string]*htmlAsk, len(p.Asks))
 	for i, k := range r.Asks {
 		if k.Step != "" {

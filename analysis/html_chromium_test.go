@@ -46,6 +46,10 @@ const chromiumMeasure = `<script>
     steps: measure("details.step"),
     askBars: measure("svg.timeline rect.askbar"),
     asks: measure("#asks li.ask"),
+    graph: measure("#workflow svg.diagram"),
+    graphStates: measure("#workflow svg.diagram g.state"),
+    graphVisits: measure("#workflow svg.diagram g.visits"),
+    graphNote: measure("#workflow p.note"),
     scriptRan: controls !== null && !controls.hidden
   }));
 })();
@@ -65,6 +69,10 @@ type chromiumMeasurement struct {
 	Steps        chromiumCount `json:"steps"`
 	AskBars      chromiumCount `json:"askBars"`
 	Asks         chromiumCount `json:"asks"`
+	Graph        chromiumCount `json:"graph"`
+	GraphStates  chromiumCount `json:"graphStates"`
+	GraphVisits  chromiumCount `json:"graphVisits"`
+	GraphNote    chromiumCount `json:"graphNote"`
 	ScriptRan    bool          `json:"scriptRan"`
 }
 
@@ -80,12 +88,15 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		name    string
 		r       *Run
 		details map[string]*Detail
+		// states is how many states the workflow tab draws (0: none, a
+		// note says why), visited how many of them the run entered.
+		states, visited int
 	}{
-		{"realistic", r, htmlDetails(r, true)},
-		{"demo", demo, demoDetails},
-		{"asks and a script", asks, asksDetails},
+		{"realistic", r, htmlDetails(r, true), 0, 0},
+		{"demo", demo, demoDetails, 6, 6},
+		{"asks and a script", asks, asksDetails, 0, 0},
 		{"one step", htmlRunOf("one", []htmlStepSpec{{agent: "main", state: "START.md", from: 0, to: 0.3,
-			outcome: "success", cost: 0.001, tag: "result"}}, map[string][]htmlVisitSpec{"main": {{steps: []int{0}}}}), nil},
+			outcome: "success", cost: 0.001, tag: "result"}}, map[string][]htmlVisitSpec{"main": {{steps: []int{0}}}}), nil, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -107,6 +118,15 @@ func TestHTMLRendersInChromium(t *testing.T) {
 			assert.Equal(t, len(tc.r.Steps), m.Steps.Count)
 			assert.Equal(t, chromiumCount{len(tc.r.Asks), len(tc.r.Asks)}, m.AskBars, "ask bars")
 			assert.Equal(t, chromiumCount{len(tc.r.Asks), len(tc.r.Asks)}, m.Asks, "asks listed")
+			if tc.states > 0 {
+				assert.Equal(t, chromiumCount{1, 1}, m.Graph, "the workflow drawn")
+				assert.Equal(t, chromiumCount{tc.states, tc.states}, m.GraphStates, "its states")
+				assert.Equal(t, chromiumCount{tc.visited, tc.visited}, m.GraphVisits, "visit counts")
+				assert.Zero(t, m.GraphNote.Count)
+			} else {
+				assert.Zero(t, m.Graph.Count)
+				assert.Equal(t, chromiumCount{1, 1}, m.GraphNote, "why the workflow is not drawn")
+			}
 		})
 	}
 

@@ -74,6 +74,13 @@ func TestHTMLOfTheDemo(t *testing.T) {
 	assert.Equal(t, 9, strings.Count(page, `<rect class="bar ok`), "nine successful steps")
 	assert.Equal(t, len(r.CriticalPath), strings.Count(page, `<rect class="bar ok crit"`), "the critical path is outlined")
 	assert.Equal(t, 6, strings.Count(page, `<rect class="bar cost"`), "six states")
+	// The workflow tab draws the demo's folder with the run over it.
+	tab := workflowSection(t, page)
+	htmlHas(t, tab, `<svg class="diagram run"`,
+		"<title>REVIEW.md: visited 3 times</title>", "<title>WAIT.md: visited 2 times</title>",
+		">call ×1</text>")
+	assert.Equal(t, 6, strings.Count(tab, `<g class="visits">`), "every state visited")
+	htmlLacks(t, tab, "<a ", `class="note"`)
 }
 
 func TestMermaidOfTheDemo(t *testing.T) {

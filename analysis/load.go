@@ -171,8 +171,12 @@ func (b *builder) fromState(st *state.Run) {
 		}
 	}
 	if st == nil {
+		if !strings.Contains(r.Workflow, "://") {
+			r.ScopeDir = r.Workflow // run_started names the folder, a URL aside
+		}
 		return
 	}
+	r.ScopeDir = st.ScopeDir
 	r.BudgetUSD = st.BudgetUSD
 	if r.Workflow == "" {
 		r.Workflow = st.ScopeDir

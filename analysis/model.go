@@ -21,6 +21,10 @@ type Run struct {
 	// file's scope_dir); Entry its entry state.
 	Workflow string `json:"workflow,omitempty"`
 	Entry    string `json:"entry,omitempty"`
+	// ScopeDir is where the workflow is on disk: the state file's
+	// scope_dir (for a workflow from a URL, its copy in the registry),
+	// else Workflow when that is a path.
+	ScopeDir string `json:"scope_dir,omitempty"`
 	// Status is the run's status: run_ended's, else the state file's, else
 	// "unknown". Running is true when a process drives the run now.
 	Status  string  `json:"status"`

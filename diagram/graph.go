@@ -39,6 +39,9 @@ type arrow struct {
 	from, to string // node ids
 	kind     kind
 	label    string
+	// runtime is set for an arrow the graph lacks but a run took (an
+	// Overlay's move): a target known only when the state ran.
+	runtime bool
 }
 
 // plan is a graph flattened for drawing: nodes grouped by workflow, arrows
@@ -49,6 +52,9 @@ type plan struct {
 	arrows    []arrow
 	byID      map[string]int
 	starts    []string // the first workflow's starts
+	// ids are the node ids by workflow Dir and state name, "" naming the
+	// workflow's end when it has one.
+	ids map[State]string
 }
 
 // planWorkflow is one workflow's name and the ids of its nodes.
@@ -60,13 +66,11 @@ type planWorkflow struct {
 // flatten turns g into a plan. Node ids are w<i>_s<j> (state j of
 // workflow i) and w<i>_end.
 func flatten(g lint.Graph) *plan {
-	p := &plan{byID: make(map[string]int)}
-	ids := make(map[[2]string]string) // (workflow dir, state) → id
-	dirs := make(map[string]int)
+	ids := make(map[State]string)
+	p := &plan{byID: make(map[string]int), ids: ids}
 	for i, w := range g.Workflows {
-		dirs[w.Dir] = i
 		for j, s := range w.States {
-			ids[[2]string{w.Dir, s.Name}] = fmt.Sprintf("w%d_s%d", i, j)
+			ids[State{w.Dir, s.Name}] = fmt.Sprintf("w%d_s%d", i, j)
 		}
 	}
 	seen := make(map[arrow]bool)
@@ -78,7 +82,7 @@ func flatten(g lint.Graph) *plan {
 	}
 	if len(g.Workflows) > 0 {
 		for _, s := range g.Workflows[0].Starts {
-			p.starts = append(p.starts, ids[[2]string{g.Workflows[0].Dir, s}])
+			p.starts = append(p.starts, ids[State{g.Workflows[0].Dir, s}])
 		}
 	}
 	for i, w := range g.Workflows {
@@ -86,14 +90,14 @@ func flatten(g lint.Graph) *plan {
 		end := fmt.Sprintf("w%d_end", i)
 		hasEnd := false
 		for _, s := range w.States {
-			id := ids[[2]string{w.Dir, s.Name}]
+			id := ids[State{w.Dir, s.Name}]
 			p.addNode(node{id: id, label: s.Name, workflow: pw.id, script: s.Script, unreachable: s.Unreachable, prompt: s.Prompt})
 			pw.nodes = append(pw.nodes, id)
 			for _, e := range s.Edges {
 				k, label := edgeKind(e)
-				to := ids[[2]string{w.Dir, e.To}]
+				to := ids[State{w.Dir, e.To}]
 				if e.ToWorkflow != "" {
-					to = ids[[2]string{e.ToWorkflow, e.To}]
+					to = ids[State{e.ToWorkflow, e.To}]
 				}
 				add(arrow{from: id, to: to, kind: k, label: label})
 			}
@@ -104,6 +108,7 @@ func flatten(g lint.Graph) *plan {
 		}
 		if hasEnd {
 			p.addNode(node{id: end, label: "result", workflow: pw.id, end: true})
+			ids[State{Workflow: w.Dir}] = end
 			pw.nodes = append(pw.nodes, end)
 		}
 		p.workflows = append(p.workflows, pw)

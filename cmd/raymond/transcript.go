@@ -39,6 +39,11 @@ step's file name; the file name itself (main_PLAN_003) works too.
 drives it any more, and exits as raymond run would for how the run ended (0
 completed, 1 failed or stopped without ending, 3 paused, waiting or over its
 budget). A run created by raymond start and not driven yet is waited for.
+
+--html FILE writes the report as one self-contained page that loads nothing:
+charts, every step expandable, and the workflow drawn as raymond diagram
+draws it, read from its folder as it is now, with each state's visits and
+each transition taken.
 See docs/analysing-runs.md for how to read each section and the --json
 schema.`,
 	examples: []string{
