@@ -618,9 +618,16 @@ type Recovered struct {
 func (d *Daemon) Recover() Recovered {
 	parked := d.readParked()
 	var out Recovered
+	now := d.clock.Now()
 	for _, l := range d.Runs() {
 		if l.DrivenBy != nil {
 			continue
+		}
+		if l.Status == state.StatusWaiting {
+			// A usage limit outlives the daemon: hold every run until it resets.
+			if r, err := d.store.Read(l.RunID); err == nil && r.Wait != nil && r.Wait.Until.After(now) {
+				d.gate.holdUntil(r.Wait.Until)
+			}
 		}
 		resume := l.Interrupted || l.Status == state.StatusAsking || l.Status == state.StatusCreated ||
 			l.Status == state.StatusPaused && parked[l.RunID]

@@ -286,3 +286,27 @@ func mustAtoi(t *testing.T, s string) int {
 	require.NoError(t, err)
 	return n
 }
+
+func TestRecoverHoldsTheGateForAWaitingRun(t *testing.T) {
+	p, wf, r := testProject(t, twoSteps, twoStepReplies)
+	id := create(t, p, wf, state.StatusWaiting)
+	run, err := p.Store.Read(id)
+	require.NoError(t, err)
+	until := time.Now().Add(2 * time.Hour).Truncate(time.Second)
+	run.Wait = &state.Wait{Until: until, Reason: "usage limit"}
+	require.NoError(t, p.Store.Write(run))
+
+	d, err := Open(Config{Project: p, Runner: r})
+	require.NoError(t, err)
+	defer func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // kill what waits
+		d.Shutdown(ctx)
+		d.Close()
+	}()
+	rec := d.Recover()
+	require.Equal(t, []string{id}, rec.Resumed)
+	st := d.Gate().Status()
+	require.NotNil(t, st.UsageLimit, "the other runs wait for the same reset")
+	require.True(t, st.UsageLimit.Equal(until))
+}

@@ -276,6 +276,20 @@ func (g *Gate) book(res step.Result) {
 	}
 }
 
+// holdUntil holds every step until t, as a usage limit does: a run found
+// waiting on the account's limit at start holds the others too.
+func (g *Gate) holdUntil(t time.Time) {
+	g.mu.Lock()
+	changed := t.After(g.limit)
+	if changed {
+		g.limit = t
+	}
+	g.mu.Unlock()
+	if changed {
+		g.notify()
+	}
+}
+
 func (g *Gate) notify() {
 	if g.changed != nil {
 		g.changed()
