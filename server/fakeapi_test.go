@@ -40,6 +40,7 @@ type fakeRun struct {
 	created              time.Time
 	agents               []map[string]any
 	result               *string
+	wait                 map[string]any
 	events               []fakeEvent // persisted: id = index+1
 	live                 int         // live events since the last persisted one
 	subs                 map[chan fakeEvent]bool
@@ -150,6 +151,11 @@ func (f *fakeAPI) routes(mux *http.ServeMux) {
 				run.budget = *body.Budget
 			}
 			run.status = "running"
+			for _, a := range run.agents {
+				if a["status"] == "paused" {
+					a["status"] = "running"
+				}
+			}
 			f.broadcast("run", run.listing(f.pending(run.id)))
 			f.actions <- fmt.Sprintf("resume %v", run.budget)
 			fakeJSON(w, http.StatusAccepted, f.detail(run))
@@ -290,6 +296,9 @@ func (f *fakeAPI) detail(r *fakeRun) map[string]any {
 	}
 	if r.result != nil {
 		d["result"] = *r.result
+	}
+	if r.wait != nil {
+		d["wait"] = r.wait
 	}
 	var asks []any
 	for _, a := range f.asks {
@@ -485,11 +494,26 @@ func fakeStream(w http.ResponseWriter, r *http.Request, first []fakeEvent, c cha
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
+	// Each event goes out in two pieces cut in the middle of its data
+	// line, the way a network may deliver it, with CRLF line ends on
+	// every other event: the page's parser must join them.
+	n := 0
 	write := func(e fakeEvent) {
-		if e.id != "" {
-			fmt.Fprintf(w, "id: %s\n", e.id)
+		n++
+		nl := "\n"
+		if n%2 == 0 {
+			nl = "\r\n"
 		}
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.name, e.data)
+		var b strings.Builder
+		if e.id != "" {
+			fmt.Fprintf(&b, "id: %s%s", e.id, nl)
+		}
+		fmt.Fprintf(&b, "event: %s%sdata: %s%s%s", e.name, nl, e.data, nl, nl)
+		s := b.String()
+		cut := len(s) - len(e.data)/2 - 2*len(nl)
+		fmt.Fprint(w, s[:cut])
+		http.NewResponseController(w).Flush()
+		fmt.Fprint(w, s[cut:])
 	}
 	for _, e := range first {
 		write(e)

@@ -47,7 +47,6 @@ func newPageDriver(t *testing.T, base, token string) *pageDriver {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin),
 		chromedp.NoSandbox,
-		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 900),
 		chromedp.Flag("disable-quic", true),
 	)
@@ -55,6 +54,9 @@ func newPageDriver(t *testing.T, base, token string) *pageDriver {
 	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	ctx, cancelBrowser := chromedp.NewContext(ctx)
 	t.Cleanup(func() {
+		// Close the browser and wait for it; chromedp removes the profile
+		// it made once the process is gone.
+		_ = chromedp.Cancel(ctx)
 		cancelBrowser()
 		cancelAlloc()
 		cancelTimeout()
@@ -106,7 +108,7 @@ func (d *pageDriver) do(actions ...chromedp.Action) {
 // serve prints.
 func (d *pageDriver) open(path string) {
 	d.t.Helper()
-	d.do(chromedp.Navigate(d.base + path + "#token=" + d.token))
+	d.do(chromedp.Navigate(d.base+path+"#token="+d.token), chromedp.WaitReady("body", chromedp.ByQuery))
 }
 
 // until waits for the JavaScript function fn (called with args) to return
@@ -114,8 +116,16 @@ func (d *pageDriver) open(path string) {
 func (d *pageDriver) until(what, fn string, args ...any) {
 	d.t.Helper()
 	var ok bool
-	err := chromedp.Run(d.ctx, chromedp.PollFunction(fn, &ok,
-		chromedp.WithPollingArgs(args...), chromedp.WithPollingTimeout(waitTimeout), chromedp.WithPollingInterval(50*time.Millisecond)))
+	var err error
+	for range 3 {
+		err = chromedp.Run(d.ctx, chromedp.PollFunction(fn, &ok,
+			chromedp.WithPollingArgs(args...), chromedp.WithPollingTimeout(waitTimeout), chromedp.WithPollingInterval(50*time.Millisecond)))
+		// Right after a navigation chromedp may still hold the execution
+		// context of the page before: ask again in the new one.
+		if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") {
+			break
+		}
+	}
 	if err != nil {
 		var text string
 		_ = chromedp.Run(d.ctx, chromedp.Evaluate(`document.body.innerText`, &text))
@@ -287,6 +297,16 @@ func TestPageInChromium(t *testing.T) {
 	assert.Equal(t, "resume 5", receive(t, fake.actions))
 	d.waitText("#run-status", "running")
 	d.waitText("#run-cost", "$0.50 spent of $5.00")
+
+	// A wait for the usage limit, with its countdown.
+	fake.update(id, func(r *fakeRun) {
+		r.status = "waiting"
+		r.wait = map[string]any{"until": time.Now().Add(10 * time.Minute).Format(time.RFC3339), "reason": "You've hit your limit"}
+	})
+	d.waitText("#run-wait", "You've hit your limit")
+	d.waitText("#run-wait-left", "9m")
+	fake.update(id, func(r *fakeRun) { r.status = "running"; r.wait = nil })
+	d.waitGone("#run-wait:not([hidden])")
 
 	// The runs table, live; the filter by status.
 	d.click("a[href='#/']")
