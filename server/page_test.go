@@ -16,9 +16,12 @@ func TestPageServesFilesWithStrictHeaders(t *testing.T) {
 	srv := httptest.NewServer(Page())
 	defer srv.Close()
 	for path, ctype := range map[string]string{
-		"/":        "text/html; charset=utf-8",
-		"/app.js":  "text/javascript; charset=utf-8",
-		"/app.css": "text/css; charset=utf-8",
+		"/":            "text/html; charset=utf-8",
+		"/app.js":      "text/javascript; charset=utf-8",
+		"/app.css":     "text/css; charset=utf-8",
+		"/dom.js":      "text/javascript; charset=utf-8",
+		"/sse.js":      "text/javascript; charset=utf-8",
+		"/timeline.js": "text/javascript; charset=utf-8",
 	} {
 		res, err := http.Get(srv.URL + path)
 		require.NoError(t, err)

@@ -1,905 +1,662 @@
 // The page of raymond serve: workflows, runs, questions and one run's
 // detail, kept live through the daemon's event streams. No framework and no
 // build step. Text from the server is only ever set with textContent.
-"use strict";
+import { el, show, usd, clock, when, basename, statusChip, tick, reconcile } from "./dom.js";
+import { follow } from "./sse.js";
+import { describe } from "./timeline.js";
 
-(function () {
-  const TOKEN_KEY = "raymond.token";
-  const API = "/api/v1";
-  const FINISHED = new Set(["completed", "failed", "budget_exceeded"]);
-  const RESUMABLE = new Set(["paused", "failed", "budget_exceeded"]);
-  const MAX_TIMELINE = 500;
-  const ACTIVE = new Set(["running", "asking", "waiting"]); // agents that have a current activity
+const TOKEN_KEY = "raymond.token";
+const API = "/api/v1";
+const FINISHED = new Set(["completed", "failed", "budget_exceeded"]);
+const RESUMABLE = new Set(["paused", "failed", "budget_exceeded"]);
+const MAX_TIMELINE = 500;
+const ACTIVE = new Set(["running", "asking", "waiting"]); // agents that have a current activity
 
-  const $ = (id) => document.getElementById(id);
+const $ = (id) => document.getElementById(id);
 
-  let token = null;
-  let session = null; // AbortController of everything the signed-in page runs
-  let view = null; // AbortController of the run detail's stream
+let token = null;
+let session = null; // AbortController of everything the signed-in page runs
+let view = null; // AbortController of the run detail's stream
 
-  const model = {
-    daemon: null,
-    workflows: [],
-    runs: new Map(),
-    asks: [],
-    run: null, // the RunDetail shown
-    runID: "",
-    activity: new Map(), // agent -> what it does now (run detail)
-  };
+const model = {
+  daemon: null,
+  workflows: [],
+  runs: new Map(),
+  asks: [],
+  run: null, // the RunDetail shown
+  runID: "",
+  activity: new Map(), // agent -> what it does now (run detail)
+};
 
-  // ---- elements -------------------------------------------------------
+// ---- token ------------------------------------------------------------
 
-  // el builds an element; strings among children become text nodes.
-  function el(tag, props, ...children) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(props || {})) {
-      if (v === undefined || v === null || v === false) continue;
-      if (k === "class") e.className = v;
-      else if (k === "text") e.textContent = v;
-      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-      else if (k in e && typeof v !== "string") e[k] = v;
-      else e.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const c of children) {
-      if (c === null || c === undefined || c === false) continue;
-      e.append(typeof c === "string" ? document.createTextNode(c) : c);
-    }
-    return e;
-  }
-
-  function show(e, on) {
-    e.hidden = !on;
-  }
-
-  // ---- formatting -----------------------------------------------------
-
-  function usd(n) {
-    return "$" + (Number(n) || 0).toFixed(2);
-  }
-
-  function duration(ms) {
-    if (ms <= 0) return "0s";
-    let s = Math.ceil(ms / 1000);
-    const d = Math.floor(s / 86400);
-    s -= d * 86400;
-    const h = Math.floor(s / 3600);
-    s -= h * 3600;
-    const m = Math.floor(s / 60);
-    s -= m * 60;
-    if (d > 0) return d + "d " + h + "h";
-    if (h > 0) return h + "h " + String(m).padStart(2, "0") + "m";
-    if (m > 0) return m + "m " + String(s).padStart(2, "0") + "s";
-    return s + "s";
-  }
-
-  function clock(t) {
-    const d = new Date(t);
-    return isNaN(d) ? "" : d.toLocaleTimeString();
-  }
-
-  function when(t) {
-    const d = new Date(t);
-    return isNaN(d) ? "" : d.toLocaleString();
-  }
-
-  function basename(p) {
-    const s = String(p || "").replace(/\/+$/, "");
-    return s.slice(s.lastIndexOf("/") + 1);
-  }
-
-  function statusChip(status) {
-    return el("span", { class: "status status-" + status, text: status });
-  }
-
-  // Live countdowns and ages: elements with data-until count down to it,
-  // elements with data-since count up from it.
-  function tick() {
-    const now = Date.now();
-    for (const e of document.querySelectorAll("[data-until]")) {
-      const t = Date.parse(e.dataset.until);
-      if (!isNaN(t)) e.textContent = duration(t - now);
-    }
-    for (const e of document.querySelectorAll("[data-since]")) {
-      const t = Date.parse(e.dataset.since);
-      if (!isNaN(t)) e.textContent = duration(now - t);
-    }
-  }
-
-  // ---- token ------------------------------------------------------------
-
-  function takeToken() {
-    const m = /^#(?:.*&)?token=([^&]*)/.exec(location.hash);
-    if (m) {
-      try {
-        localStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
-      } catch (e) {
-        token = decodeURIComponent(m[1]);
-      }
-      history.replaceState(null, "", location.pathname + location.search);
-    }
-    token = token || localStorage.getItem(TOKEN_KEY);
-  }
-
-  function signOut(message) {
+function takeToken() {
+  const m = /^#(?:.*&)?token=([^&]*)/.exec(location.hash);
+  if (m) {
     try {
-      localStorage.removeItem(TOKEN_KEY);
+      localStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
     } catch (e) {
-      // private mode: nothing stored
+      token = decodeURIComponent(m[1]);
     }
-    token = null;
-    stop();
-    $("login-message").textContent = message || "";
-    show($("login"), true);
-    show($("home"), false);
-    show($("run"), false);
-    show($("steps"), false);
-    show($("spend"), false);
-    show($("connection"), false);
-    show($("limit-banner"), false);
-    show($("held-banner"), false);
-    $("login-token").focus();
+    history.replaceState(null, "", location.pathname + location.search);
   }
+  token = token || localStorage.getItem(TOKEN_KEY);
+}
 
-  // ---- API ------------------------------------------------------------
-
-  class APIError extends Error {
-    constructor(status, code, message) {
-      super(message);
-      this.status = status;
-      this.code = code;
-    }
+function signOut(message) {
+  try {
+    localStorage.removeItem(TOKEN_KEY);
+  } catch (e) {
+    // private mode: nothing stored
   }
+  token = null;
+  stop();
+  $("login-message").textContent = message || "";
+  show($("login"), true);
+  show($("home"), false);
+  show($("run"), false);
+  show($("steps"), false);
+  show($("spend"), false);
+  show($("connection"), false);
+  show($("limit-banner"), false);
+  show($("held-banner"), false);
+  $("login-token").focus();
+}
 
-  const UNAUTHORIZED =
-    "The daemon refused the token (it changes when serve.token is recreated). Paste the one in .raymond/serve.token.";
+// ---- API ------------------------------------------------------------
 
-  async function api(method, path, body, signal) {
-    const headers = { Authorization: "Bearer " + token };
-    const opts = { method, headers, signal, cache: "no-store" };
-    if (body !== undefined) {
-      headers["Content-Type"] = "application/json";
-      opts.body = JSON.stringify(body);
-    }
-    const res = await fetch(API + path, opts);
-    if (res.status === 401) {
-      signOut(UNAUTHORIZED);
-      throw new APIError(401, "unauthorized", UNAUTHORIZED);
-    }
-    if (!res.ok) {
-      let code = "";
-      let message = "the daemon answered " + res.status + " " + res.statusText;
-      try {
-        const j = await res.json();
-        if (j && j.error) {
-          code = j.error.code || "";
-          message = j.error.message || message;
-        }
-      } catch (e) {
-        // not the JSON error shape: keep the status line
+class APIError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+const UNAUTHORIZED =
+  "The daemon refused the token (it changes when serve.token is recreated). Paste the one in .raymond/serve.token.";
+
+async function api(method, path, body, signal) {
+  const headers = { Authorization: "Bearer " + token };
+  const opts = { method, headers, signal, cache: "no-store" };
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    opts.body = JSON.stringify(body);
+  }
+  const res = await fetch(API + path, opts);
+  if (res.status === 401) {
+    signOut(UNAUTHORIZED);
+    throw new APIError(401, "unauthorized", UNAUTHORIZED);
+  }
+  if (!res.ok) {
+    let code = "";
+    let message = "the daemon answered " + res.status + " " + res.statusText;
+    try {
+      const j = await res.json();
+      if (j && j.error) {
+        code = j.error.code || "";
+        message = j.error.message || message;
       }
-      throw new APIError(res.status, code, message);
+    } catch (e) {
+      // not the JSON error shape: keep the status line
     }
-    if (res.status === 204) return null;
-    return res.json();
+    throw new APIError(res.status, code, message);
   }
+  if (res.status === 204) return null;
+  return res.json();
+}
 
-  // notify shows an error of a background request; aborted requests and a
-  // refused token (the sign-in form says it) are not worth a banner.
-  function notify(err) {
-    if (!err || err.name === "AbortError" || (err instanceof APIError && err.status === 401)) return;
-    $("notice").textContent = err.message;
-    show($("notice"), true);
+// stream follows the daemon's event stream at path with the token: a
+// refused token asks for another, a run that is gone ends its stream.
+function stream(path, signal, opts) {
+  return follow(
+    API + path,
+    Object.assign(
+      {
+        signal,
+        headers: () => ({ Authorization: "Bearer " + token }),
+        refused: (status) => {
+          if (status === 401) signOut(UNAUTHORIZED);
+          return status === 401 || status === 404;
+        },
+      },
+      opts,
+    ),
+  );
+}
+
+// notify shows an error of a background request; aborted requests and a
+// refused token (the sign-in form says it) are not worth a banner.
+function notify(err) {
+  if (!err || err.name === "AbortError" || (err instanceof APIError && err.status === 401)) return;
+  $("notice").textContent = err.message;
+  show($("notice"), true);
+}
+
+// ---- header -------------------------------------------------------------
+
+function renderDaemon() {
+  const d = model.daemon;
+  if (!d) return;
+  $("project").textContent = basename(d.project);
+  $("project").title = d.project;
+  $("steps").textContent = "steps " + d.steps_running + " / " + d.max_steps;
+  show($("steps"), true);
+  let spend = usd(d.spend_today_usd) + " today";
+  if (d.daily_cap_usd > 0) spend += " of " + usd(d.daily_cap_usd);
+  $("spend").textContent = spend;
+  show($("spend"), true);
+  const limited = d.usage_limit_until && Date.parse(d.usage_limit_until) > Date.now();
+  if (limited) {
+    $("limit-until").textContent = when(d.usage_limit_until);
+    $("limit-until").dateTime = d.usage_limit_until;
+    $("limit-left").dataset.until = d.usage_limit_until;
   }
+  show($("limit-banner"), limited);
+  if (d.held_until) {
+    $("held-until").textContent = when(d.held_until);
+    $("held-until").dateTime = d.held_until;
+  }
+  show($("held-banner"), !!d.held_until);
+  tick();
+}
 
-  // ---- server-sent events ------------------------------------------------
+// ---- workflows --------------------------------------------------------
 
-  // readEvents parses the text/event-stream body and calls dispatch with
-  // {id, event, data} for each event; it returns when the body ends.
-  async function readEvents(body, dispatch) {
-    const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-    let buf = "";
-    let type = "";
-    let data = [];
-    let id = null;
-    const line = (l) => {
-      if (l === "") {
-        if (data.length > 0) dispatch({ id, event: type || "message", data: data.join("\n") });
-        type = "";
-        data = [];
-        return;
-      }
-      if (l[0] === ":") return;
-      const c = l.indexOf(":");
-      const field = c < 0 ? l : l.slice(0, c);
-      let value = c < 0 ? "" : l.slice(c + 1);
-      if (value[0] === " ") value = value.slice(1);
-      if (field === "event") type = value;
-      else if (field === "data") data.push(value);
-      else if (field === "id" && !value.includes("\0")) id = value;
-    };
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buf += value;
-      for (;;) {
-        const i = buf.search(/\r\n|\r|\n/);
-        if (i < 0) break;
-        // A \r at the end may be the first half of \r\n.
-        if (buf[i] === "\r" && i === buf.length - 1) break;
-        const n = buf[i] === "\r" && buf[i + 1] === "\n" ? 2 : 1;
-        line(buf.slice(0, i));
-        buf = buf.slice(i + n);
-      }
+function renderWorkflows() {
+  const list = model.workflows.slice().sort((a, b) => a.id.localeCompare(b.id));
+  show($("workflows-empty"), list.length === 0);
+  reconcile($("workflows"), list, (w) => w.id, (w) => JSON.stringify(w), workflowCard);
+}
+
+function workflowCard(w) {
+  const card = el(
+    "article",
+    { class: "card workflow" + (w.usable ? "" : " broken") },
+    el("h3", {}, el("span", { text: w.name || w.id }), " ", el("code", { class: "muted", text: w.id })),
+    w.description ? el("p", { text: w.description }) : null,
+  );
+  if (!w.usable) {
+    card.append(el("p", { class: "error-text", text: "This workflow has errors and cannot be launched:" }));
+    const ul = el("ul", { class: "findings" });
+    for (const f of w.errors || []) {
+      const where = basename(f.file) + (f.line ? ":" + f.line : "");
+      ul.append(el("li", {}, el("code", { text: where }), " " + f.message, f.fix ? el("div", { class: "muted", text: f.fix }) : null));
     }
-  }
-
-  function sleep(ms, signal) {
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      signal.addEventListener("abort", () => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
-  }
-
-  // follow reads the event stream at path until signal aborts, reconnecting
-  // with backoff. With resume it sends the last id seen as Last-Event-ID.
-  // opts.open runs on each connection, opts.event on each event;
-  // opts.done, when the server ends the stream, says whether to stop.
-  async function follow(path, signal, opts) {
-    let delay = 500;
-    let last = null;
-    while (!signal.aborted) {
-      try {
-        const headers = { Authorization: "Bearer " + token, Accept: "text/event-stream" };
-        if (opts.resume && last !== null) headers["Last-Event-ID"] = last;
-        const res = await fetch(API + path, { headers, signal, cache: "no-store" });
-        if (res.status === 401) {
-          signOut(UNAUTHORIZED);
-          return;
-        }
-        if (!res.ok) throw new Error("event stream " + path + ": " + res.status);
-        delay = 500;
-        if (opts.open) opts.open();
-        await readEvents(res.body, (ev) => {
-          if (ev.id !== null) last = ev.id;
-          let data;
-          try {
-            data = JSON.parse(ev.data);
-          } catch (e) {
-            return;
-          }
-          opts.event(ev.event, data);
-        });
-        if (opts.done && opts.done()) return;
-      } catch (e) {
-        if (signal.aborted) return;
-      }
-      if (opts.lost) opts.lost();
-      await sleep(delay, signal);
-      delay = Math.min(delay * 2, 30000);
-    }
-  }
-
-  // ---- header -------------------------------------------------------------
-
-  function renderDaemon() {
-    const d = model.daemon;
-    if (!d) return;
-    $("project").textContent = basename(d.project);
-    $("project").title = d.project;
-    $("steps").textContent = "steps " + d.steps_running + " / " + d.max_steps;
-    show($("steps"), true);
-    let spend = usd(d.spend_today_usd) + " today";
-    if (d.daily_cap_usd > 0) spend += " of " + usd(d.daily_cap_usd);
-    $("spend").textContent = spend;
-    show($("spend"), true);
-    const limited = d.usage_limit_until && Date.parse(d.usage_limit_until) > Date.now();
-    if (limited) {
-      $("limit-until").textContent = when(d.usage_limit_until);
-      $("limit-until").dateTime = d.usage_limit_until;
-      $("limit-left").dataset.until = d.usage_limit_until;
-    }
-    show($("limit-banner"), limited);
-    if (d.held_until) {
-      $("held-until").textContent = when(d.held_until);
-      $("held-until").dateTime = d.held_until;
-    }
-    show($("held-banner"), !!d.held_until);
-    tick();
-  }
-
-  // ---- lists kept by key ----------------------------------------------------
-
-  // reconcile makes box hold one node per item, in order, rebuilding a
-  // node only when its signature changed, so what a person is typing in a
-  // form survives updates of other items.
-  function reconcile(box, items, key, signature, build) {
-    const old = new Map();
-    for (const n of Array.from(box.children)) old.set(n.dataset.key, n);
-    let prev = null;
-    for (const it of items) {
-      const k = key(it);
-      const sig = signature(it);
-      let n = old.get(k);
-      if (!n || n.dataset.sig !== sig) n = build(it);
-      n.dataset.key = k;
-      n.dataset.sig = sig;
-      old.delete(k);
-      const want = prev ? prev.nextSibling : box.firstChild;
-      if (want !== n) box.insertBefore(n, want);
-      prev = n;
-    }
-    for (const n of old.values()) n.remove();
-  }
-
-  // ---- workflows --------------------------------------------------------
-
-  function renderWorkflows() {
-    const list = model.workflows.slice().sort((a, b) => a.id.localeCompare(b.id));
-    show($("workflows-empty"), list.length === 0);
-    reconcile($("workflows"), list, (w) => w.id, (w) => JSON.stringify(w), workflowCard);
-  }
-
-  function workflowCard(w) {
-    const card = el(
-      "article",
-      { class: "card workflow" + (w.usable ? "" : " broken") },
-      el("h3", {}, el("span", { text: w.name || w.id }), " ", el("code", { class: "muted", text: w.id })),
-      w.description ? el("p", { text: w.description }) : null,
-    );
-    if (!w.usable) {
-      card.append(el("p", { class: "error-text", text: "This workflow has errors and cannot be launched:" }));
-      const ul = el("ul", { class: "findings" });
-      for (const f of w.errors || []) {
-        const where = basename(f.file) + (f.line ? ":" + f.line : "");
-        ul.append(el("li", {}, el("code", { text: where }), " " + f.message, f.fix ? el("div", { class: "muted", text: f.fix }) : null));
-      }
-      card.append(ul);
-      return card;
-    }
-    card.append(launchForm(w));
+    card.append(ul);
     return card;
   }
+  card.append(launchForm(w));
+  return card;
+}
 
-  let formSeq = 0;
+let formSeq = 0;
 
-  function launchForm(w) {
-    const n = ++formSeq;
-    const msg = el("p", { class: "error-text", role: "alert" });
-    const form = el("form", { class: "launch" });
-    const input = w.input || { mode: "none" };
-    let text = null;
-    if (input.mode === "required" || input.mode === "optional") {
-      const label = (input.label || "Input") + (input.mode === "optional" ? " (optional)" : "");
-      text = el("textarea", { id: "in-" + n, name: "input", rows: 3, required: input.mode === "required" });
-      form.append(el("label", { for: "in-" + n, text: label }));
-      if (input.description) {
-        form.append(el("p", { id: "in-" + n + "-d", class: "muted hint", text: input.description }));
-        text.setAttribute("aria-describedby", "in-" + n + "-d");
-      }
-      form.append(text);
+function launchForm(w) {
+  const n = ++formSeq;
+  const msg = el("p", { class: "error-text", role: "alert" });
+  const form = el("form", { class: "launch" });
+  const input = w.input || { mode: "none" };
+  let text = null;
+  if (input.mode === "required" || input.mode === "optional") {
+    const label = (input.label || "Input") + (input.mode === "optional" ? " (optional)" : "");
+    text = el("textarea", { id: "in-" + n, name: "input", rows: 3, required: input.mode === "required" });
+    form.append(el("label", { for: "in-" + n, text: label }));
+    if (input.description) {
+      form.append(el("p", { id: "in-" + n + "-d", class: "muted hint", text: input.description }));
+      text.setAttribute("aria-describedby", "in-" + n + "-d");
     }
-    const budget = el("input", {
-      id: "budget-" + n,
-      name: "budget",
-      type: "number",
-      min: "0",
-      step: "0.01",
-      inputmode: "decimal",
-      placeholder: w.default_budget > 0 ? "default " + usd(w.default_budget) : "none",
-    });
-    const modelIn = el("input", { id: "model-" + n, name: "model", type: "text", placeholder: "default", spellcheck: "false" });
-    const button = el("button", { type: "submit", text: "Launch" });
-    form.append(
-      el(
-        "div",
-        { class: "row" },
-        el("span", {}, el("label", { for: "budget-" + n, text: "Budget (USD, optional)" }), budget),
-        el("span", {}, el("label", { for: "model-" + n, text: "Model (optional)" }), modelIn),
-        button,
-      ),
-      msg,
-    );
-    form.addEventListener("submit", async (e) => {
-      e.preventDefault();
-      msg.textContent = "";
-      const body = {
-        workflow: w.id,
-        input: text && text.value !== "" ? text.value : null,
-        budget: budget.value !== "" ? Number(budget.value) : null,
-        model: modelIn.value.trim() !== "" ? modelIn.value.trim() : null,
-      };
-      button.disabled = true;
-      try {
-        const run = await api("POST", "/runs", body);
-        form.reset();
-        location.hash = "#/runs/" + encodeURIComponent(run.workflow_id);
-      } catch (err) {
-        msg.textContent = err.message;
-      } finally {
-        button.disabled = false;
-      }
-    });
-    return el("details", { class: "launch-box" }, el("summary", { text: "Launch…" }), form);
+    form.append(text);
   }
-
-  // ---- runs -----------------------------------------------------------
-
-  function renderRuns() {
-    const filter = $("runs-filter").value;
-    const all = Array.from(model.runs.values());
-    const rows = all
-      .filter((r) => !filter || r.status === filter)
-      .sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
-    const body = $("runs");
-    body.replaceChildren(
-      ...rows.map((r) => {
-        let cost = usd(r.total_cost_usd);
-        if (r.budget_usd > 0) cost += " / " + usd(r.budget_usd);
-        const status = statusChip(r.status);
-        const tr = el(
-          "tr",
-          { "data-run": r.run_id },
-          el("td", {}, el("a", { href: "#/runs/" + encodeURIComponent(r.run_id), text: r.run_id })),
-          el("td", { text: r.workflow }),
-          el("td", {}, status, r.interrupted ? el("span", { class: "muted", text: " interrupted" }) : null,
-            r.pending_asks ? el("span", { class: "muted", text: " " + r.pending_asks + " asking" }) : null),
-          el("td", { class: "num", text: r.agents_active + " / " + r.agents_total }),
-          el("td", { class: "num", text: cost }),
-          el("td", { class: "num", "data-since": r.created_at, title: when(r.created_at) }),
-        );
-        return tr;
-      }),
-    );
-    show($("runs-empty"), rows.length === 0);
-    $("runs-empty").textContent = all.length === 0 ? "No run yet." : "No run is " + filter + ".";
-    tick();
-  }
-
-  async function loadRuns(signal) {
-    const j = await api("GET", "/runs", undefined, signal);
-    model.runs = new Map((j.runs || []).map((r) => [r.run_id, r]));
-    renderRuns();
-  }
-
-  // ---- asks --------------------------------------------------------------
-
-  function askKey(a) {
-    return a.run_id + "/" + a.ask_id;
-  }
-
-  function renderAsks() {
-    const asks = model.asks;
-    show($("asks-empty"), asks.length === 0);
-    reconcile($("asks"), asks, askKey, (a) => JSON.stringify(a), (a) => askCard(a, true));
-    const mine = asks.filter((a) => a.run_id === model.runID);
-    show($("run-asks-box"), mine.length > 0);
-    reconcile($("run-asks"), mine, askKey, (a) => JSON.stringify(a), (a) => askCard(a, false));
-    tick();
-  }
-
-  let askSeq = 0;
-
-  function askCard(a, withRun) {
-    const n = ++askSeq;
-    const msg = el("p", { role: "status" });
-    const answer = el("textarea", { id: "answer-" + n, rows: 3, required: true });
-    const button = el("button", { type: "submit", text: "Answer" });
-    const deadline = a.deadline
-      ? el("p", { class: "muted" }, "Answer within ", el("strong", { "data-until": a.deadline }), " (then " + (a.timeout_next || "the timeout state") + ", at " + when(a.deadline) + ").")
-      : el("p", { class: "muted", text: "No deadline." });
-    const form = el("form", {}, el("label", { for: "answer-" + n, text: "Your answer" }), answer, el("div", { class: "row" }, button), msg);
-    form.addEventListener("submit", async (e) => {
-      e.preventDefault();
-      msg.textContent = "";
-      msg.className = "";
-      button.disabled = true;
-      try {
-        await api("POST", "/runs/" + encodeURIComponent(a.run_id) + "/asks/" + encodeURIComponent(a.ask_id), { answer: answer.value });
-        msg.textContent = "Answered.";
-        answer.disabled = true;
-        return;
-      } catch (err) {
-        msg.className = "error-text";
-        msg.textContent = err.status === 409 ? "This question expired or was already answered." : err.message;
-      }
-      button.disabled = false;
-    });
-    return el(
-      "article",
-      { class: "card ask" },
-      el(
-        "p",
-        { class: "ask-head" },
-        withRun ? el("a", { href: "#/runs/" + encodeURIComponent(a.run_id), text: a.run_id }) : null,
-        withRun ? " · " : null,
-        "agent ",
-        el("strong", { text: a.agent_id }),
-        " in ",
-        el("code", { text: a.state }),
-      ),
-      el("pre", { class: "question", text: a.prompt }),
-      deadline,
-      form,
-    );
-  }
-
-  // ---- run detail -----------------------------------------------------------
-
-  function renderRun() {
-    const r = model.run;
-    if (!r) return;
-    $("run-id").textContent = r.workflow_id;
-    const st = $("run-status");
-    st.textContent = r.status;
-    st.className = "status status-" + r.status;
-    const listing = model.runs.get(r.workflow_id);
-    $("run-workflow").textContent = (listing ? listing.workflow : basename(r.scope_dir)) + " · started " + when(r.created_at);
-    let cost = usd(r.total_cost_usd) + " spent";
-    const meter = $("run-meter");
-    if (r.budget_usd > 0) {
-      cost += " of " + usd(r.budget_usd);
-      meter.max = r.budget_usd;
-      meter.value = Math.min(r.total_cost_usd, r.budget_usd);
-      meter.high = r.budget_usd * 0.8;
-      meter.textContent = Math.round((100 * r.total_cost_usd) / r.budget_usd) + "%";
-    }
-    $("run-cost").textContent = cost;
-    show(meter, r.budget_usd > 0);
-    const w = r.wait;
-    const waiting = !!(w && w.until);
-    if (waiting) {
-      $("run-wait-reason").textContent = w.reason || "usage limit";
-      $("run-wait-until").textContent = when(w.until);
-      $("run-wait-until").dateTime = w.until;
-      $("run-wait-left").dataset.until = w.until;
-    }
-    show($("run-wait"), waiting);
-    $("run-failure").textContent = r.error || "";
-    show($("run-failure"), !!r.error);
-    $("run-result").textContent = r.result != null ? r.result : "none yet";
-    $("run-result").className = r.result != null ? "" : "muted";
-    $("run-pause").disabled = FINISHED.has(r.status) || r.status === "paused";
-    $("run-resume").disabled = !RESUMABLE.has(r.status);
-    $("run-budget").disabled = !RESUMABLE.has(r.status);
-    $("run-delete").disabled = !FINISHED.has(r.status);
-    $("run-agents").replaceChildren(
-      ...(r.agents || []).map((a) =>
-        el(
-          "tr",
-          { "data-agent": a.id },
-          el("td", {}, el("strong", { text: a.id }), a.parent ? el("span", { class: "muted", text: " ← " + a.parent }) : null),
-          el("td", {}, el("code", { text: a.current_state || "" })),
-          el("td", {}, statusChip(a.status)),
-          el("td", { class: "num", text: String(a.steps || 0) }),
-          el("td", { class: "activity", text: ACTIVE.has(a.status) ? model.activity.get(a.id) || "" : "" }),
-          el("td", { class: "error-text", text: a.last_error || "" }),
-        ),
-      ),
-    );
-    tick();
-  }
-
-  let refetch = null;
-
-  // refreshRun fetches the run again soon; bursts of events fetch once.
-  function refreshRun() {
-    if (refetch || !view) return;
-    const signal = view.signal;
-    const id = model.runID;
-    refetch = setTimeout(async () => {
-      refetch = null;
-      try {
-        const r = await api("GET", "/runs/" + encodeURIComponent(id), undefined, signal);
-        if (id === model.runID) {
-          model.run = r;
-          renderRun();
-        }
-      } catch (err) {
-        notify(err);
-      }
-    }, 150);
-  }
-
-  function setActivity(agent, text) {
-    if (!agent) return;
-    model.activity.set(agent, text);
-    const cell = document.querySelector('#run-agents tr[data-agent="' + CSS.escape(agent) + '"] .activity');
-    if (cell) cell.textContent = text;
-  }
-
-  function firstLine(s, n) {
-    const l = String(s || "").trim().split("\n")[0];
-    return l.length > n ? l.slice(0, n - 1) + "…" : l;
-  }
-
-  // describe is the timeline's line for an event, or "" for the live
-  // events that only change an agent's current activity.
-  function describe(ev) {
-    const cost = ev.cost_usd != null ? " " + usd(ev.cost_usd) : "";
-    switch (ev.type) {
-      case "text":
-        setActivity(ev.agent, firstLine(ev.message, 120));
-        return "";
-      case "tool_use":
-        setActivity(ev.agent, (ev.tool || "tool") + (ev.message ? ": " + firstLine(ev.message, 100) : ""));
-        return "";
-      case "still_running":
-        setActivity(ev.agent, "still running" + (ev.state ? " " + ev.state : ""));
-        return "";
-      case "wait_tick":
-      case "waiting_for":
-        return "";
-      case "run_started":
-        return "run started" + (ev.budget_usd ? ", budget " + usd(ev.budget_usd) : "");
-      case "run_resumed":
-        return "run resumed";
-      case "step_started":
-        setActivity(ev.agent, "step " + (ev.state || ""));
-        return "step " + (ev.seq ? ev.seq + " " : "") + (ev.state || "") + (ev.attempt > 1 ? " (attempt " + ev.attempt + ")" : "") + (ev.reminder ? " (reminder)" : "");
-      case "step_ended":
-        setActivity(ev.agent, "");
-        return "ended " + (ev.state || "") + (ev.outcome ? ": " + ev.outcome : "") + cost + (ev.duration_ms ? " in " + duration(ev.duration_ms) : "");
-      case "transition":
-        return (ev.tag ? "<" + ev.tag + "> " : "") + "→ " + (ev.target || "");
-      case "spawn":
-      case "fork":
-        return "spawned " + (ev.child || "") + (ev.state || ev.target ? " at " + (ev.state || ev.target) : "");
-      case "wait":
-      case "wait_started":
-        return "waits until " + (ev.until ? clock(ev.until) : "?") + (ev.message ? ": " + firstLine(ev.message, 80) : "");
-      case "wait_over":
-        return "wait over";
-      case "ask":
-      case "ask_opened":
-        setActivity(ev.agent, "asking " + (ev.ask_id || ""));
-        return "asks " + (ev.ask_id || "") + (ev.deadline ? ", answer by " + clock(ev.deadline) : "");
-      case "ask_answered":
-        return (ev.ask_id || "ask") + " answered";
-      case "ask_expired":
-        return (ev.ask_id || "ask") + " expired" + (ev.timeout_next ? " → " + ev.timeout_next : "");
-      case "agent_completed":
-        return "agent done";
-      case "agent_failed":
-        return "agent failed" + (ev.message ? ": " + firstLine(ev.message, 100) : "");
-      case "paused":
-        return "paused";
-      case "budget_exceeded":
-        return "budget exceeded" + (ev.total_cost_usd != null ? " at " + usd(ev.total_cost_usd) : "");
-      case "run_ended":
-        return "run ended: " + (ev.status || "");
-      case "print":
-        return "print: " + firstLine(ev.message, 120);
-      case "summary":
-        return "";
-      default:
-        return ev.type.replace(/_/g, " ") + (ev.state ? " " + ev.state : "") + (ev.message ? ": " + firstLine(ev.message, 100) : "");
-    }
-  }
-
-  const QUIET = new Set(["text", "tool_use", "still_running", "wait_tick", "waiting_for", "print", "api_retry"]);
-
-  function addEvent(ev) {
-    const what = describe(ev);
-    if (!QUIET.has(ev.type)) refreshRun();
-    if (!what) return;
-    const ol = $("run-timeline");
-    ol.append(
-      el(
-        "li",
-        { class: "ev ev-" + ev.type },
-        el("time", { dateTime: ev.time || "", text: ev.time ? clock(ev.time) : "" }),
-        el("span", { class: "agent", text: ev.agent || "" }),
-        el("span", { class: "what", text: what }),
-      ),
-    );
-    while (ol.children.length > MAX_TIMELINE) ol.firstChild.remove();
-  }
-
-  async function loadReport(signal) {
+  const budget = el("input", {
+    id: "budget-" + n,
+    name: "budget",
+    type: "number",
+    min: "0",
+    step: "0.01",
+    inputmode: "decimal",
+    placeholder: w.default_budget > 0 ? "default " + usd(w.default_budget) : "none",
+  });
+  const modelIn = el("input", { id: "model-" + n, name: "model", type: "text", placeholder: "default", spellcheck: "false" });
+  const button = el("button", { type: "submit", text: "Launch" });
+  form.append(
+    el(
+      "div",
+      { class: "row" },
+      el("span", {}, el("label", { for: "budget-" + n, text: "Budget (USD, optional)" }), budget),
+      el("span", {}, el("label", { for: "model-" + n, text: "Model (optional)" }), modelIn),
+      button,
+    ),
+    msg,
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    msg.textContent = "";
+    const body = {
+      workflow: w.id,
+      input: text && text.value !== "" ? text.value : null,
+      budget: budget.value !== "" ? Number(budget.value) : null,
+      model: modelIn.value.trim() !== "" ? modelIn.value.trim() : null,
+    };
+    button.disabled = true;
     try {
-      const j = await api("POST", "/runs/" + encodeURIComponent(model.runID) + "/report-link", {}, signal);
-      $("run-report").src = j.url;
+      const run = await api("POST", "/runs", body);
+      form.reset();
+      location.hash = "#/runs/" + encodeURIComponent(run.workflow_id);
     } catch (err) {
-      notify(err);
+      msg.textContent = err.message;
+    } finally {
+      button.disabled = false;
     }
-  }
+  });
+  return el("details", { class: "launch-box" }, el("summary", { text: "Launch…" }), form);
+}
 
-  function openRun(id) {
-    closeRun();
-    view = new AbortController();
-    const signal = view.signal;
-    model.runID = id;
-    model.run = null;
-    model.activity = new Map();
-    $("run-id").textContent = id;
-    $("run-status").textContent = "";
-    $("run-timeline").replaceChildren();
-    $("run-action-message").textContent = "";
-    $("run-error-text").textContent = "";
-    show($("run-error-text"), false);
-    show($("run-delete-confirm"), false);
-    $("run-agents").replaceChildren();
-    $("run-report").removeAttribute("src");
-    renderAsks();
-    api("GET", "/runs/" + encodeURIComponent(id), undefined, signal)
-      .then((r) => {
-        model.run = r;
-        renderRun();
-      })
-      .catch((err) => {
-        if (err.name === "AbortError" || err.status === 401) return;
-        $("run-error-text").textContent = err.message;
-        show($("run-error-text"), true);
-      });
-    loadReport(signal);
-    let ended = false;
-    follow("/runs/" + encodeURIComponent(id) + "/events", signal, {
-      resume: true,
-      event: (type, data) => {
-        if (type === "run_ended") ended = true;
-        if (!data.type) data.type = type;
-        addEvent(data);
-      },
-      done: () => ended,
-    });
-  }
+// ---- runs -----------------------------------------------------------
 
-  function closeRun() {
-    if (view) view.abort();
-    view = null;
-    model.runID = "";
-    if (refetch) clearTimeout(refetch);
-    refetch = null;
-  }
+function renderRuns() {
+  const filter = $("runs-filter").value;
+  const all = Array.from(model.runs.values());
+  const rows = all
+    .filter((r) => !filter || r.status === filter)
+    .sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
+  const body = $("runs");
+  body.replaceChildren(
+    ...rows.map((r) => {
+      let cost = usd(r.total_cost_usd);
+      if (r.budget_usd > 0) cost += " / " + usd(r.budget_usd);
+      const status = statusChip(r.status);
+      const tr = el(
+        "tr",
+        { "data-run": r.run_id },
+        el("td", {}, el("a", { href: "#/runs/" + encodeURIComponent(r.run_id), text: r.run_id })),
+        el("td", { text: r.workflow }),
+        el("td", {}, status, r.interrupted ? el("span", { class: "muted", text: " interrupted" }) : null,
+          r.pending_asks ? el("span", { class: "muted", text: " " + r.pending_asks + " asking" }) : null),
+        el("td", { class: "num", text: r.agents_active + " / " + r.agents_total }),
+        el("td", { class: "num", text: cost }),
+        el("td", { class: "num", "data-since": r.created_at, title: when(r.created_at) }),
+      );
+      return tr;
+    }),
+  );
+  show($("runs-empty"), rows.length === 0);
+  $("runs-empty").textContent = all.length === 0 ? "No run yet." : "No run is " + filter + ".";
+  tick();
+}
 
-  async function act(button, fn) {
-    const msg = $("run-action-message");
+async function loadRuns(signal) {
+  const j = await api("GET", "/runs", undefined, signal);
+  model.runs = new Map((j.runs || []).map((r) => [r.run_id, r]));
+  renderRuns();
+}
+
+// ---- asks --------------------------------------------------------------
+
+function askKey(a) {
+  return a.run_id + "/" + a.ask_id;
+}
+
+function renderAsks() {
+  const asks = model.asks;
+  show($("asks-empty"), asks.length === 0);
+  reconcile($("asks"), asks, askKey, (a) => JSON.stringify(a), (a) => askCard(a, true));
+  const mine = asks.filter((a) => a.run_id === model.runID);
+  show($("run-asks-box"), mine.length > 0);
+  reconcile($("run-asks"), mine, askKey, (a) => JSON.stringify(a), (a) => askCard(a, false));
+  tick();
+}
+
+let askSeq = 0;
+
+function askCard(a, withRun) {
+  const n = ++askSeq;
+  const msg = el("p", { role: "status" });
+  const answer = el("textarea", { id: "answer-" + n, rows: 3, required: true });
+  const button = el("button", { type: "submit", text: "Answer" });
+  const deadline = a.deadline
+    ? el("p", { class: "muted" }, "Answer within ", el("strong", { "data-until": a.deadline }), " (then " + (a.timeout_next || "the timeout state") + ", at " + when(a.deadline) + ").")
+    : el("p", { class: "muted", text: "No deadline." });
+  const form = el("form", {}, el("label", { for: "answer-" + n, text: "Your answer" }), answer, el("div", { class: "row" }, button), msg);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
     msg.textContent = "";
     msg.className = "";
     button.disabled = true;
     try {
-      await fn();
+      await api("POST", "/runs/" + encodeURIComponent(a.run_id) + "/asks/" + encodeURIComponent(a.ask_id), { answer: answer.value });
+      msg.textContent = "Answered.";
+      answer.disabled = true;
+      return;
     } catch (err) {
       msg.className = "error-text";
-      msg.textContent = err.message;
+      msg.textContent = err.status === 409 ? "This question expired or was already answered." : err.message;
     }
-    if (model.run) renderRun();
-    else button.disabled = false;
-  }
-
-  function runPath(suffix) {
-    return "/runs/" + encodeURIComponent(model.runID) + suffix;
-  }
-
-  function wireRunControls() {
-    $("run-pause").addEventListener("click", () =>
-      act($("run-pause"), async () => {
-        model.run = await api("POST", runPath("/pause"), {});
-        $("run-action-message").textContent = "Pausing: running steps finish first.";
-      }),
-    );
-    $("run-resume").addEventListener("click", () =>
-      act($("run-resume"), async () => {
-        const b = $("run-budget").value;
-        model.run = await api("POST", runPath("/resume"), { budget: b !== "" ? Number(b) : null });
-        $("run-budget").value = "";
-        $("run-action-message").textContent = "Resumed.";
-      }),
-    );
-    $("run-delete").addEventListener("click", () => {
-      show($("run-delete-confirm"), true);
-      $("run-delete-no").focus();
-    });
-    $("run-delete-no").addEventListener("click", () => {
-      show($("run-delete-confirm"), false);
-      $("run-delete").focus();
-    });
-    $("run-delete-yes").addEventListener("click", () =>
-      act($("run-delete-yes"), async () => {
-        await api("DELETE", runPath(""));
-        model.runs.delete(model.runID);
-        location.hash = "#/";
-      }),
-    );
-    $("run-report-refresh").addEventListener("click", () => {
-      if (view) loadReport(view.signal);
-    });
-  }
-
-  // ---- routing and start --------------------------------------------------
-
-  function route() {
-    if (!token) return;
-    const m = /^#\/runs\/(.+)$/.exec(location.hash);
-    show($("notice"), false);
-    if (m) {
-      const id = decodeURIComponent(m[1]);
-      show($("home"), false);
-      show($("run"), true);
-      if (id !== model.runID) openRun(id);
-    } else {
-      closeRun();
-      show($("run"), false);
-      show($("home"), true);
-    }
-  }
-
-  function stop() {
-    closeRun();
-    if (session) session.abort();
-    session = null;
-  }
-
-  function start() {
-    stop();
-    session = new AbortController();
-    const signal = session.signal;
-    show($("login"), false);
-    api("GET", "/daemon", undefined, signal)
-      .then((d) => {
-        model.daemon = d;
-        renderDaemon();
-      })
-      .catch(notify);
-    follow("/events", signal, {
-      open: () => {
-        show($("connection"), false);
-        loadRuns(signal).catch(notify);
-      },
-      lost: () => show($("connection"), true),
-      event: (type, data) => {
-        switch (type) {
-          case "run":
-            model.runs.set(data.run_id, data);
-            renderRuns();
-            if (data.run_id === model.runID) refreshRun();
-            break;
-          case "run_removed":
-            model.runs.delete(data.run_id);
-            renderRuns();
-            break;
-          case "asks":
-            model.asks = data.asks || [];
-            renderAsks();
-            break;
-          case "workflows":
-            model.workflows = data.workflows || [];
-            renderWorkflows();
-            break;
-          case "daemon":
-            model.daemon = data;
-            renderDaemon();
-            break;
-        }
-      },
-    });
-    route();
-  }
-
-  document.addEventListener("DOMContentLoaded", () => {
-    takeToken();
-    $("login-form").addEventListener("submit", (e) => {
-      e.preventDefault();
-      const t = $("login-token").value.trim();
-      if (!t) return;
-      token = t;
-      try {
-        localStorage.setItem(TOKEN_KEY, t);
-      } catch (err) {
-        // private mode: the token lives as long as the page
-      }
-      $("login-token").value = "";
-      $("login-message").textContent = "";
-      start();
-    });
-    $("runs-filter").addEventListener("change", renderRuns);
-    wireRunControls();
-    window.addEventListener("hashchange", route);
-    setInterval(tick, 1000);
-    if (token) start();
-    else signOut("");
+    button.disabled = false;
   });
-})();
+  return el(
+    "article",
+    { class: "card ask" },
+    el(
+      "p",
+      { class: "ask-head" },
+      withRun ? el("a", { href: "#/runs/" + encodeURIComponent(a.run_id), text: a.run_id }) : null,
+      withRun ? " · " : null,
+      "agent ",
+      el("strong", { text: a.agent_id }),
+      " in ",
+      el("code", { text: a.state }),
+    ),
+    el("pre", { class: "question", text: a.prompt }),
+    deadline,
+    form,
+  );
+}
+
+// ---- run detail -----------------------------------------------------------
+
+function renderRun() {
+  const r = model.run;
+  if (!r) return;
+  $("run-id").textContent = r.workflow_id;
+  const st = $("run-status");
+  st.textContent = r.status;
+  st.className = "status status-" + r.status;
+  const listing = model.runs.get(r.workflow_id);
+  $("run-workflow").textContent = (listing ? listing.workflow : basename(r.scope_dir)) + " · started " + when(r.created_at);
+  let cost = usd(r.total_cost_usd) + " spent";
+  const meter = $("run-meter");
+  if (r.budget_usd > 0) {
+    cost += " of " + usd(r.budget_usd);
+    meter.max = r.budget_usd;
+    meter.value = Math.min(r.total_cost_usd, r.budget_usd);
+    meter.high = r.budget_usd * 0.8;
+    meter.textContent = Math.round((100 * r.total_cost_usd) / r.budget_usd) + "%";
+  }
+  $("run-cost").textContent = cost;
+  show(meter, r.budget_usd > 0);
+  const w = r.wait;
+  const waiting = !!(w && w.until);
+  if (waiting) {
+    $("run-wait-reason").textContent = w.reason || "usage limit";
+    $("run-wait-until").textContent = when(w.until);
+    $("run-wait-until").dateTime = w.until;
+    $("run-wait-left").dataset.until = w.until;
+  }
+  show($("run-wait"), waiting);
+  $("run-failure").textContent = r.error || "";
+  show($("run-failure"), !!r.error);
+  $("run-result").textContent = r.result != null ? r.result : "none yet";
+  $("run-result").className = r.result != null ? "" : "muted";
+  $("run-pause").disabled = FINISHED.has(r.status) || r.status === "paused";
+  $("run-resume").disabled = !RESUMABLE.has(r.status);
+  $("run-budget").disabled = !RESUMABLE.has(r.status);
+  $("run-delete").disabled = !FINISHED.has(r.status);
+  $("run-agents").replaceChildren(
+    ...(r.agents || []).map((a) =>
+      el(
+        "tr",
+        { "data-agent": a.id },
+        el("td", {}, el("strong", { text: a.id }), a.parent ? el("span", { class: "muted", text: " ← " + a.parent }) : null),
+        el("td", {}, el("code", { text: a.current_state || "" })),
+        el("td", {}, statusChip(a.status)),
+        el("td", { class: "num", text: String(a.steps || 0) }),
+        el("td", { class: "activity", text: ACTIVE.has(a.status) ? model.activity.get(a.id) || "" : "" }),
+        el("td", { class: "error-text", text: a.last_error || "" }),
+      ),
+    ),
+  );
+  tick();
+}
+
+let refetch = null;
+
+// refreshRun fetches the run again soon; bursts of events fetch once.
+function refreshRun() {
+  if (refetch || !view) return;
+  const signal = view.signal;
+  const id = model.runID;
+  refetch = setTimeout(async () => {
+    refetch = null;
+    try {
+      const r = await api("GET", "/runs/" + encodeURIComponent(id), undefined, signal);
+      if (id === model.runID) {
+        model.run = r;
+        renderRun();
+      }
+    } catch (err) {
+      notify(err);
+    }
+  }, 150);
+}
+
+function setActivity(agent, text) {
+  if (!agent) return;
+  model.activity.set(agent, text);
+  const cell = document.querySelector('#run-agents tr[data-agent="' + CSS.escape(agent) + '"] .activity');
+  if (cell) cell.textContent = text;
+}
+
+const QUIET = new Set(["text", "tool_use", "still_running", "wait_tick", "waiting_for", "print", "api_retry"]);
+
+function addEvent(ev) {
+  const what = describe(ev, setActivity);
+  if (!QUIET.has(ev.type)) refreshRun();
+  if (!what) return;
+  const ol = $("run-timeline");
+  ol.append(
+    el(
+      "li",
+      { class: "ev ev-" + ev.type },
+      el("time", { dateTime: ev.time || "", text: ev.time ? clock(ev.time) : "" }),
+      el("span", { class: "agent", text: ev.agent || "" }),
+      el("span", { class: "what", text: what }),
+    ),
+  );
+  while (ol.children.length > MAX_TIMELINE) ol.firstChild.remove();
+}
+
+async function loadReport(signal) {
+  try {
+    const j = await api("POST", "/runs/" + encodeURIComponent(model.runID) + "/report-link", {}, signal);
+    $("run-report").src = j.url;
+  } catch (err) {
+    notify(err);
+  }
+}
+
+function openRun(id) {
+  closeRun();
+  view = new AbortController();
+  const signal = view.signal;
+  model.runID = id;
+  model.run = null;
+  model.activity = new Map();
+  $("run-id").textContent = id;
+  $("run-status").textContent = "";
+  $("run-timeline").replaceChildren();
+  $("run-action-message").textContent = "";
+  $("run-error-text").textContent = "";
+  show($("run-error-text"), false);
+  show($("run-delete-confirm"), false);
+  $("run-agents").replaceChildren();
+  $("run-report").removeAttribute("src");
+  renderAsks();
+  api("GET", "/runs/" + encodeURIComponent(id), undefined, signal)
+    .then((r) => {
+      model.run = r;
+      renderRun();
+    })
+    .catch((err) => {
+      if (err.name === "AbortError" || err.status === 401) return;
+      $("run-error-text").textContent = err.message;
+      show($("run-error-text"), true);
+    });
+  loadReport(signal);
+  let ended = false;
+  stream("/runs/" + encodeURIComponent(id) + "/events", signal, {
+    resume: true,
+    event: (type, data) => {
+      if (type === "run_ended") ended = true;
+      if (!data.type) data.type = type;
+      addEvent(data);
+    },
+    done: () => ended,
+  });
+}
+
+function closeRun() {
+  if (view) view.abort();
+  view = null;
+  model.runID = "";
+  if (refetch) clearTimeout(refetch);
+  refetch = null;
+}
+
+async function act(button, fn) {
+  const msg = $("run-action-message");
+  msg.textContent = "";
+  msg.className = "";
+  button.disabled = true;
+  try {
+    await fn();
+  } catch (err) {
+    msg.className = "error-text";
+    msg.textContent = err.message;
+  }
+  if (model.run) renderRun();
+  else button.disabled = false;
+}
+
+function runPath(suffix) {
+  return "/runs/" + encodeURIComponent(model.runID) + suffix;
+}
+
+function wireRunControls() {
+  $("run-pause").addEventListener("click", () =>
+    act($("run-pause"), async () => {
+      model.run = await api("POST", runPath("/pause"), {});
+      $("run-action-message").textContent = "Pausing: running steps finish first.";
+    }),
+  );
+  $("run-resume").addEventListener("click", () =>
+    act($("run-resume"), async () => {
+      const b = $("run-budget").value;
+      model.run = await api("POST", runPath("/resume"), { budget: b !== "" ? Number(b) : null });
+      $("run-budget").value = "";
+      $("run-action-message").textContent = "Resumed.";
+    }),
+  );
+  $("run-delete").addEventListener("click", () => {
+    show($("run-delete-confirm"), true);
+    $("run-delete-no").focus();
+  });
+  $("run-delete-no").addEventListener("click", () => {
+    show($("run-delete-confirm"), false);
+    $("run-delete").focus();
+  });
+  $("run-delete-yes").addEventListener("click", () =>
+    act($("run-delete-yes"), async () => {
+      await api("DELETE", runPath(""));
+      model.runs.delete(model.runID);
+      location.hash = "#/";
+    }),
+  );
+  $("run-report-refresh").addEventListener("click", () => {
+    if (view) loadReport(view.signal);
+  });
+}
+
+// ---- routing and start --------------------------------------------------
+
+function route() {
+  if (!token) return;
+  const m = /^#\/runs\/(.+)$/.exec(location.hash);
+  show($("notice"), false);
+  if (m) {
+    const id = decodeURIComponent(m[1]);
+    show($("home"), false);
+    show($("run"), true);
+    if (id !== model.runID) openRun(id);
+  } else {
+    closeRun();
+    show($("run"), false);
+    show($("home"), true);
+  }
+}
+
+function stop() {
+  closeRun();
+  if (session) session.abort();
+  session = null;
+}
+
+function start() {
+  stop();
+  session = new AbortController();
+  const signal = session.signal;
+  show($("login"), false);
+  api("GET", "/daemon", undefined, signal)
+    .then((d) => {
+      model.daemon = d;
+      renderDaemon();
+    })
+    .catch(notify);
+  stream("/events", signal, {
+    open: () => {
+      show($("connection"), false);
+      loadRuns(signal).catch(notify);
+    },
+    lost: () => show($("connection"), true),
+    event: (type, data) => {
+      switch (type) {
+        case "run":
+          model.runs.set(data.run_id, data);
+          renderRuns();
+          if (data.run_id === model.runID) refreshRun();
+          break;
+        case "run_removed":
+          model.runs.delete(data.run_id);
+          renderRuns();
+          break;
+        case "asks":
+          model.asks = data.asks || [];
+          renderAsks();
+          break;
+        case "workflows":
+          model.workflows = data.workflows || [];
+          renderWorkflows();
+          break;
+        case "daemon":
+          model.daemon = data;
+          renderDaemon();
+          break;
+      }
+    },
+  });
+  route();
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  takeToken();
+  $("login-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const t = $("login-token").value.trim();
+    if (!t) return;
+    token = t;
+    try {
+      localStorage.setItem(TOKEN_KEY, t);
+    } catch (err) {
+      // private mode: the token lives as long as the page
+    }
+    $("login-token").value = "";
+    $("login-message").textContent = "";
+    start();
+  });
+  $("runs-filter").addEventListener("change", renderRuns);
+  wireRunControls();
+  window.addEventListener("hashchange", route);
+  setInterval(tick, 1000);
+  if (token) start();
+  else signOut("");
+});
