@@ -122,7 +122,7 @@ func (d *pageDriver) until(what, fn string, args ...any) {
 			chromedp.WithPollingArgs(args...), chromedp.WithPollingTimeout(waitTimeout), chromedp.WithPollingInterval(50*time.Millisecond)))
 		// Right after a navigation chromedp may still hold the execution
 		// context of the page before: ask again in the new one.
-		if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") {
+		if err == nil || !transient(err) {
 			break
 		}
 	}
@@ -147,10 +147,31 @@ func (d *pageDriver) waitGone(sel string) {
 	d.until(sel+" to go", `(sel) => document.querySelector(sel) === null`, sel)
 }
 
-// click clicks sel once it is visible.
+// click clicks sel once it is visible. A live update may replace the
+// element between finding it and clicking it: then, as a person would, it
+// finds the new one and clicks again.
 func (d *pageDriver) click(sel string) {
 	d.t.Helper()
-	d.do(chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Click(sel, chromedp.ByQuery))
+	var err error
+	for range 3 {
+		err = chromedp.Run(d.ctx, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Click(sel, chromedp.ByQuery))
+		if err == nil || !transient(err) {
+			break
+		}
+	}
+	if err != nil {
+		d.t.Fatalf("click %s: %v\nconsole problems: %q", sel, err, d.Problems())
+	}
+}
+
+// transient tells the errors of chromedp that come from the page changing
+// under it (a node replaced, a document navigated) rather than from a
+// page that is wrong.
+func transient(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "Could not find node with given id") ||
+		strings.Contains(s, "Cannot find context with specified id") ||
+		strings.Contains(s, "Node is detached from document")
 }
 
 // typeIn types text into the field sel, key by key.
@@ -191,6 +212,24 @@ func (d *pageDriver) screenshot(name string) {
 	d.t.Helper()
 	var png []byte
 	d.do(chromedp.FullScreenshot(&png, 100))
+	require.NoError(d.t, os.WriteFile("/tmp/page-"+name+".png", png, 0o644))
+}
+
+// screenshotOf scrolls sel into view and saves the viewport as
+// /tmp/page-NAME.png: a full-page capture leaves out a sandboxed frame,
+// which chromium draws in a process of its own.
+func (d *pageDriver) screenshotOf(sel, name string) {
+	d.t.Helper()
+	var png []byte
+	for range 3 {
+		err := chromedp.Run(d.ctx, chromedp.ScrollIntoView(sel, chromedp.ByQuery), chromedp.CaptureScreenshot(&png))
+		if err == nil {
+			break
+		}
+		if !transient(err) {
+			d.t.Fatalf("screenshot of %s: %v", sel, err)
+		}
+	}
 	require.NoError(d.t, os.WriteFile("/tmp/page-"+name+".png", png, 0o644))
 }
 
@@ -258,6 +297,7 @@ func TestPageInChromium(t *testing.T) {
 	d.waitText("#run-agents tr[data-agent=main]", "2_REVIEW.md")
 	d.waitText("#run-timeline", "<goto> → 2_REVIEW.md")
 	assert.Equal(t, "/report/"+id+"?exp=1&sig=test", receive(t, fake.reports), "the report loads in its frame")
+	d.screenshotOf("#run-report", "report")
 
 	// A lost stream: the page reconnects from the last event it saw,
 	// misses nothing and repeats nothing.
@@ -315,6 +355,7 @@ func TestPageInChromium(t *testing.T) {
 	d.waitText("#runs tr[data-run='"+id+"']", "$0.50 / $5.00")
 	fake.update(id, func(r *fakeRun) { r.cost = 0.75 })
 	d.waitText("#runs tr[data-run='"+id+"']", "$0.75 / $5.00")
+	d.until("one row per run", `() => document.querySelectorAll("#runs tr").length === 1`)
 	d.choose("#runs-filter", "completed")
 	d.waitText("#runs-empty", "No run is completed.")
 	d.choose("#runs-filter", "")

@@ -30,19 +30,25 @@ const model = {
 
 // ---- token ------------------------------------------------------------
 
+// takeToken moves a #token=… of the address into localStorage, out of the
+// address bar (and so out of the history and of screenshots), and reads the
+// token kept from before.
 function takeToken() {
   const m = /^#(?:.*&)?token=([^&]*)/.exec(location.hash);
   if (m) {
-    try {
-      localStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
-    } catch (e) {
-      token = decodeURIComponent(m[1]);
-    }
+    token = decodeURIComponent(m[1]);
     history.replaceState(null, "", location.pathname + location.search);
   }
-  token = token || localStorage.getItem(TOKEN_KEY);
+  try {
+    if (token) localStorage.setItem(TOKEN_KEY, token);
+    else token = localStorage.getItem(TOKEN_KEY);
+  } catch (e) {
+    // storage refused (private mode): the token lives as long as the page
+  }
 }
 
+// signOut forgets the token, stops every request and shows the sign-in
+// form with message.
 function signOut(message) {
   try {
     localStorage.removeItem(TOKEN_KEY);
@@ -76,6 +82,8 @@ class APIError extends Error {
 const UNAUTHORIZED =
   "The daemon refused the token (it changes when serve.token is recreated). Paste the one in .raymond/serve.token.";
 
+// api calls the daemon's API and returns the JSON it answers (null for
+// 204); an error answer throws an APIError with the daemon's message.
 async function api(method, path, body, signal) {
   const headers = { Authorization: "Bearer " + token };
   const opts = { method, headers, signal, cache: "no-store" };
@@ -83,7 +91,13 @@ async function api(method, path, body, signal) {
     headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
   }
-  const res = await fetch(API + path, opts);
+  let res;
+  try {
+    res = await fetch(API + path, opts);
+  } catch (err) {
+    if (err.name === "AbortError") throw err;
+    throw new APIError(0, "unreachable", "The daemon did not answer: is raymond serve still running?");
+  }
   if (res.status === 401) {
     signOut(UNAUTHORIZED);
     throw new APIError(401, "unauthorized", UNAUTHORIZED);
@@ -259,30 +273,33 @@ function renderRuns() {
   const all = Array.from(model.runs.values());
   const rows = all
     .filter((r) => !filter || r.status === filter)
-    .sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
-  const body = $("runs");
-  body.replaceChildren(
-    ...rows.map((r) => {
-      let cost = usd(r.total_cost_usd);
-      if (r.budget_usd > 0) cost += " / " + usd(r.budget_usd);
-      const status = statusChip(r.status);
-      const tr = el(
-        "tr",
-        { "data-run": r.run_id },
-        el("td", {}, el("a", { href: "#/runs/" + encodeURIComponent(r.run_id), text: r.run_id })),
-        el("td", { text: r.workflow }),
-        el("td", {}, status, r.interrupted ? el("span", { class: "muted", text: " interrupted" }) : null,
-          r.pending_asks ? el("span", { class: "muted", text: " " + r.pending_asks + " asking" }) : null),
-        el("td", { class: "num", text: r.agents_active + " / " + r.agents_total }),
-        el("td", { class: "num", text: cost }),
-        el("td", { class: "num", "data-since": r.created_at, title: when(r.created_at) }),
-      );
-      return tr;
-    }),
-  );
+    .sort((a, b) => (Date.parse(b.created_at) || 0) - (Date.parse(a.created_at) || 0));
+  // Rows are kept by run, so a link being focused survives updates.
+  reconcile($("runs"), rows, (r) => r.run_id, (r) => JSON.stringify(r), runRow);
   show($("runs-empty"), rows.length === 0);
   $("runs-empty").textContent = all.length === 0 ? "No run yet." : "No run is " + filter + ".";
   tick();
+}
+
+function runRow(r) {
+  let cost = usd(r.total_cost_usd);
+  if (r.budget_usd > 0) cost += " / " + usd(r.budget_usd);
+  return el(
+    "tr",
+    { "data-run": r.run_id },
+    el("td", {}, el("a", { href: "#/runs/" + encodeURIComponent(r.run_id), text: r.run_id })),
+    el("td", { text: r.workflow }),
+    el(
+      "td",
+      {},
+      statusChip(r.status),
+      r.interrupted ? el("span", { class: "muted", text: " interrupted" }) : null,
+      r.pending_asks ? el("span", { class: "muted", text: " " + r.pending_asks + " asking" }) : null,
+    ),
+    el("td", { class: "num", text: r.agents_active + " / " + r.agents_total }),
+    el("td", { class: "num", text: cost }),
+    el("td", { class: "num", "data-since": r.created_at, title: when(r.created_at) }),
+  );
 }
 
 async function loadRuns(signal) {
@@ -430,6 +447,7 @@ function refreshRun() {
   }, 150);
 }
 
+// setActivity shows what agent does now in its row of the agents table.
 function setActivity(agent, text) {
   if (!agent) return;
   model.activity.set(agent, text);
@@ -439,11 +457,15 @@ function setActivity(agent, text) {
 
 const QUIET = new Set(["text", "tool_use", "still_running", "wait_tick", "waiting_for", "print", "api_retry"]);
 
+// addEvent puts one event of the run's stream on the timeline; an event
+// that changes the run has the run fetched again.
 function addEvent(ev) {
   const what = describe(ev, setActivity);
   if (!QUIET.has(ev.type)) refreshRun();
   if (!what) return;
   const ol = $("run-timeline");
+  // Follow the newest line unless the reader scrolled up to read.
+  const atEnd = ol.scrollTop + ol.clientHeight >= ol.scrollHeight - 8;
   ol.append(
     el(
       "li",
@@ -454,6 +476,7 @@ function addEvent(ev) {
     ),
   );
   while (ol.children.length > MAX_TIMELINE) ol.firstChild.remove();
+  if (atEnd) ol.scrollTop = ol.scrollHeight;
 }
 
 async function loadReport(signal) {
@@ -505,6 +528,7 @@ function openRun(id) {
   });
 }
 
+// closeRun stops following the run shown.
 function closeRun() {
   if (view) view.abort();
   view = null;
@@ -513,6 +537,7 @@ function closeRun() {
   refetch = null;
 }
 
+// act runs fn for a button of the run's controls, showing its error.
 async function act(button, fn) {
   const msg = $("run-action-message");
   msg.textContent = "";
@@ -569,6 +594,7 @@ function wireRunControls() {
 
 // ---- routing and start --------------------------------------------------
 
+// route shows the view the address names: #/runs/ID or the lists.
 function route() {
   if (!token) return;
   const m = /^#\/runs\/(.+)$/.exec(location.hash);
@@ -591,6 +617,7 @@ function stop() {
   session = null;
 }
 
+// start follows the daemon with the token: header, lists, current view.
 function start() {
   stop();
   session = new AbortController();
@@ -618,6 +645,10 @@ function start() {
         case "run_removed":
           model.runs.delete(data.run_id);
           renderRuns();
+          if (data.run_id === model.runID) {
+            $("run-error-text").textContent = "This run was deleted.";
+            show($("run-error-text"), true);
+          }
           break;
         case "asks":
           model.asks = data.asks || [];

@@ -87,10 +87,13 @@ export function reconcile(box, items, key, signature, build) {
     const k = key(it);
     const sig = signature(it);
     let n = old.get(k);
-    if (!n || n.dataset.sig !== sig) n = build(it);
-    n.dataset.key = k;
-    n.dataset.sig = sig;
-    old.delete(k);
+    if (n && n.dataset.sig === sig) {
+      old.delete(k); // kept as it is
+    } else {
+      n = build(it); // the node it replaces, if any, goes below
+      n.dataset.key = k;
+      n.dataset.sig = sig;
+    }
     const want = prev ? prev.nextSibling : box.firstChild;
     if (want !== n) box.insertBefore(n, want);
     prev = n;
