@@ -238,6 +238,10 @@ func (f *fakeAPI) launch(w http.ResponseWriter, r *http.Request) {
 		fakeError(w, http.StatusNotFound, "workflow_not_found", "no workflow "+fmt.Sprint(body["workflow"])+": GET /api/v1/workflows lists them")
 		return
 	}
+	if m, _ := body["model"].(string); m == "opus-9" {
+		fakeError(w, http.StatusBadRequest, "unknown_model", "no model opus-9: leave the model empty for the default, or name one claude knows")
+		return
+	}
 	if in, _ := body["input"].(string); in == "" {
 		fakeError(w, http.StatusBadRequest, "input_required", "this workflow needs an input: describe the branch to review")
 		return

@@ -18,6 +18,7 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -264,12 +265,16 @@ func TestPageInChromium(t *testing.T) {
 	d.waitText("#workflows [data-key=broken] .findings", "1_START.md:3 <goto>NOPE.md</goto> names a state that does not exist")
 	d.waitGone("#workflows [data-key=broken] form")
 
-	// Launch: a required input left empty is the browser's to refuse;
-	// a refusal of the API shows its message.
+	// Launch: a refusal of the API shows its message; then the run starts.
 	d.click("#workflows [data-key=review] summary")
 	d.typeIn("#workflows [data-key=review] textarea", "feature/login")
 	d.typeIn("#workflows [data-key=review] input[name=budget]", "2")
+	d.typeIn("#workflows [data-key=review] input[name=model]", "opus-9")
+	d.click("#workflows [data-key=review] button[type=submit]")
+	d.waitText("#workflows [data-key=review] form", "no model opus-9: leave the model empty")
 	d.screenshot("launch")
+	d.typeIn("#workflows [data-key=review] input[name=model]", strings.Repeat(kb.Backspace, len("opus-9")))
+	d.until("the model field emptied", `() => document.querySelector("#workflows [data-key=review] input[name=model]").value === ""`)
 	d.click("#workflows [data-key=review] button[type=submit]")
 	launched := receive(t, fake.launched)
 	assert.Equal(t, map[string]any{"workflow": "review", "input": "feature/login", "budget": 2.0, "model": nil}, launched)
@@ -361,7 +366,7 @@ func TestPageInChromium(t *testing.T) {
 	d.choose("#runs-filter", "")
 	d.waitText("#runs tr[data-run='"+id+"']", "review")
 
-	assert.Empty(t, d.Problems(), "the page wrote errors to the console")
+	assert.Empty(t, unexpected(d.Problems()), "the page wrote errors to the console")
 
 	// An expired ask on the home page: 409 says so.
 	fake.ask(&fakeAsk{runID: id, askID: "ask-2", agent: "main", state: "3_FIX.md", prompt: "Fix it now?", expired: true})
@@ -408,21 +413,21 @@ func TestPageInChromium(t *testing.T) {
 	d.waitText("#login-message", "refused the token")
 	d.waitText("#login", ".raymond/serve.token")
 	d.screenshot("login")
-	d.typeIn("#login-token", token)
-	d.click("#login button[type=submit]")
+	d.typeIn("#login-token", token+kb.Enter) // the keyboard submits the form
 	d.waitText("#workflows [data-key=review] h3", "Code review")
 
 	assert.Empty(t, unexpected(d.Problems()), "the page wrote errors to the console")
 }
 
 // unexpected drops from problems the browser's own notes of the refusals
-// the test provoked on purpose (409 for the expired ask, 401 for the wrong
-// token): the page handles them, the browser logs them anyway.
+// the test provoked on purpose (400 for the unknown model, 409 for the
+// expired ask, 401 for the wrong token): the page handles them, the
+// browser logs them anyway.
 func unexpected(problems []string) []string {
 	var out []string
 	for _, p := range problems {
 		if strings.HasPrefix(p, "log (network): ") &&
-			(strings.Contains(p, "status of 409") || strings.Contains(p, "status of 401")) {
+			(strings.Contains(p, "status of 400") || strings.Contains(p, "status of 409") || strings.Contains(p, "status of 401")) {
 			continue
 		}
 		out = append(out, p)
