@@ -105,8 +105,17 @@ func (m *Machine) unusable(a *state.Agent, now time.Time, res step.Result) []Eff
 }
 
 // fail ends an agent as failed with reason; its pending step stays, so a
-// resume can retry it.
+// resume can retry it. The reason, which names the state, is led by the
+// workflow's name ("workflow review: CHECK.md: …") unless it names it
+// already, as an error of workflow.Scope.Load does.
 func (m *Machine) fail(a *state.Agent, now time.Time, reason string) []Effect {
+	ref := a.Ref()
+	if a.Pending != nil {
+		ref = a.Pending.Ref
+	}
+	if !strings.HasPrefix(reason, "workflow ") {
+		reason = "workflow " + m.workflowOf(ref) + ": " + reason
+	}
 	m.touch(a.ID)
 	m.end(a, state.AgentFailed)
 	a.LastError = reason
