@@ -25,8 +25,8 @@ replies:
 
 	out := textOf(t, r, 80)
 	assert.Contains(t, out, "\n  result    joined\n  error     2 agents failed: main_worker1, main_worker2\n"+
-		"            main_worker1: WORKER.md: the answer has no transition tag")
-	assert.Contains(t, out, "\n            main_worker2: WORKER.md: claude exited with status 1")
+		"            main_worker1: workflow wf: WORKER.md: the answer has no transition")
+	assert.Contains(t, out, "\n            main_worker2: workflow wf: WORKER.md: claude exited with status 1")
 }
 
 func TestFailedAgentsText(t *testing.T) {

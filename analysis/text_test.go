@@ -78,7 +78,7 @@ replies:
 	require.NoError(t, WriteText(&plain, r, TextOptions{}))
 	require.NoError(t, WriteText(&color, r, TextOptions{Color: true}))
 	assert.Contains(t, plain.String(), "Run r1: failed\n")
-	assert.Contains(t, plain.String(), "    failed: START.md: ")
+	assert.Contains(t, plain.String(), "    failed: workflow wf: START.md: ")
 	assert.Contains(t, color.String(), "\x1b[31mfailed\x1b[0m")
 }
 
