@@ -82,7 +82,7 @@ func TestTextWrapsImportantLines(t *testing.T) {
 	flat := strings.Join(strings.Fields(out), " ")
 	assert.Contains(t, flat, "Run r1: running according to its state file, but no process drives it workflow ")
 	assert.Contains(t, flat, "time 3.00s wall, from ")
-	assert.Contains(t, flat, "Critical path: 3 steps, 3.00s in steps and 0s between them, of 3.00s wall time AT")
+	assert.Contains(t, flat, "Critical path: 3 steps, 3.00s in steps + 0s between, of 3.00s wall AT")
 	assert.NotContains(t, out, "…\n", "nothing is cut")
 }
 
