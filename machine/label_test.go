@@ -50,3 +50,28 @@ func TestWorkflowLabel(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// A step canceled before its process started is deferred like any canceled
+// step, not failed, and its step_ended event says it never started.
+func TestCanceledBeforeStart(t *testing.T) {
+	m := oneAgent(state.SessionNew)
+	effects := m.Apply(StepEnded{Agent: "main", Seq: 1, Name: "main_A_001", Now: time.Unix(0, 0),
+		Result: step.Result{Outcome: step.Canceled, Class: "canceled", NotStarted: true}})
+	a := m.run.Agents[0]
+	assert.NotEqual(t, state.AgentFailed, a.Status)
+	assert.NotNil(t, a.Pending, "it runs again on resume")
+	var ended, deferred bool
+	for _, e := range effects {
+		if em, ok := e.(Emit); ok {
+			switch em.Event.Type {
+			case "step_ended":
+				ended = true
+				assert.True(t, em.Event.NotStarted)
+				assert.Equal(t, "canceled", em.Event.Outcome)
+			case "step_deferred":
+				deferred = true
+			}
+		}
+	}
+	assert.True(t, ended && deferred, "effects: %+v", effects)
+}
