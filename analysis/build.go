@@ -247,6 +247,9 @@ func (b *builder) stepEnded(e *transcript.Event) {
 	s.Ended = e.Time
 	s.Duration = max(s.Ended.Sub(s.Started), 0)
 	s.Outcome = e.Outcome
+	// Before not_started was written, a step that could not start ended
+	// with no outcome.
+	s.NotStarted = e.NotStarted || e.Outcome == ""
 	if s.Outcome == "usage limit" {
 		b.limited = append(b.limited, s)
 	}

@@ -218,6 +218,7 @@ func (b *builder) finish(src Source) {
 	r := b.r
 	b.status(src)
 	slices.SortStableFunc(r.Steps, func(x, y *Step) int { return x.Started.Compare(y.Started) })
+	b.dropNotStarted()
 	b.times(src)
 
 	var sum float64
@@ -271,6 +272,30 @@ func (b *builder) status(src Source) {
 	}
 	if src.Running && !b.lastEnded && len(r.Waits) > 0 && r.Waits[len(r.Waits)-1].Ended.IsZero() {
 		r.Status = "waiting"
+	}
+}
+
+// dropNotStarted moves the steps that never ran a process from the run's
+// steps, its agents' and its visits' to Run.NotStarted: they did nothing
+// and cost nothing, and the agent runs the same step again on resume. A
+// visit left with no step is one that did not run (Visit.NotRun).
+func (b *builder) dropNotStarted() {
+	r := b.r
+	r.Steps = slices.DeleteFunc(r.Steps, func(s *Step) bool {
+		if s.NotStarted {
+			r.NotStarted = append(r.NotStarted, s)
+		}
+		return s.NotStarted
+	})
+	if len(r.NotStarted) == 0 {
+		return
+	}
+	dropped := func(name string) bool { s := b.steps[name]; return s != nil && s.NotStarted }
+	for _, a := range r.Agents {
+		a.StepNames = slices.DeleteFunc(a.StepNames, dropped)
+		for _, v := range a.Path {
+			v.Steps = slices.DeleteFunc(v.Steps, dropped)
+		}
 	}
 }
 

@@ -1,8 +1,11 @@
 package analysis
 
-// Find returns the step of agent whose Seq is seq, or nil.
+import "slices"
+
+// Find returns the step of agent whose Seq is seq, or nil. A step that
+// never started (Run.NotStarted) is found too.
 func (r *Run) Find(agent string, seq int) *Step {
-	for _, s := range r.Steps {
+	for _, s := range slices.Concat(r.Steps, r.NotStarted) {
 		if s.Agent == agent && s.Seq == seq {
 			return s
 		}
@@ -12,7 +15,7 @@ func (r *Run) Find(agent string, seq int) *Step {
 
 // Step returns the step named name, or nil.
 func (r *Run) Step(name string) *Step {
-	for _, s := range r.Steps {
+	for _, s := range slices.Concat(r.Steps, r.NotStarted) {
 		if s.Name == name {
 			return s
 		}

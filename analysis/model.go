@@ -82,6 +82,10 @@ type Run struct {
 	Agents []*Agent `json:"agents_detail"`
 	// Steps in the order they started.
 	Steps []*Step `json:"steps_detail"`
+	// NotStarted are the steps that never ran a process (Step.NotStarted):
+	// not in Steps, nor in the counts, the agents' steps or the path, so
+	// that a run stopped before a step started does not count it.
+	NotStarted []*Step `json:"not_started,omitempty"`
 	// States: per-state statistics, sorted by cost (highest first), then
 	// by name.
 	States []*StateStats `json:"states"`
@@ -232,6 +236,10 @@ type Step struct {
 	// process that ran it stopped (crashed or was killed) without ending
 	// it.
 	CutShort bool `json:"cut_short,omitempty"`
+	// NotStarted is set for a step whose process never started: it could
+	// not start, or the run was stopped before it did. Such a step is in
+	// Run.NotStarted, not in Run.Steps: it is not counted as a step.
+	NotStarted bool `json:"not_started,omitempty"`
 	// Outcome is claude.Outcome's name ("success", "crash", …), or "" when
 	// the step has not ended.
 	Outcome string `json:"outcome,omitempty"`

@@ -25,8 +25,8 @@ replies:
 
 	out := textOf(t, r, 80)
 	assert.Contains(t, out, "\n  result    joined\n  error     2 agents failed: main_worker1, main_worker2\n"+
-		"            main_worker1: WORKER.md: the answer has no transition tag")
-	assert.Contains(t, out, "\n            main_worker2: WORKER.md: claude exited with status 1")
+		"            main_worker1: workflow wf: WORKER.md: the answer has no transition")
+	assert.Contains(t, out, "\n            main_worker2: workflow wf: WORKER.md: claude exited with status 1")
 }
 
 func TestFailedAgentsText(t *testing.T) {
@@ -82,7 +82,7 @@ func TestTextWrapsImportantLines(t *testing.T) {
 	flat := strings.Join(strings.Fields(out), " ")
 	assert.Contains(t, flat, "Run r1: running according to its state file, but no process drives it workflow ")
 	assert.Contains(t, flat, "time 3.00s wall, from ")
-	assert.Contains(t, flat, "Critical path: 3 steps, 3.00s in steps and 0s between them, of 3.00s wall time AT")
+	assert.Contains(t, flat, "Critical path: 3 steps, 3.00s in steps + 0s between, of 3.00s wall AT")
 	assert.NotContains(t, out, "…\n", "nothing is cut")
 }
 

@@ -29,7 +29,7 @@ func TestWriteTextSections(t *testing.T) {
 		"  main_worker1: completed, 1 step, $0.0250\n    forked by main at START.md\n",
 		"\nStates, by cost\n",
 		"\nTimeline: 6.00s wall",
-		"\nCritical path: 4 steps, 6.00s in steps and 0s between them, of 6.00s wall time\n",
+		"\nCritical path: 4 steps, 6.00s in steps + 0s between, of 6.00s wall\n",
 	} {
 		assert.Contains(t, out, want)
 	}
@@ -78,7 +78,7 @@ replies:
 	require.NoError(t, WriteText(&plain, r, TextOptions{}))
 	require.NoError(t, WriteText(&color, r, TextOptions{Color: true}))
 	assert.Contains(t, plain.String(), "Run r1: failed\n")
-	assert.Contains(t, plain.String(), "    failed: START.md: ")
+	assert.Contains(t, plain.String(), "    failed: workflow wf: START.md: ")
 	assert.Contains(t, color.String(), "\x1b[31mfailed\x1b[0m")
 }
 

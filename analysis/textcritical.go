@@ -33,7 +33,9 @@ func (p *textReport) critical(r *Run) {
 		took += l.Step.Duration
 		gaps += l.Gap
 	}
-	p.title(false, "Critical path: %s, %s in steps and %s between them, of %s wall time",
+	// One line of 80 columns even for a long run: "Critical path: 12345
+	// steps, 59m59s in steps + 59m59s between, of 59m59s wall" is 73.
+	p.title(false, "Critical path: %s, %s in steps + %s between, of %s wall",
 		count(len(links), "step", "steps"), dur(took), dur(gaps), dur(r.Wall))
 	rows := criticalRows(links)
 	gapW := len("GAP BEFORE")

@@ -33,7 +33,7 @@ replies:
 	require.NoError(t, WriteText(&b, r, TextOptions{}))
 	out := b.String()
 	assert.Contains(t, out, "\n  LOOP.md      10    10     4ms   400µs ")
-	assert.Contains(t, out, "\nCritical path: 11 steps, 4.4ms in steps and 0s between them, of 4.4ms wall time\n")
+	assert.Contains(t, out, "\nCritical path: 11 steps, 4.4ms in steps + 0s between, of 4.4ms wall\n")
 	assert.Contains(t, out, "\nTimeline: 4.4ms wall, one column is 63µs\n", "4.4ms over 70 columns")
 }
 

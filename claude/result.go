@@ -11,6 +11,9 @@ import (
 type Result struct {
 	// Outcome is how the step ended.
 	Outcome Outcome
+	// NotStarted is set, with Outcome Canceled, when the context was done
+	// before the process started.
+	NotStarted bool
 	// HasResult reports whether the stream had a result line; the fields
 	// from Text to DurationMS are zero without one.
 	HasResult bool

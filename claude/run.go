@@ -171,7 +171,7 @@ func lineType(line []byte) string {
 // its process started.
 func canceledBeforeStart() *Result {
 	now := time.Now()
-	return &Result{Outcome: Canceled, ExitCode: -1, Started: now, Ended: now}
+	return &Result{Outcome: Canceled, NotStarted: true, ExitCode: -1, Started: now, Ended: now}
 }
 
 // process is a started claude with our ends of its pipes.

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"raymond/step"
 )
 
 // runHelper runs req and fails the test if Run returns an error.
@@ -175,6 +177,8 @@ func TestRunCanceledBeforeStart(t *testing.T) {
 	cancel()
 	res := runHelper(t, ctx, helperRequest(t, "replay"), Handler{})
 	eq(t, "Outcome", res.Outcome, Canceled)
+	eq(t, "NotStarted", res.NotStarted, true)
+	eq(t, "neutral NotStarted", Neutral(res, step.Request{}).NotStarted, true)
 }
 
 func TestRunHugeLine(t *testing.T) {

@@ -162,19 +162,20 @@ const budgetSubtype = "error_max_budget_usd"
 // [StepCost]) and the prior total the request carries.
 func Neutral(res *Result, req step.Request) step.Result {
 	out := step.Result{
-		Class:     res.Outcome.String(),
-		Text:      res.Text,
-		ResetAt:   res.ResetAt,
-		SessionID: res.SessionID,
-		Usage:     res.Usage,
-		Turns:     res.NumTurns,
-		Model:     res.Model,
-		Version:   res.Version,
-		ExitCode:  res.ExitCode,
-		Signal:    res.Signal,
-		Stderr:    res.Stderr,
-		Started:   res.Started,
-		Ended:     res.Ended,
+		Class:      res.Outcome.String(),
+		NotStarted: res.NotStarted,
+		Text:       res.Text,
+		ResetAt:    res.ResetAt,
+		SessionID:  res.SessionID,
+		Usage:      res.Usage,
+		Turns:      res.NumTurns,
+		Model:      res.Model,
+		Version:    res.Version,
+		ExitCode:   res.ExitCode,
+		Signal:     res.Signal,
+		Stderr:     res.Stderr,
+		Started:    res.Started,
+		Ended:      res.Ended,
 	}
 	if res.HasResult {
 		prior, known := 0.0, false

@@ -222,7 +222,9 @@ func (c *checker) load(si *scopeInfo) {
 		st, err := si.s.Load(name)
 		if err != nil {
 			n.dynamic = true
-			c.loadError(n, err)
+			// The finding's file names the workflow and the state already.
+			msg := strings.TrimPrefix(err.Error(), "workflow "+si.s.Label()+": ")
+			c.loadError(n, errors.New(strings.TrimPrefix(msg, name+": ")))
 			continue
 		}
 		n.st = st

@@ -15,14 +15,7 @@ var placeRE = regexp.MustCompile(`^(.*?):(\d+)(?::(\d+))?: (.*)$`)
 // names one, else file.
 func placed(err error, file string) Finding {
 	msg := err.Error()
-	for _, p := range []string{"load state: ", "list states: "} {
-		msg = strings.TrimPrefix(msg, p)
-	}
-	if strings.HasPrefix(msg, "load state ") {
-		if i := strings.Index(msg, ": "); i >= 0 {
-			msg = msg[i+2:]
-		}
-	}
+	msg = strings.TrimPrefix(msg, "list states: ")
 	f := Finding{File: file, Message: msg}
 	if m := placeRE.FindStringSubmatch(msg); m != nil && !strings.Contains(m[1], " ") {
 		f.Line, _ = strconv.Atoi(m[2])

@@ -36,6 +36,10 @@ func (m *Machine) endedEvent(ev StepEnded, s state.Step, cost float64) transcrip
 	res := ev.Result
 	e := transcript.Event{Time: ev.Now, Type: transcript.EventStepEnded, Agent: ev.Agent, Step: ev.Name, State: s.State, Attempt: s.Attempt}
 	if res.NotStarted {
+		e.NotStarted = true
+		if res.Outcome == step.Canceled {
+			e.Outcome = res.Class
+		}
 		return e
 	}
 	e.Session, e.Outcome, e.DurationMS = res.SessionID, res.Class, res.Ended.Sub(res.Started).Milliseconds()
@@ -53,6 +57,10 @@ func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
 	s := a.Pending
 	res := ev.Result
 	switch {
+	case res.Outcome == step.Canceled:
+		// Before or after its process started: it runs again on resume.
+		m.ready(a)
+		return []Effect{deferred(a, ev.Now, "canceled")}
 	case res.NotStarted && res.Outcome == step.Unusable:
 		m.ready(a)
 		return m.unusable(a, ev.Now, res)
@@ -65,9 +73,6 @@ func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
 	case res.Outcome == step.Succeeded:
 		m.limitStreak = 0
 		return m.refused(a, ev)
-	case res.Outcome == step.Canceled:
-		m.ready(a)
-		return []Effect{deferred(a, ev.Now, "canceled")}
 	case res.Outcome == step.UsageLimit:
 		return m.usageLimit(a, ev.Now, res)
 	case res.Outcome == step.Unusable:
@@ -105,8 +110,17 @@ func (m *Machine) unusable(a *state.Agent, now time.Time, res step.Result) []Eff
 }
 
 // fail ends an agent as failed with reason; its pending step stays, so a
-// resume can retry it.
+// resume can retry it. The reason, which names the state, is led by the
+// workflow's name ("workflow review: CHECK.md: …") unless it names it
+// already, as an error of workflow.Scope.Load does.
 func (m *Machine) fail(a *state.Agent, now time.Time, reason string) []Effect {
+	ref := a.Ref()
+	if a.Pending != nil {
+		ref = a.Pending.Ref
+	}
+	if !strings.HasPrefix(reason, "workflow ") {
+		reason = "workflow " + m.workflowOf(ref) + ": " + reason
+	}
 	m.touch(a.ID)
 	m.end(a, state.AgentFailed)
 	a.LastError = reason

@@ -144,7 +144,7 @@ func TestAskExpiry(t *testing.T) {
 		out := m.Apply(Tick{Now: t0.Add(49 * time.Hour)})
 		a := &m.run.Agents[0]
 		assert.Equal(t, state.AgentFailed, a.Status)
-		assert.Equal(t, "ask ask_main_1: no answer within 2d", a.LastError)
+		assert.Equal(t, "workflow wf: ask ask_main_1: no answer within 2d", a.LastError)
 		assert.Equal(t, "A.md", a.Pending.State, "a resume asks again")
 		assert.Equal(t, state.StatusFailed, m.run.Status)
 		assert.NotEmpty(t, effectsOf[Done](out))
@@ -209,7 +209,7 @@ func TestOnAskReject(t *testing.T) {
 	m.Apply(ended(tag(parsing.Ask, "Approve?", "next", "B.md"), t0))
 	a := &m.run.Agents[0]
 	assert.Equal(t, state.AgentFailed, a.Status)
-	assert.Equal(t, "A.md: ask rejected by --on-ask reject", a.LastError)
+	assert.Equal(t, "workflow wf: A.md: ask rejected by --on-ask reject", a.LastError)
 	assert.Equal(t, "A.md", a.Pending.State)
 }
 
@@ -335,7 +335,7 @@ func TestCrossWorkflowTags(t *testing.T) {
 		cw.Scope, cw.Raw = "/wf/a", `<call-workflow return="R.md">../a/</call-workflow>`
 		m.Apply(ended(cw, t0))
 		assert.Equal(t, state.AgentFailed, a.Status)
-		assert.Equal(t, "A.md: call-workflow ../a/: cycle wf → a → b → a → … reaches the depth limit 8", a.LastError)
+		assert.Equal(t, "workflow wf: A.md: call-workflow ../a/: cycle wf → a → b → a → … reaches the depth limit 8", a.LastError)
 	})
 }
 

@@ -132,6 +132,35 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
+// WorkflowLabel names a workflow in messages for people, as
+// workflow.Scope.Label does from the scope itself: the pinned URL when url
+// is set, else the base name of the folder or file at dir ("review",
+// "review.yaml"), and "review/states" for a folder of states kept in
+// states/.
+func WorkflowLabel(dir, url string) string {
+	if url != "" {
+		return url
+	}
+	dir = strings.TrimRight(strings.ReplaceAll(dir, "\\", "/"), "/")
+	base := path.Base(dir)
+	if base == "states" {
+		return path.Base(path.Dir(dir)) + "/" + base
+	}
+	return base
+}
+
+// workflowOf is the label of the workflow r belongs to.
+func (m *Machine) workflowOf(r state.Ref) string {
+	if r.Scope == "" || r.Scope == m.run.ScopeDir {
+		url := r.URL
+		if url == "" {
+			url = m.run.ScopeURL
+		}
+		return WorkflowLabel(m.run.ScopeDir, url)
+	}
+	return WorkflowLabel(r.Scope, r.URL)
+}
+
 // scopeLabel names a state of another scope in transitions and progress:
 // review/CHECK.md.
 func (m *Machine) scopeLabel(r state.Ref) string {

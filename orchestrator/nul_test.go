@@ -26,7 +26,7 @@ replies:
 	run, err := w.driver(r).Drive(context.Background(), "r1", nil)
 	require.NoError(t, err)
 	assert.Equal(t, state.StatusFailed, run.Status)
-	assert.Equal(t, "START.md: the value of {{input}} holds a NUL byte, which cannot be sent in a prompt", run.Agents[0].LastError)
+	assert.Equal(t, "workflow wf: START.md: the value of {{input}} holds a NUL byte, which cannot be sent in a prompt", run.Agents[0].LastError)
 	assert.Equal(t, 0, run.Agents[0].Steps, "no step started")
 
 	_, err = Create(w.store, NewRun{Workflow: w.wf + "/QUIET.md", ID: "r2", Options: state.Options{Input: &in}})

@@ -142,7 +142,7 @@ replies:
 			}
 		}
 	}})
-	d.Progress = &lineSignal{w: d.Progress, text: "[main_w1] failed: load state", ch: failed}
+	d.Progress = &lineSignal{w: d.Progress, text: "[main_w1] failed: workflow wf: W.md:2: invalid frontmatter", ch: failed}
 	run, err := d.Drive(context.Background(), "r1", nil)
 	require.NoError(t, err)
 	assert.Equal(t, state.StatusFailed, run.Status)
@@ -150,7 +150,7 @@ replies:
 	worker := onDisk.Agent("main_w1")
 	require.NotNil(t, worker)
 	assert.Equal(t, state.AgentFailed, worker.Status, "the state file says the failed worker is %s", worker.Status)
-	assert.Contains(t, worker.LastError, "load state")
+	assert.Contains(t, worker.LastError, "workflow wf: W.md:2: invalid frontmatter")
 }
 
 // lineSignal passes writes on to w and closes ch the first time one contains

@@ -346,10 +346,19 @@ func summary(e *transcript.Event, free func(string) string) string {
 		s += "\n" + msg
 	}
 	for _, f := range e.Failures {
-		// An agent's error usually starts with its state already.
-		s += fmt.Sprintf("\n  %s failed at %s: %s", f.Agent, f.State, free(strings.TrimPrefix(f.Error, f.State+": ")))
+		s += "\n  " + failure(f, free)
 	}
 	return s
+}
+
+// failure words why an agent failed, naming its state once. An agent's
+// error names its workflow and then its state ("workflow review: CHECK.md:
+// …"), or, from a raymond before that, starts with its state.
+func failure(f transcript.Failure, free func(string) string) string {
+	if wf, rest, ok := strings.Cut(f.Error, ": "); ok && strings.HasPrefix(wf, "workflow ") && f.State != "" && strings.HasPrefix(rest, f.State) {
+		return fmt.Sprintf("%s failed: %s", f.Agent, free(f.Error))
+	}
+	return fmt.Sprintf("%s failed at %s: %s", f.Agent, f.State, free(strings.TrimPrefix(f.Error, f.State+": ")))
 }
 
 // Warning is a warning event's message led by its state, once:

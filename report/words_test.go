@@ -152,6 +152,10 @@ func TestProgress(t *testing.T) {
 			Message: "some error", Failures: []transcript.Failure{{Agent: "main", State: "START.md", Error: "START.md: boom"}}},
 			"run f1 failed in 20ms: 1 step, 1 agent, $0.0000 of $1.0000\nsome error\n  main failed at START.md: boom", true,
 			"run f1 failed in 20ms: 1 step, 1 agent, $0.0000 of $1.0000"},
+		{"summary, failed, the workflow named", transcript.Event{Type: transcript.EventSummary, Run: "f2", Status: "failed", DurationMS: 20, Steps: 1, Agents: 2, TotalCostUSD: ptr(0.0),
+			Failures: []transcript.Failure{{Agent: "main", State: "START.md", Error: "workflow wf: START.md:2: bad"}, {Agent: "main_w1", State: "W.md", Error: "workflow wf: ask a1: no answer"}}},
+			"run f2 failed in 20ms: 1 step, 2 agents, $0.0000\n  main failed: workflow wf: START.md:2: bad\n  main_w1 failed at W.md: workflow wf: ask a1: no answer", true,
+			"run f2 failed in 20ms: 1 step, 2 agents, $0.0000"},
 		{"unknown", transcript.Event{Type: "from_the_future"}, "", false, "from_the_future"},
 	}
 	for _, tt := range tests {

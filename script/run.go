@@ -229,7 +229,7 @@ func notStarted(res step.Result, err error) step.Result {
 // its script started.
 func canceledBeforeStart() step.Result {
 	now := time.Now()
-	return step.Result{Outcome: step.Canceled, Class: "canceled", Runner: "script", ExitCode: -1, Started: now, Ended: now}
+	return step.Result{Outcome: step.Canceled, Class: "canceled", NotStarted: true, Runner: "script", ExitCode: -1, Started: now, Ended: now}
 }
 
 // output reads a script's two streams.

@@ -171,7 +171,7 @@ func (r *Runner) playReply(ctx context.Context, req step.Request, h claude.Handl
 			r.giveBack(q, rep)
 		}
 		now := time.Now()
-		return &claude.Result{Outcome: claude.Canceled, ExitCode: -1, Started: now, Ended: now}, nil
+		return &claude.Result{Outcome: claude.Canceled, NotStarted: true, ExitCode: -1, Started: now, Ended: now}, nil
 	}
 	if rep == nil {
 		q, rep = r.take(req)

@@ -61,7 +61,9 @@ type Result struct {
 	// Class is the runner's own name for how the step ended ("success",
 	// "crash", "api error", …), recorded in transcripts and events.
 	Class string
-	// NotStarted means the step could not be started at all.
+	// NotStarted means no process ran for the step: it could not be
+	// started at all (Failed, Unusable), or it was canceled before it
+	// started (Canceled).
 	NotStarted bool
 	// Text is the final answer, for Succeeded.
 	Text string

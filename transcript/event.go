@@ -48,6 +48,11 @@ type Event struct {
 	TotalCostUSD *float64 `json:"total_cost_usd,omitempty"`
 	// DurationMS is how long a step took.
 	DurationMS int64 `json:"duration_ms,omitempty"`
+	// NotStarted is set on the step_ended event of a step whose process
+	// never started: it could not start, or was canceled before it did.
+	// Such a step is not counted as a step (it ran nothing and cost
+	// nothing); it runs again on resume.
+	NotStarted bool `json:"not_started,omitempty"`
 	// InputTokens and OutputTokens are the tokens of a step.
 	InputTokens  int64 `json:"input_tokens,omitempty"`
 	OutputTokens int64 `json:"output_tokens,omitempty"`

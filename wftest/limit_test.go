@@ -153,7 +153,7 @@ cases:
 	require.NoError(t, rep.Files[0].Err)
 	fails := rep.Files[0].Cases[0].Failures
 	require.Len(t, fails, 2, "%q", fails)
-	assert.Regexp(t, `^status: got failed, want completed \(main_worker1, main_worker2, .*, … and 50 more failed: WORKER\.md: .*\)$`, fails[0])
+	assert.Regexp(t, `^status: got failed, want completed \(main_worker1, main_worker2, .*, … and 50 more failed: workflow fan: WORKER\.md: .*\)$`, fails[0])
 	assert.Regexp(t, `^path of main_worker99: the run has no agent main_worker99 \(it has main, main_worker1, .*, … and 51 more\)$`, fails[1])
 	for _, f := range fails {
 		assert.Less(t, len(f), 1000, f)

@@ -99,7 +99,7 @@ func TestRunCases(t *testing.T) {
 	}, got["loop/gives up"])
 	assert.Equal(t, []string{
 		"replies for FIX.md ran out: step main_FIX_003 found none left",
-		"status: got failed, want completed (main failed: FIX.md: the step could not run: no scripted reply left for FIX.md: loop/runs out of replies gives 1 and all were used)",
+		"status: got failed, want completed (main failed: workflow wf: FIX.md: the step could not run: no scripted reply left for FIX.md: loop/runs out of replies gives 1 and all were used)",
 		`1 reply never used: SUMMARY #1 "<result>never</result>"`,
 	}, got["loop/runs out of replies"])
 	assert.Equal(t, 2, rep.Failed())

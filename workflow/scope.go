@@ -83,6 +83,22 @@ func (s *Scope) Name() string {
 	return filepath.Base(s.dir)
 }
 
+// Label names the workflow in messages for people: the URL of a pinned
+// zip, else the folder's or the file's name ("review", "review.yaml"), and
+// for a folder of states kept in states/ (§17) the folder above it
+// ("review/states"). machine.WorkflowLabel names it the same way from a
+// run's record.
+func (s *Scope) Label() string {
+	if s.url != "" {
+		return s.url
+	}
+	base := filepath.Base(s.dir)
+	if base == statesDir {
+		return filepath.Base(filepath.Dir(s.dir)) + "/" + base
+	}
+	return base
+}
+
 // Manifest is the scope's manifest (§17), or nil when it has none.
 func (s *Scope) Manifest() *Manifest { return s.manifest }
 

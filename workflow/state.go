@@ -39,35 +39,45 @@ type State struct {
 }
 
 // Load reads the state name from the scope. name is resolved like a target
-// (§2), so "REVIEW" loads REVIEW.md.
+// (§2), so "REVIEW" loads REVIEW.md. Its errors name the workflow and the
+// state file: "workflow review: CHECK.md:3: invalid frontmatter: …".
 func (s *Scope) Load(name string) (*State, error) {
+	st, err := s.load(name)
+	if err != nil {
+		return nil, fmt.Errorf("workflow %s: %w", s.Label(), err)
+	}
+	return st, nil
+}
+
+// load is Load without the workflow's name in its errors.
+func (s *Scope) load(name string) (*State, error) {
 	file, err := s.Resolve(name)
 	if err != nil {
-		return nil, fmt.Errorf("load state %s: %w", name, err)
+		return nil, err
 	}
 	if s.yaml != nil {
 		return s.loadYAML(file)
 	}
 	content, err := s.read(file)
 	if err != nil {
-		return nil, fmt.Errorf("load state %s: %w", file, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if filepath.Ext(file) == shExt {
 		return s.script(file, content)
 	}
 	if err := checkText(file, content); err != nil {
-		return nil, fmt.Errorf("load state: %w", err)
+		return nil, err
 	}
 	st, err := ParseState(file, content)
 	if err != nil {
-		return nil, fmt.Errorf("load state: %w", err)
+		return nil, err
 	}
 	if strings.TrimSpace(st.Body) == "" {
 		what := "the file is empty"
 		if st.BodyLine > 1 {
 			what = "it has nothing after its frontmatter"
 		}
-		return nil, fmt.Errorf("load state: %s: %s, but a state needs a prompt to send; write what the agent should do", file, what)
+		return nil, fmt.Errorf("%s: %s, but a state needs a prompt to send; write what the agent should do", file, what)
 	}
 	st.Path = filepath.Join(s.dir, file)
 	return st, nil
@@ -81,14 +91,14 @@ func (s *Scope) script(file string, content []byte) (*State, error) {
 	}
 	real, err := filepath.EvalSymlinks(st.Path)
 	if err != nil {
-		return nil, fmt.Errorf("load state %s: %w", file, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	realDir, err := filepath.EvalSymlinks(s.dir)
 	if err != nil {
-		return nil, fmt.Errorf("load state %s: %w", file, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if !within(realDir, real) {
-		return nil, fmt.Errorf("load state %s: %w", file, outside(file))
+		return nil, fmt.Errorf("%s: %w", file, outside(file))
 	}
 	st.ScriptPath = real
 	return st, nil
@@ -99,11 +109,11 @@ func (s *Scope) script(file string, content []byte) (*State, error) {
 func (s *Scope) loadYAML(file string) (*State, error) {
 	wf, err := s.yaml.load()
 	if err != nil {
-		return nil, fmt.Errorf("load state %s: %w", file, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	ys, ok := wf.states[file]
 	if !ok {
-		return nil, fmt.Errorf("load state %s: %w", file, &TargetError{Kind: NotFound, Target: file,
+		return nil, fmt.Errorf("%s: %w", file, &TargetError{Kind: NotFound, Target: file,
 			Msg: fmt.Sprintf("target %q does not exist in the workflow", file)})
 	}
 	return &State{Name: file, Path: s.dir + "/" + file, Body: ys.body, Policy: ys.policy,

@@ -191,7 +191,7 @@ func TestLoad(t *testing.T) {
 	}
 
 	_, err = scope.Load("BAD.md")
-	wantErrContains(t, err, "load state: BAD.md:1: frontmatter opened with --- is never closed")
+	wantErrContains(t, err, "workflow "+filepath.Base(dir)+": BAD.md:1: frontmatter opened with --- is never closed")
 
 	_, err = scope.Load("MISSING")
 	var te *TargetError
@@ -216,20 +216,21 @@ func TestLoadRefusesBadText(t *testing.T) {
 	})
 	scope := openScope(t, dir)
 	for name, want := range map[string]string{
-		"NUL.md":       "load state: NUL.md:4: the file holds a NUL byte, but a prompt must be text; remove it",
-		"NULFRONT.md":  "load state: NULFRONT.md:2: the file holds a NUL byte",
-		"LATIN1.md":    "load state: LATIN1.md:1: the file is not valid UTF-8 (byte 0xe9), but a prompt must be UTF-8 text; save it as UTF-8",
-		"EMPTY.md":     "load state: EMPTY.md: the file is empty, but a state needs a prompt to send; write what the agent should do",
-		"BLANK.md":     "load state: BLANK.md: the file is empty",
-		"FRONT.md":     "load state: FRONT.md: it has nothing after its frontmatter, but a state needs a prompt",
-		"ONLYSPACE.md": "load state: ONLYSPACE.md: it has nothing after its frontmatter",
+		"NUL.md":       "NUL.md:4: the file holds a NUL byte, but a prompt must be text; remove it",
+		"NULFRONT.md":  "NULFRONT.md:2: the file holds a NUL byte",
+		"LATIN1.md":    "LATIN1.md:1: the file is not valid UTF-8 (byte 0xe9), but a prompt must be UTF-8 text; save it as UTF-8",
+		"EMPTY.md":     "EMPTY.md: the file is empty, but a state needs a prompt to send; write what the agent should do",
+		"BLANK.md":     "BLANK.md: the file is empty",
+		"FRONT.md":     "FRONT.md: it has nothing after its frontmatter, but a state needs a prompt",
+		"ONLYSPACE.md": "ONLYSPACE.md: it has nothing after its frontmatter",
 	} {
 		st, err := scope.Load(name)
 		if err == nil {
 			t.Errorf("Load(%s) = %+v, want error %q", name, st, want)
 			continue
 		}
-		if !strings.HasPrefix(err.Error(), want) {
+		// The error names the workflow, then the state file.
+		if want = "workflow " + filepath.Base(dir) + ": " + want; !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("Load(%s):\n %q\nwant prefix\n %q", name, err, want)
 		}
 	}

@@ -200,8 +200,15 @@ func writeSARIF(path string, stdout io.Writer, reports []lint.Report) error {
 	return nil
 }
 
+// startWarnings is how many of a workflow's warnings run and start print
+// before saying how many more there are: the run's own first line must not
+// be buried under them.
+const startWarnings = 3
+
 // lintBeforeRun lints workflow for run and start: every error is named on
-// stderr and refuses the run (exit 2); warnings are printed once.
+// stderr and refuses the run (exit 2). Warnings are said once and briefly:
+// at most startWarnings of them, without their fix, then how many more
+// there are and the command that shows them all with their fixes.
 func lintBeforeRun(env *cmdEnv, workflowArg string, fetcher workflow.Fetcher) error {
 	ss := workflow.NewScopes(fetcher)
 	defer ss.Close()
@@ -209,11 +216,20 @@ func lintBeforeRun(env *cmdEnv, workflowArg string, fetcher workflow.Fetcher) er
 	if err != nil {
 		return nil // run says what is wrong with the argument, as it always has
 	}
+	var warnings []lint.Finding
 	for _, f := range r.Only(lint.Warning) {
 		if f.Check == "unknown-key" || f.Check == "frontmatter-warning" {
 			continue // the run prints these itself when it loads the state
 		}
-		fmt.Fprintf(env.stderr, "raymond: warning: %s\n", findingOneLine(f))
+		warnings = append(warnings, f)
+	}
+	for i, f := range warnings {
+		if i == startWarnings {
+			fmt.Fprintf(env.stderr, "raymond: warning: … and %d more ('raymond lint %s' shows them all, with their fixes)\n",
+				len(warnings)-i, workflowArg)
+			break
+		}
+		fmt.Fprintf(env.stderr, "raymond: warning: %s\n", findingBrief(f))
 	}
 	errs := r.Only(lint.Error)
 	if len(errs) == 0 {
@@ -224,7 +240,7 @@ func lintBeforeRun(env *cmdEnv, workflowArg string, fetcher workflow.Fetcher) er
 	for _, f := range errs {
 		b.WriteString("\n  " + findingOneLine(f))
 	}
-	hint := "Fix them, then run again"
+	hint := "Fix them, then run again."
 	if len(errs) == 1 {
 		hint = "Fix the state file the message names, then run again."
 	}
@@ -241,6 +257,13 @@ func findingOneLine(f lint.Finding) string {
 		}
 	}
 	return fmt.Sprintf("%s: %s [%s]; %s", where, f.Message, f.Check, f.Fix)
+}
+
+// findingBrief is a finding on one line without its fix: FILE:LINE:COL:
+// message [check].
+func findingBrief(f lint.Finding) string {
+	line := findingOneLine(f)
+	return strings.TrimSuffix(line, "; "+f.Fix)
 }
 
 // lintToolVersion is raymond's version for SARIF's tool.driver.version.
