@@ -232,7 +232,7 @@ func (d *Daemon) Detail(id string) (project.Detail, error) {
 		return project.Detail{}, errorf(ErrNotFound, "%q is not a run id", id)
 	}
 	r, err := d.store.Read(id)
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, state.ErrNotFound) {
 		return project.Detail{}, errorf(ErrNotFound, "no run %s in this project: GET /api/v1/runs lists them", id)
 	}
 	if err != nil {

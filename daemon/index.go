@@ -188,7 +188,7 @@ func (x *index) flush() {
 	for _, id := range ids {
 		r, err := x.store.Read(id)
 		switch {
-		case errors.Is(err, os.ErrNotExist):
+		case errors.Is(err, state.ErrNotFound):
 			x.mu.Lock()
 			if _, ok := x.rows[id]; ok {
 				delete(x.rows, id)
