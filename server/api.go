@@ -216,7 +216,7 @@ func knownStatus(s string) bool {
 func (s *Server) runID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id := r.PathValue("id")
 	if state.ValidID(id) != nil {
-		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("%q is not a run id: GET /api/v1/runs lists them", id))
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("%q is not a run id: GET /api/v1/runs lists them", cut(id)))
 		return "", false
 	}
 	return id, true
@@ -322,11 +322,28 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	askID := r.PathValue("ask_id")
+	if len(askID) > maxAskID {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("%q is not an ask id: GET /api/v1/asks lists the pending asks", cut(askID)))
+		return
+	}
 	if err := s.d.Answer(id, askID, *req.Answer); err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ask_id": askID, "accepted": true})
+}
+
+// maxAskID is the length of the longest ask id the API looks for: ask ids
+// are short (ask_main_worker2_7), and an id from the path is quoted back.
+const maxAskID = 256
+
+// cut shortens a value from the request for a message that quotes it.
+func cut(s string) string {
+	const most = 64
+	if len(s) <= most {
+		return s
+	}
+	return strings.ToValidUTF8(s[:most], "") + "…"
 }
 
 // reportLinkTTL is how long a signed report link works.

@@ -77,12 +77,44 @@ func New(cfg Config) *Server {
 		s.mux.HandleFunc(r.method+" "+r.path, h)
 	}
 	if cfg.Page != nil {
-		s.mux.Handle("GET /", cfg.Page)
+		// "/" rather than "GET /", which would conflict with "/api/"
+		// (ServeMux panics at the second registration).
+		s.mux.Handle("/", pageOnly(cfg.Page))
 	}
-	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no API route %s %s: GET /api/v1/openapi.json lists them", r.Method, r.URL.Path))
-	})
+	s.mux.HandleFunc("/api/", s.noRoute)
 	return s
+}
+
+// pageOnly lets only GET and HEAD through to the page.
+func pageOnly(page http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s %s: the page is only read (GET)", r.Method, cut(r.URL.Path)))
+			return
+		}
+		page.ServeHTTP(w, r)
+	}
+}
+
+// noRoute answers a request no API route takes: 405 with the methods the
+// path has, else 404.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		other := r.Clone(r.Context())
+		other.Method = m
+		if _, pattern := s.mux.Handler(other); pattern != "" && pattern != "/api/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed",
+			fmt.Sprintf("%s %s is not a route; this path takes %s", r.Method, cut(r.URL.Path), strings.Join(allow, ", ")))
+		return
+	}
+	writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no API route %s %s: GET /api/v1/openapi.json lists them", r.Method, cut(r.URL.Path)))
 }
 
 // route is one route of the API.
