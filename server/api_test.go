@@ -1,0 +1,281 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"raymond/orchestrator"
+)
+
+// hello is a workflow of two states that completes.
+var hello = states{
+	"START.md": "Say hello, then go on.\n",
+	"END.md":   "Finish.\n",
+}
+
+const helloReplies = `replies:
+  START.md:
+    - text: "Hello. <goto>END.md</goto>"
+      cost: 0.01
+      say: ["Thinking about hello…"]
+  END.md:
+    - text: "<result>done</result>"
+      cost: 0.02
+`
+
+func TestLaunchRunCompletes(t *testing.T) {
+	e := newEnv(t, helloReplies, map[string]states{"hello": hello})
+	var wfs struct {
+		Workflows []struct {
+			ID string `json:"id"`
+		} `json:"workflows"`
+	}
+	e.call(request{method: "GET", path: "/api/v1/workflows"}, http.StatusOK, &wfs)
+	if len(wfs.Workflows) != 1 || wfs.Workflows[0].ID != "hello" {
+		t.Errorf("GET /workflows: %+v", wfs.Workflows)
+	}
+	id := e.launch("hello")
+	d := e.waitStatus(id, "completed")
+	if d.Result == nil || *d.Result != "done" {
+		t.Errorf("result %v, want done", d.Result)
+	}
+	if d.TotalCostUSD < 0.0299 || d.TotalCostUSD > 0.0301 {
+		t.Errorf("total cost %v, want 0.03", d.TotalCostUSD)
+	}
+	e.waitList("?status=completed&workflow=hello", "the run, completed", func(l []listing) bool {
+		return len(l) == 1 && l[0].RunID == id
+	})
+	if l := e.runs("?status=running"); len(l) != 0 {
+		t.Errorf("GET /runs?status=running: %+v", l)
+	}
+	// The daemon answers for its gate and its runs.
+	var st struct {
+		Project  string `json:"project"`
+		MaxSteps int    `json:"max_steps"`
+	}
+	e.call(request{method: "GET", path: "/api/v1/daemon"}, http.StatusOK, &st)
+	if st.Project != e.dir || st.MaxSteps != 8 {
+		t.Errorf("GET /daemon: %+v", st)
+	}
+}
+
+func TestLaunchWithBudgetAndModel(t *testing.T) {
+	e := newEnv(t, helloReplies, map[string]states{"hello": hello})
+	var d struct {
+		detail
+		Options struct {
+			Model string `json:"model"`
+		} `json:"options"`
+	}
+	e.call(request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "hello", "input": "x", "budget": 2.5, "model": "sonnet"}`}, http.StatusCreated, &d)
+	if d.BudgetUSD != 2.5 || d.Options.Model != "sonnet" {
+		t.Errorf("budget %v model %q, want 2.5 and sonnet", d.BudgetUSD, d.Options.Model)
+	}
+	e.waitStatus(d.WorkflowID, "completed")
+}
+
+// gated is a workflow whose first step waits for the file "release" in the
+// project folder's replies folder before it answers.
+var gated = states{
+	"START.md": "Wait, then go on.\n",
+	"END.md":   "Finish.\n",
+}
+
+const gatedReplies = `replies:
+  START.md:
+    - text: "Released. <goto>END.md</goto>"
+      wait_for: release
+      cost: 0.01
+  END.md:
+    - text: "<result>done</result>"
+`
+
+// release lets the steps of a gated workflow go on.
+func (e *env) release() {
+	e.t.Helper()
+	if err := os.WriteFile(filepath.Join(filepath.Dir(e.replies), "release"), nil, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func TestPauseResumeDelete(t *testing.T) {
+	e := newEnv(t, gatedReplies, map[string]states{"gated": gated})
+	id := e.launch("gated")
+	e.waitStep(id)
+
+	// Only ended runs are deleted.
+	before := e.snapshot()
+	var er errorBody
+	e.call(request{method: "DELETE", path: "/api/v1/runs/" + id}, http.StatusConflict, &er)
+	er.check(t, "conflict")
+	// Resuming a run the daemon drives is a conflict too.
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/resume"}, http.StatusConflict, &er)
+	er.check(t, "conflict")
+	sameFiles(t, before, e.snapshot(), "refused DELETE and resume")
+
+	var d detail
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/pause"}, http.StatusAccepted, &d)
+	if d.WorkflowID != id {
+		t.Errorf("pause answered run %q", d.WorkflowID)
+	}
+	e.release() // the step in flight finishes, no new one starts
+	d = e.waitStatus(id, "paused")
+	if d.Agents[0].CurrentState != "END.md" {
+		t.Errorf("paused at %s, want END.md", d.Agents[0].CurrentState)
+	}
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/pause"}, http.StatusConflict, &er)
+	er.check(t, "conflict")
+	e.call(request{method: "DELETE", path: "/api/v1/runs/" + id}, http.StatusConflict, &er)
+	er.check(t, "conflict")
+
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/resume", body: `{"budget": 5}`}, http.StatusAccepted, &d)
+	d = e.waitStatus(id, "completed")
+	if d.BudgetUSD != 5 {
+		t.Errorf("budget after resume %v, want 5", d.BudgetUSD)
+	}
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/resume"}, http.StatusConflict, &er)
+	er.check(t, "conflict")
+
+	resp, _ := e.do(request{method: "DELETE", path: "/api/v1/runs/" + id})
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE of a completed run: %d", resp.StatusCode)
+	}
+	e.call(request{method: "GET", path: "/api/v1/runs/" + id}, http.StatusNotFound, &er)
+	er.check(t, "not_found")
+	if _, err := os.Stat(filepath.Join(e.dir, ".raymond", "debug", id)); !os.IsNotExist(err) {
+		t.Errorf("the transcript folder is still there: %v", err)
+	}
+	e.waitList("", "without the run", func(l []listing) bool { return len(l) == 0 })
+}
+
+// asking is a workflow whose first state asks a person.
+var asking = states{
+	"START.md": "Ask.\n",
+	"END.md":   "Use {{input}}.\n",
+	"LATE.md":  "Nobody answered.\n",
+}
+
+const askingReplies = `replies:
+  START.md:
+    - '<ask next="END.md">Which colour?</ask>'
+  END.md:
+    - text: "<result>colour {{input}}</result>"
+  LATE.md:
+    - text: "<result>late: {{input}}</result>"
+`
+
+func TestAskAnswered(t *testing.T) {
+	e := newEnv(t, askingReplies, map[string]states{"asking": asking})
+	id := e.launch("asking")
+	asks := e.waitAsks("the run's ask", func(a []pendingAsk) bool { return len(a) == 1 })
+	k := asks[0]
+	if k.RunID != id || k.AgentID != "main" || k.Prompt != "Which colour?" || k.Deadline != nil {
+		t.Errorf("GET /asks: %+v", k)
+	}
+	d := e.get(id)
+	if len(d.Asks) != 1 || d.Asks[0].AskID != k.AskID {
+		t.Errorf("the run's asks: %+v", d.Asks)
+	}
+
+	var er errorBody
+	before := e.snapshot()
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/asks/ask_nobody_9", body: `{"answer": "red"}`}, http.StatusNotFound, &er)
+	er.check(t, "not_found")
+	e.call(request{method: "POST", path: "/api/v1/runs/20200101-000000-000000-abcdef/asks/" + k.AskID, body: `{"answer": "red"}`}, http.StatusNotFound, &er)
+	er.check(t, "not_found")
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/asks/" + k.AskID, body: `{}`}, http.StatusBadRequest, &er)
+	er.check(t, "answer_missing")
+	sameFiles(t, before, e.snapshot(), "answers refused")
+
+	var ok struct {
+		AskID    string `json:"ask_id"`
+		Accepted bool   `json:"accepted"`
+	}
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/asks/" + k.AskID, body: `{"answer": "blue"}`}, http.StatusOK, &ok)
+	if ok.AskID != k.AskID || !ok.Accepted {
+		t.Errorf("answer: %+v", ok)
+	}
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/asks/" + k.AskID, body: `{"answer": "green"}`}, http.StatusConflict, &er)
+	er.check(t, "conflict")
+
+	d = e.waitStatus(id, "completed")
+	if d.Result == nil || *d.Result != "colour blue" {
+		t.Errorf("result %v, want colour blue", d.Result)
+	}
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/asks/" + k.AskID, body: `{"answer": "green"}`}, http.StatusConflict, &er)
+	er.check(t, "conflict")
+	e.waitAsks("empty", func(a []pendingAsk) bool { return len(a) == 0 })
+}
+
+func TestAskExpired(t *testing.T) {
+	replies := strings.Replace(askingReplies, `<ask next="END.md">`, `<ask next="END.md" timeout="1h" timeout_next="LATE.md">`, 1)
+	// On an instant clock the hour passes at once.
+	e := newEnvClock(t, replies, map[string]states{"asking": asking}, &orchestrator.InstantClock{})
+	id := e.launch("asking")
+	d := e.waitStatus(id, "completed")
+	if d.Result == nil || !strings.HasPrefix(*d.Result, "late: ") {
+		t.Errorf("result %v, want late: …", d.Result)
+	}
+	var full struct {
+		Agents []struct {
+			Ask *struct {
+				ID      string `json:"ask_id"`
+				Expired bool   `json:"expired"`
+			} `json:"ask"`
+		} `json:"agents"`
+	}
+	e.call(request{method: "GET", path: "/api/v1/runs/" + id}, http.StatusOK, &full)
+	askID := "ask_main_1"
+	if a := full.Agents[0].Ask; a != nil {
+		askID = a.ID
+	}
+	before := e.snapshot()
+	var er errorBody
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/asks/" + askID, body: `{"answer": "blue"}`}, http.StatusConflict, &er)
+	er.check(t, "conflict")
+	sameFiles(t, before, e.snapshot(), "an answer after the deadline")
+}
+
+// errorBody is the one shape of every error.
+type errorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (b errorBody) check(t *testing.T, code string) {
+	t.Helper()
+	if b.Error.Code != code || b.Error.Message == "" {
+		t.Errorf("error %+v, want code %s with a message", b.Error, code)
+	}
+}
+
+// sameFiles fails when the .raymond folder changed between two snapshots.
+func sameFiles(t *testing.T, before, after map[string]string, what string) {
+	t.Helper()
+	for path, data := range before {
+		if got, ok := after[path]; !ok {
+			t.Errorf("%s removed %s", what, path)
+		} else if got != data {
+			t.Errorf("%s changed %s", what, path)
+		}
+	}
+	for path := range after {
+		if _, ok := before[path]; !ok {
+			t.Errorf("%s made %s", what, path)
+		}
+	}
+}
+
+// decodeJSON decodes data or fails.
+func decodeJSON(t *testing.T, data string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(data), v); err != nil {
+		t.Fatalf("%v: %s", err, data)
+	}
+}
