@@ -402,6 +402,14 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 			started <- err // refused before anything ran
 		}
 		rd.stream.close()
+		// Answers accepted while the drive ended are not lost: they go
+		// into the state file, as raymond answer puts them, for the next
+		// drive.
+		for _, a := range rd.asker.close() {
+			if err := d.record(id, a.AskID, a.Text, d.clock.Now()); err != nil {
+				d.log.Error("an answer given as the run stopped is lost", "run", id, "ask", a.AskID, "err", err)
+			}
+		}
 		d.mu.Lock()
 		delete(d.runs, id)
 		d.mu.Unlock()
@@ -529,10 +537,20 @@ func (d *Daemon) Answer(id, askID, text string) error {
 	rd, driving := d.runs[id]
 	d.mu.Unlock()
 	if driving {
-		if !rd.asker.answer(askID, text) {
+		switch err := rd.asker.answer(askID, text); {
+		case err == nil:
+			return nil
+		case errors.Is(err, errAnswered):
 			return errorf(ErrConflict, "ask %s of run %s was answered already", askID, id)
+		case errors.Is(err, errBusy):
+			return errorf(ErrConflict, "run %s has not yet taken the answers given before: try again in a moment", id)
 		}
-		return nil
+		// The drive has just ended: record the answer as for a run
+		// nobody drives.
+		<-rd.done
+		if r, err = d.Detail(id); err != nil {
+			return err
+		}
 	}
 	if r.DrivenBy != nil {
 		return errorf(ErrConflict, "run %s is driven by another process (pid %d): answer it there", id, *r.DrivenBy)

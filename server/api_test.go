@@ -279,3 +279,38 @@ func decodeJSON(t *testing.T, data string, v any) {
 		t.Fatalf("%v: %s", err, data)
 	}
 }
+
+// An ask outlives a pause: answered while nobody drives the run, the answer
+// is recorded and the run driven again.
+func TestAskAnsweredAfterPause(t *testing.T) {
+	e := newEnv(t, askingReplies, map[string]states{"asking": asking})
+	id := e.launch("asking")
+	k := e.waitAsks("the ask", func(a []pendingAsk) bool { return len(a) == 1 })[0]
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/pause"}, http.StatusAccepted, nil)
+	e.waitFor(id, "parked", func(d detail) bool { return d.DrivenBy == nil && !e.d.Driving(id) })
+	if d := e.get(id); len(d.Asks) != 1 {
+		t.Fatalf("after the pause the run's asks are %+v (status %s)", d.Asks, d.Status)
+	}
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/asks/" + k.AskID, body: `{"answer": "green"}`}, http.StatusOK, nil)
+	d := e.waitStatus(id, "completed")
+	if d.Result == nil || *d.Result != "colour green" {
+		t.Errorf("result %v, want colour green", d.Result)
+	}
+}
+
+// An ask outlives a pause and a resume: the drive that resumes the run
+// takes its answer.
+func TestAskAnsweredAfterResume(t *testing.T) {
+	e := newEnv(t, askingReplies, map[string]states{"asking": asking})
+	id := e.launch("asking")
+	k := e.waitAsks("the ask", func(a []pendingAsk) bool { return len(a) == 1 })[0]
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/pause"}, http.StatusAccepted, nil)
+	e.waitFor(id, "parked", func(d detail) bool { return d.DrivenBy == nil && !e.d.Driving(id) })
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/resume"}, http.StatusAccepted, nil)
+	e.waitFor(id, "driven again", func(d detail) bool { return d.DrivenBy != nil })
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/asks/" + k.AskID, body: `{"answer": "green"}`}, http.StatusOK, nil)
+	d := e.waitStatus(id, "completed")
+	if d.Result == nil || *d.Result != "colour green" {
+		t.Errorf("result %v, want colour green", d.Result)
+	}
+}
