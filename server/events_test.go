@@ -101,9 +101,11 @@ func TestRunEventsOfEndedRun(t *testing.T) {
 		rest := e.follow("/api/v1/runs/"+id+"/events", map[string]string{"Last-Event-ID": last}).rest(t)
 		wantSequence(t, "after "+last, persistedIDs(rest), 3, n)
 	}
-	rest := e.follow(fmt.Sprintf("/api/v1/runs/%s/events?last_event_id=%d", id, n), nil).rest(t)
-	if len(rest) != 0 {
-		t.Errorf("after the last event: %v", names(rest))
+	for _, last := range []string{fmt.Sprint(n), fmt.Sprintf("%d.2", n)} {
+		rest := e.follow(fmt.Sprintf("/api/v1/runs/%s/events?last_event_id=%s", id, last), nil).rest(t)
+		if len(rest) != 0 {
+			t.Errorf("after the last event (%s): %v", last, names(rest))
+		}
 	}
 
 	var er errorBody
