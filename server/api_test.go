@@ -2,10 +2,12 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"raymond/orchestrator"
@@ -312,5 +314,73 @@ func TestAskAnsweredAfterResume(t *testing.T) {
 	d := e.waitStatus(id, "completed")
 	if d.Result == nil || *d.Result != "colour green" {
 		t.Errorf("result %v, want colour green", d.Result)
+	}
+}
+
+// A usage limit holds the gate (GET /daemon says until when) and the run
+// waits; a pause ends the wait.
+func TestPauseWhileWaiting(t *testing.T) {
+	replies := `replies:
+  START.md:
+    - outcome: usage_limit
+      reset: 1h
+    - "<goto>END.md</goto>"
+  END.md:
+    - "<result>done</result>"
+`
+	e := newEnv(t, replies, map[string]states{"hello": hello})
+	id := e.launch("hello")
+	e.waitFor(id, "waiting", func(d detail) bool { return d.Status == "waiting" })
+	var st struct {
+		UsageLimit *string `json:"usage_limit_until"`
+		HeldUntil  *string `json:"held_until"`
+	}
+	e.call(request{method: "GET", path: "/api/v1/daemon"}, http.StatusOK, &st)
+	if st.UsageLimit == nil || st.HeldUntil == nil {
+		t.Errorf("GET /daemon during a usage limit: %+v", st)
+	}
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/pause"}, http.StatusAccepted, nil)
+	d := e.waitStatus(id, "paused")
+	if d.Agents[0].CurrentState != "START.md" {
+		t.Errorf("paused at %s", d.Agents[0].CurrentState)
+	}
+}
+
+// Two answers to one ask at once: one is taken, the other refused.
+func TestAnswersAtOnce(t *testing.T) {
+	e := newEnv(t, askingReplies, map[string]states{"asking": asking})
+	id := e.launch("asking")
+	k := e.waitAsks("the ask", func(a []pendingAsk) bool { return len(a) == 1 })[0]
+	const n = 8
+	codes := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("POST", e.ts.URL+"/api/v1/runs/"+id+"/asks/"+k.AskID, strings.NewReader(fmt.Sprintf(`{"answer": "c%d"}`, i)))
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := e.ts.Client().Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	count := map[int]int{}
+	for c := range codes {
+		count[c]++
+	}
+	if count[http.StatusOK] != 1 || count[http.StatusConflict] != n-1 {
+		t.Errorf("statuses %v, want one 200 and %d 409", count, n-1)
+	}
+	d := e.waitStatus(id, "completed")
+	if d.Result == nil || !strings.HasPrefix(*d.Result, "colour c") {
+		t.Errorf("result %v", d.Result)
 	}
 }
