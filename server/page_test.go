@@ -35,3 +35,24 @@ func TestServerWithAPage(t *testing.T) {
 		}
 	}
 }
+
+// A server made without a token lets nobody in, not even with an empty
+// bearer token or a link signed with the empty key.
+func TestNoTokenNoEntry(t *testing.T) {
+	s := New(Config{})
+	exp := "99999999999"
+	for _, path := range []string{"/api/v1/runs", "/api/v1/runs/20200101-000000-000000-abcdef/report?exp=" + exp + "&sig=" + s.sign("20200101-000000-000000-abcdef", exp)} {
+		for _, auth := range []string{"", "Bearer ", "Bearer  "} {
+			req := httptest.NewRequest("GET", path, nil)
+			req.Host = "127.0.0.1:7777"
+			if auth != "" {
+				req.Header.Set("Authorization", auth)
+			}
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, req)
+			if rec.Code != http.StatusUnauthorized {
+				t.Errorf("GET %s with %q: %d, want 401", path, auth, rec.Code)
+			}
+		}
+	}
+}

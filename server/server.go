@@ -217,8 +217,12 @@ func (s *Server) authorized(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// hasToken says whether r carries the bearer token.
+// hasToken says whether r carries the bearer token. A server made without
+// a token lets nobody in.
 func (s *Server) hasToken(r *http.Request) bool {
+	if s.cfg.Token == "" {
+		return false
+	}
 	auth := r.Header.Get("Authorization")
 	token, ok := strings.CutPrefix(auth, "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.Token)) == 1
