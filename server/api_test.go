@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -383,4 +384,46 @@ func TestAnswersAtOnce(t *testing.T) {
 	if d.Result == nil || !strings.HasPrefix(*d.Result, "colour c") {
 		t.Errorf("result %v", d.Result)
 	}
+}
+
+// A run over its budget resumes only with a budget above what it cost.
+func TestResumeOverBudget(t *testing.T) {
+	replies := `replies:
+  START.md:
+    - text: "<goto>END.md</goto>"
+      cost: 1
+      repeat: true
+  END.md:
+    - "<result>done</result>"
+`
+	e := newEnv(t, replies, map[string]states{"hello": hello})
+	var d detail
+	e.call(request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "hello", "budget": 0.5}`}, http.StatusCreated, &d)
+	id := d.WorkflowID
+	e.waitStatus(id, "budget_exceeded")
+	before := e.snapshot()
+	var er errorBody
+	for _, body := range []string{``, `{"budget": 0.75}`} {
+		e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/resume", body: body}, http.StatusConflict, &er)
+		er.check(t, "conflict")
+	}
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/resume", body: `{"budget": -2}`}, http.StatusBadRequest, &er)
+	er.check(t, "bad_option")
+	sameFiles(t, before, e.snapshot(), "refused resumes")
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/resume", body: `{"budget": 3}`}, http.StatusAccepted, nil)
+	d = e.waitStatus(id, "completed")
+	if d.BudgetUSD != 3 || d.Result == nil {
+		t.Errorf("after the resume: budget %v result %v", d.BudgetUSD, d.Result)
+	}
+}
+
+// A stopping daemon starts nothing.
+func TestLaunchWhileStopping(t *testing.T) {
+	e := newEnv(t, helloReplies, map[string]states{"hello": hello})
+	e.d.Shutdown(context.Background())
+	before := e.snapshot()
+	var er errorBody
+	e.call(request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "hello"}`}, http.StatusServiceUnavailable, &er)
+	er.check(t, "stopping")
+	sameFiles(t, before, e.snapshot(), "a launch while stopping")
 }
