@@ -198,3 +198,37 @@ func names(events []sseEvent) []string {
 	}
 	return out
 }
+
+// The daemon stream says when the pending asks change, with the whole list.
+func TestDaemonEventsAsks(t *testing.T) {
+	e := newEnv(t, askingReplies, map[string]states{"asking": asking})
+	s := e.follow("/api/v1/events", nil)
+	asksOf := func(ev sseEvent) []pendingAsk {
+		var a struct {
+			Asks []pendingAsk `json:"asks"`
+		}
+		decodeJSON(t, ev.Data, &a)
+		return a.Asks
+	}
+	first := s.until(t, func(ev sseEvent) bool { return ev.Event == "asks" })
+	if a := asksOf(first[len(first)-1]); len(a) != 0 {
+		t.Errorf("asks at the start: %+v", a)
+	}
+	id := e.launch("asking")
+	var k pendingAsk
+	s.until(t, func(ev sseEvent) bool {
+		if ev.Event != "asks" {
+			return false
+		}
+		a := asksOf(ev)
+		if len(a) == 1 {
+			k = a[0]
+		}
+		return len(a) == 1
+	})
+	if k.RunID != id || k.Prompt != "Which colour?" {
+		t.Errorf("the ask: %+v", k)
+	}
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/asks/" + k.AskID, body: `{"answer": "red"}`}, http.StatusOK, nil)
+	s.until(t, func(ev sseEvent) bool { return ev.Event == "asks" && len(asksOf(ev)) == 0 })
+}
