@@ -502,7 +502,14 @@ func (d *Daemon) Delete(id string) error {
 	if driving || !project.Ended(r.Status) {
 		return errorf(ErrConflict, "run %s has not ended (status %s): only completed, failed or budget_exceeded runs are deleted; pause and let it end, or finish it first", id, r.Status)
 	}
+	if r.DrivenBy != nil {
+		return errorf(ErrConflict, "run %s is driven by another process (pid %d): stop it there first", id, *r.DrivenBy)
+	}
 	if err := project.RemoveRun(d.p, r.Run); err != nil {
+		var le *state.LockedError
+		if errors.As(err, &le) {
+			return errorf(ErrConflict, "%s", le.Error())
+		}
 		return err
 	}
 	d.index.touch(id)

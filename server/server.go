@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"raymond/daemon"
+	"raymond/state"
 )
 
 // Config is what a Server is made with.
@@ -258,6 +259,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var (
 		le *daemon.LintError
 		de *daemon.Error
+		lk *state.LockedError
 	)
 	switch {
 	case errors.As(err, &le):
@@ -267,7 +269,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		}{apiError: errBody("workflow_has_errors", err.Error()+"; fix them and launch again"), Findings: le.Findings})
 	case errors.Is(err, daemon.ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", err.Error())
-	case errors.Is(err, daemon.ErrConflict):
+	case errors.Is(err, daemon.ErrConflict), errors.As(err, &lk):
+		// A run another process has just locked is a conflict too.
 		writeError(w, http.StatusConflict, "conflict", err.Error())
 	case errors.Is(err, daemon.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "invalid", err.Error())
