@@ -144,6 +144,9 @@ func (s *Server) launch(w http.ResponseWriter, r *http.Request) {
 
 // checkInput says what is wrong with input for the workflow's manifest.
 func checkInput(wf catalog.Workflow, input *string) string {
+	if input != nil && strings.ContainsRune(*input, 0) {
+		return "the input holds a NUL byte, which cannot be sent in a prompt; leave it out"
+	}
 	what := "an input"
 	if wf.Input.Label != "" {
 		what = wf.Input.Label
@@ -319,6 +322,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Answer == nil {
 		writeError(w, http.StatusBadRequest, "answer_missing", `give the answer: {"answer": "TEXT"}`)
+		return
+	}
+	if strings.ContainsRune(*req.Answer, 0) {
+		writeError(w, http.StatusBadRequest, "bad_answer", "the answer holds a NUL byte, which cannot be sent in a prompt; leave it out")
 		return
 	}
 	askID := r.PathValue("ask_id")

@@ -192,6 +192,8 @@ func TestAskAnswered(t *testing.T) {
 	er.check(t, "not_found")
 	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/asks/" + k.AskID, body: `{}`}, http.StatusBadRequest, &er)
 	er.check(t, "answer_missing")
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/asks/" + k.AskID, body: `{"answer": "re\u0000d"}`}, http.StatusBadRequest, &er)
+	er.check(t, "bad_answer")
 	sameFiles(t, before, e.snapshot(), "answers refused")
 
 	var ok struct {

@@ -46,6 +46,7 @@ func TestBadRequests(t *testing.T) {
 		{"workflow by path", request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "` + e.wfDir + `/hello"}`}, 404, "workflow_not_found"},
 		{"negative budget", request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "hello", "budget": -1}`}, 400, "bad_option"},
 		{"unknown model", request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "hello", "model": "--dangerously-skip-permissions"}`}, 400, "bad_option"},
+		{"NUL in the input", request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "hello", "input": "a\u0000b"}`}, 400, "bad_input"},
 		{"input to none", request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "quiet", "input": "x"}`}, 400, "bad_input"},
 		{"required input", request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "needs", "input": "  "}`}, 400, "bad_input"},
 		{"broken workflow", request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "broken"}`}, 422, "workflow_has_errors"},
