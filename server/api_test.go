@@ -429,3 +429,27 @@ func TestLaunchWhileStopping(t *testing.T) {
 	er.check(t, "stopping")
 	sameFiles(t, before, e.snapshot(), "a launch while stopping")
 }
+
+func TestMetrics(t *testing.T) {
+	e := newEnv(t, helloReplies, map[string]states{"hello": hello})
+	id := e.launch("hello")
+	e.waitStatus(id, "completed")
+	e.waitList("", "completed", func(l []listing) bool { return len(l) == 1 && l[0].Status == "completed" })
+	resp, body := e.do(request{method: "GET", path: "/metrics"})
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("GET /metrics: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	for _, want := range []string{
+		`raymond_steps_total{outcome="succeeded"} 2`,
+		`raymond_cost_usd_total 0.03`,
+		`raymond_runs{status="completed"} 1`,
+		`raymond_runs{status="running"} 0`,
+		`raymond_step_duration_seconds_count 2`,
+		`raymond_runs_driven 0`,
+		`raymond_asks_pending 0`,
+	} {
+		if !strings.Contains(string(body), want+"\n") {
+			t.Errorf("/metrics has no line %q", want)
+		}
+	}
+}
