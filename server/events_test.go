@@ -10,14 +10,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // eventData is the part of a run event's data the tests read.
 type eventData struct {
-	Type  string `json:"type"`
-	Run   string `json:"run"`
-	Agent string `json:"agent"`
-	State string `json:"state"`
+	Time  time.Time `json:"time"`
+	Type  string    `json:"type"`
+	Run   string    `json:"run"`
+	Agent string    `json:"agent"`
+	State string    `json:"state"`
 }
 
 // checkRunEvents checks the events of run id: the name is the data's type,
@@ -32,6 +34,9 @@ func checkRunEvents(t *testing.T, id string, events []sseEvent) {
 		}
 		if ev.ID == "" {
 			t.Errorf("event %q has no id", ev.Event)
+		}
+		if d.Time.Year() < 2020 {
+			t.Errorf("event %s %q has the time %v", ev.ID, ev.Event, d.Time)
 		}
 	}
 }
