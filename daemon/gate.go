@@ -305,8 +305,12 @@ type gated struct {
 func (r *gated) Run(ctx context.Context, req step.Request, h step.Handler) step.Result {
 	release, err := r.gate.acquire(ctx, req.RunID)
 	if err != nil {
-		return step.Result{Outcome: step.Canceled, Class: "canceled", NotStarted: true,
-			Reason: "stopped while waiting for a free step slot", Err: err}
+		// Canceled, not NotStarted: the machine fails the agent of a step
+		// that could not start, while a canceled step stays pending and
+		// runs at the next resume.
+		now := time.Now()
+		return step.Result{Outcome: step.Canceled, Class: "canceled",
+			Reason: "stopped while waiting for a free step slot", Err: err, Started: now, Ended: now}
 	}
 	defer release()
 	start := time.Now()
