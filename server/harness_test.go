@@ -55,13 +55,73 @@ func (c *fakeCatalog) Changed() <-chan struct{} { return c.ch }
 // env is a daemon on a temporary project behind a real loopback server.
 type env struct {
 	t       *testing.T
-	dir     string // the project folder
-	wfDir   string // where the test's workflows are
+	tune    func(*daemon.Config)      // changes the daemon's config, when not nil
+	stop    func(ctx context.Context) // ends the server and the daemon
+	dir     string                    // the project folder
+	wfDir   string                    // where the test's workflows are
 	d       *daemon.Daemon
 	srv     *Server
 	ts      *httptest.Server
 	cat     *fakeCatalog
 	replies string
+}
+
+// start opens the daemon on the project and puts a server in front of it.
+func (e *env) start() {
+	t := e.t
+	t.Helper()
+	runner, err := scripted.Load(e.replies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := project.Open(e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Init(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := daemon.Config{Project: p, Runner: runner, Scripts: runner.Scripts(&script.Runner{})}
+	if e.tune != nil {
+		e.tune(&cfg)
+	}
+	e.d, err = daemon.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stopWatch := context.WithCancel(context.Background())
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		_ = e.d.Watch(ctx)
+	}()
+	e.srv = New(Config{Daemon: e.d, Workflows: e.cat, Token: testToken, Version: "test", Metrics: NewMetrics(e.d)})
+	e.ts = httptest.NewServer(e.srv)
+	d, ts := e.d, e.ts
+	stopped := false
+	e.stop = func(ctx context.Context) {
+		if stopped {
+			return
+		}
+		stopped = true
+		ts.CloseClientConnections()
+		ts.Close()
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		d.Shutdown(sctx)
+		stopWatch()
+		<-watched
+		_ = d.Close()
+	}
+}
+
+// restart stops the daemon as raymond serve does at a signal (ctx ending
+// kills the steps in flight), starts another on the project and recovers.
+func (e *env) restart(ctx context.Context) daemon.Recovered {
+	e.t.Helper()
+	e.stop(ctx)
+	e.start()
+	return e.d.Recover()
 }
 
 // states is a workflow: file name → content.
@@ -76,6 +136,12 @@ func newEnv(t *testing.T, replies string, workflows map[string]states) *env {
 
 // newEnvClock is newEnv with the daemon on clock (nil: the real one).
 func newEnvClock(t *testing.T, replies string, workflows map[string]states, clock orchestrator.Clock) *env {
+	t.Helper()
+	return newEnvTuned(t, replies, workflows, func(c *daemon.Config) { c.Clock = clock })
+}
+
+// newEnvTuned is newEnv with the daemon's config changed by tune.
+func newEnvTuned(t *testing.T, replies string, workflows map[string]states, tune func(*daemon.Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	e := &env{t: t, dir: dir, wfDir: filepath.Join(dir, "workflows"), cat: &fakeCatalog{ch: make(chan struct{})}}
@@ -100,39 +166,9 @@ func newEnvClock(t *testing.T, replies string, workflows map[string]states, cloc
 	if err := os.WriteFile(e.replies, []byte(replies), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	runner, err := scripted.Load(e.replies)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := project.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Init(); err != nil {
-		t.Fatal(err)
-	}
-	e.d, err = daemon.Open(daemon.Config{Project: p, Runner: runner, Scripts: runner.Scripts(&script.Runner{}), Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		_ = e.d.Watch(ctx)
-	}()
-	e.srv = New(Config{Daemon: e.d, Workflows: e.cat, Token: testToken, Version: "test", Metrics: NewMetrics(e.d)})
-	e.ts = httptest.NewServer(e.srv)
-	t.Cleanup(func() {
-		e.ts.CloseClientConnections()
-		e.ts.Close()
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		e.d.Shutdown(sctx)
-		stop()
-		<-watched
-		_ = e.d.Close()
-	})
+	e.tune = tune
+	e.start()
+	t.Cleanup(func() { e.stop(context.Background()) })
 	return e
 }
 
