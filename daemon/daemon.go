@@ -373,9 +373,11 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 		Heartbeat: d.cfg.Heartbeat,
 	}
 	started := make(chan error, 1)
+	unstop := d.gate.stopOn(id, rd.quiesce)
 	go func() {
 		defer d.wg.Done()
 		defer close(rd.done)
+		defer unstop()
 		first := true
 		r, err := drv.Drive(d.ctx, id, func(r *state.Run) error {
 			if r.Options.OnAsk == orchestrator.AskReject {

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"raymond/daemon"
 	"raymond/orchestrator"
 )
 
@@ -451,5 +453,37 @@ func TestMetrics(t *testing.T) {
 		if !strings.Contains(string(body), want+"\n") {
 			t.Errorf("/metrics has no line %q", want)
 		}
+	}
+}
+
+// A pause does not wait for a hold of the gate to end: the run's step
+// waiting for a slot (here until midnight, the daily cap reached) leaves
+// the queue, and runs when the run is resumed.
+func TestPauseWhileHeldAtTheGate(t *testing.T) {
+	e := newEnvTuned(t, helloReplies, map[string]states{"hello": hello}, func(c *daemon.Config) { c.DailyCapUSD = 0.005 })
+	id := e.launch("hello")
+	e.waitFor(id, "at END", func(d detail) bool { return d.Agents[0].CurrentState == "END.md" })
+	var st struct {
+		Waiting   int     `json:"steps_waiting"`
+		HeldUntil *string `json:"held_until"`
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for e.call(request{method: "GET", path: "/api/v1/daemon"}, http.StatusOK, &st); st.Waiting != 1; e.call(request{method: "GET", path: "/api/v1/daemon"}, http.StatusOK, &st) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no step waits at the gate: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval
+	}
+	if st.HeldUntil == nil {
+		t.Errorf("the daily cap is reached but the gate is not held: %+v", st)
+	}
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/pause"}, http.StatusAccepted, nil)
+	d := e.waitStatus(id, "paused")
+	if a := d.Agents[0]; a.CurrentState != "END.md" || a.Status == "failed" {
+		t.Errorf("paused with its agent %+v", a)
+	}
+	e.call(request{method: "GET", path: "/api/v1/daemon"}, http.StatusOK, &st)
+	if st.Waiting != 0 {
+		t.Errorf("after the pause %d steps still wait at the gate", st.Waiting)
 	}
 }
