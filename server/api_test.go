@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"raymond/daemon"
 	"raymond/orchestrator"
@@ -463,17 +462,7 @@ func TestPauseWhileHeldAtTheGate(t *testing.T) {
 	e := newEnvTuned(t, helloReplies, map[string]states{"hello": hello}, func(c *daemon.Config) { c.DailyCapUSD = 0.005 })
 	id := e.launch("hello")
 	e.waitFor(id, "at END", func(d detail) bool { return d.Agents[0].CurrentState == "END.md" })
-	var st struct {
-		Waiting   int     `json:"steps_waiting"`
-		HeldUntil *string `json:"held_until"`
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for e.call(request{method: "GET", path: "/api/v1/daemon"}, http.StatusOK, &st); st.Waiting != 1; e.call(request{method: "GET", path: "/api/v1/daemon"}, http.StatusOK, &st) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no step waits at the gate: %+v", st)
-		}
-		time.Sleep(10 * time.Millisecond) // polling interval
-	}
+	st := e.waitGate(1)
 	if st.HeldUntil == nil {
 		t.Errorf("the daily cap is reached but the gate is not held: %+v", st)
 	}
@@ -482,8 +471,7 @@ func TestPauseWhileHeldAtTheGate(t *testing.T) {
 	if a := d.Agents[0]; a.CurrentState != "END.md" || a.Status == "failed" {
 		t.Errorf("paused with its agent %+v", a)
 	}
-	e.call(request{method: "GET", path: "/api/v1/daemon"}, http.StatusOK, &st)
-	if st.Waiting != 0 {
+	if st := e.daemonStatus(); st.Waiting != 0 {
 		t.Errorf("after the pause %d steps still wait at the gate", st.Waiting)
 	}
 }

@@ -373,6 +373,37 @@ func (e *env) waitAsks(what string, cond func([]pendingAsk) bool) []pendingAsk {
 	}
 }
 
+// gateStatus is the part of GET /api/v1/daemon the tests read.
+type gateStatus struct {
+	Running   int     `json:"steps_running"`
+	Waiting   int     `json:"steps_waiting"`
+	HeldUntil *string `json:"held_until"`
+}
+
+func (e *env) daemonStatus() gateStatus {
+	e.t.Helper()
+	var st gateStatus
+	e.call(request{method: "GET", path: "/api/v1/daemon"}, http.StatusOK, &st)
+	return st
+}
+
+// waitGate polls GET /api/v1/daemon until n steps wait at the gate (a
+// step is announced before it reaches the gate).
+func (e *env) waitGate(n int) gateStatus {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st := e.daemonStatus()
+		if st.Waiting == n {
+			return st
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("GET /api/v1/daemon: %d steps wait at the gate, want %d", st.Waiting, n)
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval
+	}
+}
+
 // sseEvent is one server-sent event.
 type sseEvent struct {
 	ID, Event string
