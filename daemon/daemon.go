@@ -376,9 +376,11 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 		Heartbeat: d.cfg.Heartbeat,
 	}
 	started := make(chan error, 1)
+	unstop := d.gate.stopOn(id, rd.quiesce)
 	go func() {
 		defer d.wg.Done()
 		defer close(rd.done)
+		defer unstop()
 		first := true
 		r, err := drv.Drive(d.ctx, id, func(r *state.Run) error {
 			if r.Options.OnAsk == orchestrator.AskReject {
@@ -405,6 +407,14 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 			started <- err // refused before anything ran
 		}
 		rd.stream.close()
+		// Answers accepted while the drive ended are not lost: they go
+		// into the state file, as raymond answer puts them, for the next
+		// drive.
+		for _, a := range rd.asker.close() {
+			if err := d.record(id, a.AskID, a.Text, d.clock.Now()); err != nil {
+				d.log.Error("an answer given as the run stopped is lost", "run", id, "ask", a.AskID, "err", err)
+			}
+		}
 		d.mu.Lock()
 		delete(d.runs, id)
 		d.mu.Unlock()
@@ -497,7 +507,14 @@ func (d *Daemon) Delete(id string) error {
 	if driving || !project.Ended(r.Status) {
 		return errorf(ErrConflict, "run %s has not ended (status %s): only completed, failed or budget_exceeded runs are deleted; pause and let it end, or finish it first", id, r.Status)
 	}
+	if r.DrivenBy != nil {
+		return errorf(ErrConflict, "run %s is driven by another process (pid %d): stop it there first", id, *r.DrivenBy)
+	}
 	if err := project.RemoveRun(d.p, r.Run); err != nil {
+		var le *state.LockedError
+		if errors.As(err, &le) {
+			return errorf(ErrConflict, "%s", le.Error())
+		}
 		return err
 	}
 	d.index.touch(id)
@@ -532,10 +549,20 @@ func (d *Daemon) Answer(id, askID, text string) error {
 	rd, driving := d.runs[id]
 	d.mu.Unlock()
 	if driving {
-		if !rd.asker.answer(askID, text) {
+		switch err := rd.asker.answer(askID, text); {
+		case err == nil:
+			return nil
+		case errors.Is(err, errAnswered):
 			return errorf(ErrConflict, "ask %s of run %s was answered already", askID, id)
+		case errors.Is(err, errBusy):
+			return errorf(ErrConflict, "run %s has not yet taken the answers given before: try again in a moment", id)
 		}
-		return nil
+		// The drive has just ended: record the answer as for a run
+		// nobody drives.
+		<-rd.done
+		if r, err = d.Detail(id); err != nil {
+			return err
+		}
 	}
 	if r.DrivenBy != nil {
 		return errorf(ErrConflict, "run %s is driven by another process (pid %d): answer it there", id, *r.DrivenBy)

@@ -43,6 +43,10 @@ type Gate struct {
 	spend    spend
 	timer    bool // a goroutine waits for the hold to end
 	observe  func(step.Result, time.Duration)
+	// stops are the runs' quiesce channels: a run that quiesces takes its
+	// steps out of the queue rather than wait for a slot (or for a hold
+	// to end, which may be hours).
+	stops map[string]<-chan struct{}
 }
 
 // spend is what the daemon's steps have cost on one day, kept in a file so a
@@ -84,7 +88,7 @@ const usageLimitUnknown = 5 * time.Minute
 // (without the gate's lock held) whenever the gate's status changes.
 func NewGate(steps int, dailyCap float64, spendPath string, clock orchestrator.Clock, changed func()) *Gate {
 	g := &Gate{clock: clock, spendPath: spendPath, changed: changed, max: max(steps, 1),
-		dailyCap: dailyCap, queues: make(map[string][]*ticket)}
+		dailyCap: dailyCap, queues: make(map[string][]*ticket), stops: make(map[string]<-chan struct{})}
 	if spendPath != "" {
 		if data, err := os.ReadFile(spendPath); err == nil {
 			_ = json.Unmarshal(data, &g.spend) // a broken file starts the day at 0
@@ -140,11 +144,30 @@ func later(a, b time.Time) time.Time {
 	return a
 }
 
+// errQuiesced is a step that left the queue because its run quiesced.
+var errQuiesced = errors.New("the run is stopping at its next step boundary")
+
+// stopOn has the steps of run that wait for a slot give up once quiesce is
+// closed; the function it returns undoes it (when the drive ends).
+func (g *Gate) stopOn(run string, quiesce <-chan struct{}) func() {
+	g.mu.Lock()
+	g.stops[run] = quiesce
+	g.mu.Unlock()
+	return func() {
+		g.mu.Lock()
+		if g.stops[run] == quiesce {
+			delete(g.stops, run)
+		}
+		g.mu.Unlock()
+	}
+}
+
 // acquire waits for a slot for a step of run and returns the function that
-// gives it back; it fails only when ctx ends first.
+// gives it back; it fails when ctx ends first, or the run quiesces.
 func (g *Gate) acquire(ctx context.Context, run string) (func(), error) {
 	t := &ticket{run: run, ready: make(chan struct{})}
 	g.mu.Lock()
+	stop := g.stops[run]
 	if len(g.queues[run]) == 0 {
 		g.ring = append(g.ring, run)
 	}
@@ -153,23 +176,27 @@ func (g *Gate) acquire(ctx context.Context, run string) (func(), error) {
 	g.dispatch()
 	g.mu.Unlock()
 	g.notify()
+	var err error
 	select {
 	case <-t.ready:
 		return g.release, nil
 	case <-ctx.Done():
-		g.mu.Lock()
-		given := t.given
-		if !given {
-			g.drop(t)
-		}
-		g.mu.Unlock()
-		if given {
-			g.release()
-		} else {
-			g.notify()
-		}
-		return nil, ctx.Err()
+		err = ctx.Err()
+	case <-stop:
+		err = errQuiesced
 	}
+	g.mu.Lock()
+	given := t.given
+	if !given {
+		g.drop(t)
+	}
+	g.mu.Unlock()
+	if given {
+		g.release()
+	} else {
+		g.notify()
+	}
+	return nil, err
 }
 
 // drop takes a ticket that was never given out of its queue.
@@ -319,8 +346,12 @@ type gated struct {
 func (r *gated) Run(ctx context.Context, req step.Request, h step.Handler) step.Result {
 	release, err := r.gate.acquire(ctx, req.RunID)
 	if err != nil {
-		return step.Result{Outcome: step.Canceled, Class: "canceled", NotStarted: true,
-			Reason: "stopped while waiting for a free step slot", Err: err}
+		// Canceled, not NotStarted: the machine fails the agent of a step
+		// that could not start, while a canceled step stays pending and
+		// runs at the next resume.
+		now := time.Now()
+		return step.Result{Outcome: step.Canceled, Class: "canceled",
+			Reason: "stopped while waiting for a free step slot: " + err.Error(), Err: err, Started: now, Ended: now}
 	}
 	defer release()
 	start := time.Now()

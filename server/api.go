@@ -144,6 +144,9 @@ func (s *Server) launch(w http.ResponseWriter, r *http.Request) {
 
 // checkInput says what is wrong with input for the workflow's manifest.
 func checkInput(wf catalog.Workflow, input *string) string {
+	if input != nil && strings.ContainsRune(*input, 0) {
+		return "the input holds a NUL byte, which cannot be sent in a prompt; leave it out"
+	}
 	what := "an input"
 	if wf.Input.Label != "" {
 		what = wf.Input.Label
@@ -216,7 +219,7 @@ func knownStatus(s string) bool {
 func (s *Server) runID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id := r.PathValue("id")
 	if state.ValidID(id) != nil {
-		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("%q is not a run id: GET /api/v1/runs lists them", id))
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("%q is not a run id: GET /api/v1/runs lists them", cut(id)))
 		return "", false
 	}
 	return id, true
@@ -321,12 +324,33 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "answer_missing", `give the answer: {"answer": "TEXT"}`)
 		return
 	}
+	if strings.ContainsRune(*req.Answer, 0) {
+		writeError(w, http.StatusBadRequest, "bad_answer", "the answer holds a NUL byte, which cannot be sent in a prompt; leave it out")
+		return
+	}
 	askID := r.PathValue("ask_id")
+	if len(askID) > maxAskID {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("%q is not an ask id: GET /api/v1/asks lists the pending asks", cut(askID)))
+		return
+	}
 	if err := s.d.Answer(id, askID, *req.Answer); err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ask_id": askID, "accepted": true})
+}
+
+// maxAskID is the length of the longest ask id the API looks for: ask ids
+// are short (ask_main_worker2_7), and an id from the path is quoted back.
+const maxAskID = 256
+
+// cut shortens a value from the request for a message that quotes it.
+func cut(s string) string {
+	const most = 64
+	if len(s) <= most {
+		return s
+	}
+	return strings.ToValidUTF8(s[:most], "") + "…"
 }
 
 // reportLinkTTL is how long a signed report link works.
@@ -358,7 +382,7 @@ func (s *Server) signed(r *http.Request, id string) bool {
 	q := r.URL.Query()
 	exp, sig := q.Get("exp"), q.Get("sig")
 	n, err := strconv.ParseInt(exp, 10, 64)
-	if err != nil || time.Now().Unix() > n {
+	if err != nil || time.Now().Unix() > n || s.cfg.Token == "" {
 		return false
 	}
 	return hmac.Equal([]byte(sig), []byte(s.sign(id, exp)))

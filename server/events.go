@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"raymond/daemon"
@@ -99,7 +100,9 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if lastN == 0 {
-		lastN, _ = persistedID(last)
+		// A live id N.k stands for persisted event N.
+		n, _, _ := strings.Cut(last, ".")
+		lastN, _ = persistedID(n)
 	}
 	out.flush()
 	ping := time.NewTicker(s.ping)

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"raymond/daemon"
+	"raymond/state"
 )
 
 // Config is what a Server is made with.
@@ -77,12 +78,44 @@ func New(cfg Config) *Server {
 		s.mux.HandleFunc(r.method+" "+r.path, h)
 	}
 	if cfg.Page != nil {
-		s.mux.Handle("/", cfg.Page)
+		// "/" rather than "GET /", which would conflict with "/api/"
+		// (ServeMux panics at the second registration).
+		s.mux.Handle("/", pageOnly(cfg.Page))
 	}
-	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no API route %s %s: GET /api/v1/openapi.json lists them", r.Method, r.URL.Path))
-	})
+	s.mux.HandleFunc("/api/", s.noRoute)
 	return s
+}
+
+// pageOnly lets only GET and HEAD through to the page.
+func pageOnly(page http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s %s: the page is only read (GET)", r.Method, cut(r.URL.Path)))
+			return
+		}
+		page.ServeHTTP(w, r)
+	}
+}
+
+// noRoute answers a request no API route takes: 405 with the methods the
+// path has, else 404.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		other := r.Clone(r.Context())
+		other.Method = m
+		if _, pattern := s.mux.Handler(other); pattern != "" && pattern != "/api/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed",
+			fmt.Sprintf("%s %s is not a route; this path takes %s", r.Method, cut(r.URL.Path), strings.Join(allow, ", ")))
+		return
+	}
+	writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no API route %s %s: GET /api/v1/openapi.json lists them", r.Method, cut(r.URL.Path)))
 }
 
 // route is one route of the API.
@@ -185,8 +218,12 @@ func (s *Server) authorized(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// hasToken says whether r carries the bearer token.
+// hasToken says whether r carries the bearer token. A server made without
+// a token lets nobody in.
 func (s *Server) hasToken(r *http.Request) bool {
+	if s.cfg.Token == "" {
+		return false
+	}
 	auth := r.Header.Get("Authorization")
 	token, ok := strings.CutPrefix(auth, "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.Token)) == 1
@@ -222,6 +259,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var (
 		le *daemon.LintError
 		de *daemon.Error
+		lk *state.LockedError
 	)
 	switch {
 	case errors.As(err, &le):
@@ -231,7 +269,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		}{apiError: errBody("workflow_has_errors", err.Error()+"; fix them and launch again"), Findings: le.Findings})
 	case errors.Is(err, daemon.ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", err.Error())
-	case errors.Is(err, daemon.ErrConflict):
+	case errors.Is(err, daemon.ErrConflict), errors.As(err, &lk):
+		// A run another process has just locked is a conflict too.
 		writeError(w, http.StatusConflict, "conflict", err.Error())
 	case errors.Is(err, daemon.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "invalid", err.Error())
