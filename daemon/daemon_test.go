@@ -310,3 +310,37 @@ func TestRecoverHoldsTheGateForAWaitingRun(t *testing.T) {
 	require.NotNil(t, st.UsageLimit, "the other runs wait for the same reset")
 	require.True(t, st.UsageLimit.Equal(until))
 }
+
+func TestSkipPermissionsOnlyWhenTheDaemonAllows(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		p, wf, r := testProject(t, twoSteps, `replies:
+  START.md: [{text: "<goto>END.md</goto>", repeat: true}]
+  END.md: [{text: "<result>done</result>", repeat: true}]
+`)
+		// The project's config asks for it; only the daemon's own key lets it through.
+		require.NoError(t, os.WriteFile(project.ConfigPath(p.Dir), []byte("dangerously_skip_permissions = true\n"), 0o644))
+		p, err := project.Open(p.Dir)
+		require.NoError(t, err)
+		// A run the command line made with the flag, left interrupted.
+		cli, err := orchestrator.Create(p.Store, orchestrator.NewRun{Workflow: wf, Cwd: p.Dir,
+			Options: state.Options{SkipPermissions: true}})
+		require.NoError(t, err)
+		cli.Status = state.StatusRunning
+		require.NoError(t, p.Store.Write(cli))
+
+		d, err := Open(Config{Project: p, Runner: r, SkipPermissions: allow, Clock: &orchestrator.InstantClock{}})
+		require.NoError(t, err)
+		run, err := d.Launch(Launch{Workflow: wf})
+		require.NoError(t, err)
+		require.Equal(t, []string{cli.WorkflowID}, d.Recover().Resumed)
+		for _, id := range []string{run.WorkflowID, cli.WorkflowID} {
+			got := waitStatus(t, d, id, state.StatusCompleted)
+			require.Equal(t, allow, got.Options.SkipPermissions, "run %s, daemon allows: %v", id, allow)
+			if !allow {
+				require.Equal(t, orchestrator.DefaultPermissionMode, got.Options.PermissionMode)
+			}
+		}
+		d.Shutdown(context.Background())
+		require.NoError(t, d.Close())
+	}
+}

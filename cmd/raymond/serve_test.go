@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -110,4 +112,26 @@ func call(ts *testscript.TestScript, client *http.Client, req *http.Request) (in
 		data = append(pretty.Bytes(), '\n')
 	}
 	return resp.StatusCode, data
+}
+
+func TestSDNotify(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "notify")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	t.Setenv("NOTIFY_SOCKET", sock)
+	sdNotify("READY=1\nSTATUS=serving")
+	buf := make([]byte, 256)
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n, err := conn.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(buf[:n]); got != "READY=1\nSTATUS=serving" {
+		t.Fatalf("systemd got %q", got)
+	}
+	t.Setenv("NOTIFY_SOCKET", "")
+	sdNotify("READY=1") // without systemd: nothing, and no error
 }
