@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"raymond/daemon"
 	"raymond/project"
 	"raymond/state"
 )
@@ -73,12 +74,17 @@ func runStatus(_ context.Context, env *cmdEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "%s\n", data)
 		return nil
 	}
-	printStatus(env.stdout, r, row, time.Now())
+	var served *daemon.Info
+	if info, ok := daemon.Running(filepath.Join(p.Dir, ".raymond")); ok && row.DrivenBy != nil && *row.DrivenBy == info.PID {
+		served = &info
+	}
+	printStatus(env.stdout, r, row, served, time.Now())
 	return nil
 }
 
 // printStatus writes run r in detail.
-func printStatus(w io.Writer, r *state.Run, row project.Listing, now time.Time) {
+// served is the project's daemon when it is what drives the run.
+func printStatus(w io.Writer, r *state.Run, row project.Listing, served *daemon.Info, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	field := func(name, format string, args ...any) {
 		fmt.Fprintf(tw, "%s:\t%s\n", name, fmt.Sprintf(format, args...))
@@ -111,7 +117,9 @@ func printStatus(w io.Writer, r *state.Run, row project.Listing, now time.Time) 
 	if r.Wait != nil {
 		field("wait", "until %s: %s", r.Wait.Until.Local().Format(time.DateTime), oneLine(r.Wait.Reason))
 	}
-	if row.DrivenBy != nil {
+	if served != nil {
+		field("driven by", "raymond serve (process %d; its page: %s)", served.PID, served.URL)
+	} else if row.DrivenBy != nil {
 		field("driven by", "process %d", *row.DrivenBy)
 	} else {
 		field("driven by", "no process")
