@@ -77,7 +77,7 @@ func New(cfg Config) *Server {
 		s.mux.HandleFunc(r.method+" "+r.path, h)
 	}
 	if cfg.Page != nil {
-		s.mux.Handle("GET /", cfg.Page)
+		s.mux.Handle("/", cfg.Page)
 	}
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no API route %s %s: GET /api/v1/openapi.json lists them", r.Method, r.URL.Path))
