@@ -253,6 +253,7 @@ func TestPageAgainstTheDaemon(t *testing.T) {
 	d.screenshot("run-fork")
 	d.click("#run-pause")
 	d.waitText("#run-action-message", "Pausing")
+	d.waitText("#run-timeline", "stopping: steps in flight finish")
 	s.release(t, "api")
 	s.release(t, "web")
 	d.waitText("#run-status", "paused")

@@ -65,6 +65,9 @@ export function describe(ev, setActivity) {
       return "agent done";
     case "agent_failed":
       return "agent failed" + (ev.message ? ": " + firstLine(ev.message, 100) : "");
+    case "stopping":
+      // A pause or the daemon's stop: steps in flight finish, none starts.
+      return ev.message ? "stopping: " + firstLine(ev.message, 100) : "stopping: steps in flight finish, no new one starts";
     case "paused":
       return "paused";
     case "budget_exceeded":
