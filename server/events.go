@@ -204,6 +204,14 @@ func persistedID(id string) (int, bool) {
 // with the asks, the workflows and the gate as they are.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	out := startSSE(w)
+	// Each channel is taken before what it tells of is read, and again
+	// only once it fired: a change while the loop sends something else
+	// (or waits on the gate) is not lost.
+	runsChanged, gateChanged := s.d.Changed()
+	var wfChanged <-chan struct{}
+	if s.cfg.Workflows != nil {
+		wfChanged = s.cfg.Workflows.Changed()
+	}
 	_, _, seq, _ := s.d.Since(^uint64(0) >> 1)
 	asks := s.d.Asks()
 	status, _ := json.Marshal(s.status())
@@ -216,12 +224,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	ping := time.NewTicker(s.ping)
 	defer ping.Stop()
 	ctx := r.Context()
-	var wfChanged <-chan struct{}
 	for {
-		runsChanged, gateChanged := s.d.Changed()
-		if s.cfg.Workflows != nil {
-			wfChanged = s.cfg.Workflows.Changed()
-		}
 		var err error
 		select {
 		case <-ctx.Done():
@@ -229,6 +232,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		case <-ping.C:
 			err = out.comment("ping")
 		case <-runsChanged:
+			runsChanged, _ = s.d.Changed()
 			var changed, removed []string
 			changed, removed, seq, _ = s.d.Since(seq)
 			slices.Sort(changed)
@@ -247,6 +251,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				err = out.send("", "asks", map[string]any{"asks": nonNil(asks)})
 			}
 		case <-gateChanged:
+			_, gateChanged = s.d.Changed()
 			// The gate changes at every step's start and end: say it at
 			// most a few times a second.
 			select {
@@ -259,6 +264,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				err = out.send("", "daemon", json.RawMessage(status))
 			}
 		case <-wfChanged:
+			wfChanged = s.cfg.Workflows.Changed()
 			err = out.send("", "workflows", map[string]any{"workflows": s.workflowList()})
 		}
 		if err != nil || out.flush() != nil {

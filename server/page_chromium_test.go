@@ -32,6 +32,8 @@ type pageDriver struct {
 	t           *testing.T
 	ctx         context.Context
 	base, token string
+	// shots starts the paths of the screenshots: /tmp/page-NAME.png.
+	shots string
 
 	mu       sync.Mutex
 	problems []string // console errors and exceptions, as they happened
@@ -62,7 +64,7 @@ func newPageDriver(t *testing.T, base, token string) *pageDriver {
 		cancelAlloc()
 		cancelTimeout()
 	})
-	d := &pageDriver{t: t, ctx: ctx, base: base, token: token}
+	d := &pageDriver{t: t, ctx: ctx, base: base, token: token, shots: "/tmp/page-"}
 	chromedp.ListenTarget(ctx, func(ev any) {
 		switch ev := ev.(type) {
 		case *runtime.EventExceptionThrown:
@@ -208,16 +210,16 @@ func jsArgs(args ...any) string {
 	return string(b[1 : len(b)-1])
 }
 
-// screenshot saves the whole page as /tmp/page-NAME.png.
+// screenshot saves the whole page as /tmp/page-NAME.png (d.shots+NAME).
 func (d *pageDriver) screenshot(name string) {
 	d.t.Helper()
 	var png []byte
 	d.do(chromedp.FullScreenshot(&png, 100))
-	require.NoError(d.t, os.WriteFile("/tmp/page-"+name+".png", png, 0o644))
+	require.NoError(d.t, os.WriteFile(d.shots+name+".png", png, 0o644))
 }
 
 // screenshotOf scrolls sel into view and saves the viewport as
-// /tmp/page-NAME.png: a full-page capture leaves out a sandboxed frame,
+// /tmp/page-NAME.png (d.shots+NAME): a full-page capture leaves out a sandboxed frame,
 // which chromium draws in a process of its own.
 func (d *pageDriver) screenshotOf(sel, name string) {
 	d.t.Helper()
@@ -231,7 +233,7 @@ func (d *pageDriver) screenshotOf(sel, name string) {
 			d.t.Fatalf("screenshot of %s: %v", sel, err)
 		}
 	}
-	require.NoError(d.t, os.WriteFile("/tmp/page-"+name+".png", png, 0o644))
+	require.NoError(d.t, os.WriteFile(d.shots+name+".png", png, 0o644))
 }
 
 // hash is the page's location.hash.

@@ -32,12 +32,16 @@ const model = {
 
 // takeToken moves a #token=… of the address into localStorage, out of the
 // address bar (and so out of the history and of screenshots), and reads the
-// token kept from before.
+// token kept from before. The rest of the hash stays, so a link such as
+// #token=T&/runs/ID opens that run.
 function takeToken() {
-  const m = /^#(?:.*&)?token=([^&]*)/.exec(location.hash);
-  if (m) {
-    token = decodeURIComponent(m[1]);
-    history.replaceState(null, "", location.pathname + location.search);
+  const parts = location.hash.replace(/^#/, "").split("&");
+  const i = parts.findIndex((p) => p.startsWith("token="));
+  if (i >= 0) {
+    token = decodeURIComponent(parts[i].slice("token=".length));
+    parts.splice(i, 1);
+    const rest = parts.filter((p) => p !== "").join("&");
+    history.replaceState(null, "", location.pathname + location.search + (rest ? "#" + rest : ""));
   }
   try {
     if (token) localStorage.setItem(TOKEN_KEY, token);
@@ -256,6 +260,7 @@ function launchForm(w) {
     try {
       const run = await api("POST", "/runs", body);
       form.reset();
+      form.closest("details").open = false;
       location.hash = "#/runs/" + encodeURIComponent(run.workflow_id);
     } catch (err) {
       msg.textContent = err.message;
@@ -272,13 +277,31 @@ function renderRuns() {
   const filter = $("runs-filter").value;
   const all = Array.from(model.runs.values());
   const rows = all
-    .filter((r) => !filter || r.status === filter)
+    .filter((r) => !filter || rowStatus(r) === filter)
     .sort((a, b) => (Date.parse(b.created_at) || 0) - (Date.parse(a.created_at) || 0));
   // Rows are kept by run, so a link being focused survives updates.
   reconcile($("runs"), rows, (r) => r.run_id, (r) => JSON.stringify(r), runRow);
   show($("runs-empty"), rows.length === 0);
   $("runs-empty").textContent = all.length === 0 ? "No run yet." : "No run is " + filter + ".";
   tick();
+}
+
+// rowStatus is the status a runs table row shows: a run that goes on
+// only once its asks are answered is "asking", though the daemon, which
+// keeps driving it, still calls it running. Each asking agent has one
+// pending ask, so asks as many as the active agents mean none runs.
+function rowStatus(r) {
+  if (r.status === "running" && r.pending_asks > 0 && r.pending_asks >= r.agents_active) return "asking";
+  return r.status;
+}
+
+// detailStatus is the status the run's page shows: "asking" as in
+// rowStatus, told from its agents.
+function detailStatus(r) {
+  const agents = r.agents || [];
+  const busy = agents.some((a) => a.status === "running" || a.status === "ready");
+  if (r.status === "running" && !busy && agents.some((a) => a.status === "asking")) return "asking";
+  return r.status;
 }
 
 function runRow(r) {
@@ -292,9 +315,9 @@ function runRow(r) {
     el(
       "td",
       {},
-      statusChip(r.status),
+      statusChip(rowStatus(r)),
       r.interrupted ? el("span", { class: "muted", text: " interrupted" }) : null,
-      r.pending_asks ? el("span", { class: "muted", text: " " + r.pending_asks + " asking" }) : null,
+      r.pending_asks ? el("span", { class: "muted", text: " " + r.pending_asks + (r.pending_asks === 1 ? " question" : " questions") }) : null,
     ),
     el("td", { class: "num", text: r.agents_active + " / " + r.agents_total }),
     el("td", { class: "num", text: cost }),
@@ -372,13 +395,21 @@ function askCard(a, withRun) {
 
 // ---- run detail -----------------------------------------------------------
 
+// reportStatus is the run's status when its report was last loaded.
+let reportStatus = "";
+
 function renderRun() {
   const r = model.run;
   if (!r) return;
+  // The report is as of when it loaded: a run that changed status (asks,
+  // parks, ends) gets it again, so the frame shows how it went on.
+  if (reportStatus && r.status !== reportStatus && view) loadReport(view.signal);
+  reportStatus = r.status;
   $("run-id").textContent = r.workflow_id;
   const st = $("run-status");
-  st.textContent = r.status;
-  st.className = "status status-" + r.status;
+  const shown = detailStatus(r);
+  st.textContent = shown;
+  st.className = "status status-" + shown;
   const listing = model.runs.get(r.workflow_id);
   $("run-workflow").textContent = (listing ? listing.workflow : basename(r.scope_dir)) + " · started " + when(r.created_at);
   let cost = usd(r.total_cost_usd) + " spent";
@@ -405,6 +436,12 @@ function renderRun() {
   show($("run-failure"), !!r.error);
   $("run-result").textContent = r.result != null ? r.result : "none yet";
   $("run-result").className = r.result != null ? "" : "muted";
+  // "Pausing…" stays until the run has parked (or ended).
+  const note = $("run-action-message");
+  if (note.dataset.until && (r.status === note.dataset.until || FINISHED.has(r.status))) {
+    note.textContent = "";
+    delete note.dataset.until;
+  }
   $("run-pause").disabled = FINISHED.has(r.status) || r.status === "paused";
   $("run-resume").disabled = !RESUMABLE.has(r.status);
   $("run-budget").disabled = !RESUMABLE.has(r.status);
@@ -471,7 +508,7 @@ function addEvent(ev) {
       "li",
       { class: "ev ev-" + ev.type },
       el("time", { dateTime: ev.time || "", text: ev.time ? clock(ev.time) : "" }),
-      el("span", { class: "agent", text: ev.agent || "" }),
+      el("span", { class: "agent", text: ev.agent || "", title: ev.agent || "" }),
       el("span", { class: "what", text: what }),
     ),
   );
@@ -479,10 +516,16 @@ function addEvent(ev) {
   if (atEnd) ol.scrollTop = ol.scrollHeight;
 }
 
+// loadReport shows the run's report in its frame, which says (in
+// data-status, once loaded) the run's status the report was asked at.
 async function loadReport(signal) {
+  const status = model.run ? model.run.status : "";
+  const frame = $("run-report");
   try {
     const j = await api("POST", "/runs/" + encodeURIComponent(model.runID) + "/report-link", {}, signal);
-    $("run-report").src = j.url;
+    delete frame.dataset.status;
+    frame.dataset.asked = status;
+    frame.src = j.url;
   } catch (err) {
     notify(err);
   }
@@ -499,11 +542,14 @@ function openRun(id) {
   $("run-status").textContent = "";
   $("run-timeline").replaceChildren();
   $("run-action-message").textContent = "";
+  delete $("run-action-message").dataset.until;
   $("run-error-text").textContent = "";
   show($("run-error-text"), false);
   show($("run-delete-confirm"), false);
   $("run-agents").replaceChildren();
   $("run-report").removeAttribute("src");
+  delete $("run-report").dataset.status;
+  reportStatus = "";
   renderAsks();
   api("GET", "/runs/" + encodeURIComponent(id), undefined, signal)
     .then((r) => {
@@ -520,7 +566,9 @@ function openRun(id) {
   stream("/runs/" + encodeURIComponent(id) + "/events", signal, {
     resume: true,
     event: (type, data) => {
-      if (type === "run_ended") ended = true;
+      // A run that paused ends its drive, not its stream: it may resume.
+      if (type === "run_ended") ended = FINISHED.has(data.status);
+      if (type === "run_resumed") ended = false;
       if (!data.type) data.type = type;
       addEvent(data);
     },
@@ -541,6 +589,7 @@ function closeRun() {
 async function act(button, fn) {
   const msg = $("run-action-message");
   msg.textContent = "";
+  delete msg.dataset.until;
   msg.className = "";
   button.disabled = true;
   try {
@@ -562,6 +611,7 @@ function wireRunControls() {
     act($("run-pause"), async () => {
       model.run = await api("POST", runPath("/pause"), {});
       $("run-action-message").textContent = "Pausing: running steps finish first.";
+      $("run-action-message").dataset.until = "paused";
     }),
   );
   $("run-resume").addEventListener("click", () =>
@@ -583,10 +633,17 @@ function wireRunControls() {
   $("run-delete-yes").addEventListener("click", () =>
     act($("run-delete-yes"), async () => {
       await api("DELETE", runPath(""));
-      model.runs.delete(model.runID);
+      const id = model.runID;
+      // Follow it no more: a fetch due now would find it gone.
+      closeRun();
+      model.run = null;
+      model.runs.delete(id);
       location.hash = "#/";
     }),
   );
+  $("run-report").addEventListener("load", (e) => {
+    if (e.target.getAttribute("src")) e.target.dataset.status = e.target.dataset.asked || "";
+  });
   $("run-report-refresh").addEventListener("click", () => {
     if (view) loadReport(view.signal);
   });
@@ -686,7 +743,13 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("runs-filter").addEventListener("change", renderRuns);
   wireRunControls();
-  window.addEventListener("hashchange", route);
+  window.addEventListener("hashchange", () => {
+    // A link with a token, followed in this tab: take it, as at the start.
+    if (/(^#|&)token=/.test(location.hash)) {
+      takeToken();
+      start();
+    } else route();
+  });
   setInterval(tick, 1000);
   if (token) start();
   else signOut("");

@@ -7,6 +7,12 @@ export function firstLine(s, n) {
   return l.length > n ? l.slice(0, n - 1) + "…" : l;
 }
 
+// took is how long a step took: milliseconds under a second, as a scripted
+// step or a script takes, else as duration says.
+function took(ms) {
+  return ms < 1000 ? Math.round(ms) + " ms" : duration(ms);
+}
+
 // describe is the timeline's line for an event, or "" for the live
 // events that only change an agent's current activity, which it reports
 // with setActivity(agent, text).
@@ -34,9 +40,11 @@ export function describe(ev, setActivity) {
       return "step " + (ev.seq ? ev.seq + " " : "") + (ev.state || "") + (ev.attempt > 1 ? " (attempt " + ev.attempt + ")" : "") + (ev.reminder ? " (reminder)" : "");
     case "step_ended":
       setActivity(ev.agent, "");
-      return "ended " + (ev.state || "") + (ev.outcome ? ": " + ev.outcome : "") + cost + (ev.duration_ms ? " in " + duration(ev.duration_ms) : "");
+      return "ended " + (ev.state || "") + (ev.outcome ? ": " + ev.outcome : "") + cost + (ev.duration_ms ? " in " + took(ev.duration_ms) : "");
     case "transition":
-      return (ev.tag ? "<" + ev.tag + "> " : "") + "→ " + (ev.target || "");
+      // A <result> goes nowhere: it ends the agent (or returns) with its payload.
+      if (!ev.target) return (ev.tag ? "<" + ev.tag + ">" : "transition") + (ev.payload ? " " + firstLine(ev.payload, 100) : "");
+      return (ev.tag ? "<" + ev.tag + "> " : "") + "→ " + ev.target;
     case "spawn":
     case "fork":
       return "spawned " + (ev.child || "") + (ev.state || ev.target ? " at " + (ev.state || ev.target) : "");
@@ -57,6 +65,9 @@ export function describe(ev, setActivity) {
       return "agent done";
     case "agent_failed":
       return "agent failed" + (ev.message ? ": " + firstLine(ev.message, 100) : "");
+    case "stopping":
+      // A pause or the daemon's stop: steps in flight finish, none starts.
+      return ev.message ? "stopping: " + firstLine(ev.message, 100) : "stopping: steps in flight finish, no new one starts";
     case "paused":
       return "paused";
     case "budget_exceeded":
