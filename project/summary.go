@@ -53,11 +53,15 @@ type Listing struct {
 	Status       state.Status `json:"status"`
 	Interrupted  bool         `json:"interrupted"`
 	AgentsActive int          `json:"agents_active"`
-	AgentsTotal  int          `json:"agents_total"`
-	TotalCostUSD float64      `json:"total_cost_usd"`
-	BudgetUSD    float64      `json:"budget_usd"`
-	CreatedAt    time.Time    `json:"created_at"`
-	UpdatedAt    time.Time    `json:"updated_at"`
+	// AgentsRunning are the agents whose step runs or is about to;
+	// AgentsAsking those that wait for an answer.
+	AgentsRunning int       `json:"agents_running"`
+	AgentsAsking  int       `json:"agents_asking"`
+	AgentsTotal   int       `json:"agents_total"`
+	TotalCostUSD  float64   `json:"total_cost_usd"`
+	BudgetUSD     float64   `json:"budget_usd"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
 	// PendingAsks is the number of asks that wait for an answer; absent
 	// from the JSON when none do.
 	PendingAsks int  `json:"pending_asks,omitempty"`
@@ -97,6 +101,12 @@ func Describe(store *state.Store, r *state.Run) (Listing, error) {
 		if !a.Status.Ended() {
 			l.AgentsActive++
 		}
+		switch a.Status {
+		case state.AgentReady, state.AgentRunning:
+			l.AgentsRunning++
+		case state.AgentAsking:
+			l.AgentsAsking++
+		}
 	}
 	l.PendingAsks = len(machine.PendingAsks(r))
 	pid, held, err := store.Holder(r.WorkflowID)
@@ -111,10 +121,14 @@ func Describe(store *state.Store, r *state.Run) (Listing, error) {
 }
 
 // ShownStatus is the status a person is shown: the run's status, or
-// "interrupted".
+// "interrupted", or "asking" for a run still driven (in prompt mode, or by
+// the daemon) whose agents only wait for answers.
 func (l Listing) ShownStatus() string {
-	if l.Interrupted {
+	switch {
+	case l.Interrupted:
 		return "interrupted"
+	case l.Status == state.StatusRunning && l.AgentsAsking > 0 && l.AgentsRunning == 0:
+		return string(state.StatusAsking)
 	}
 	return string(l.Status)
 }

@@ -276,15 +276,21 @@ func (f *fakeAPI) withRun(w http.ResponseWriter, r *http.Request, fn func(*fakeR
 }
 
 func (r *fakeRun) listing(pending int) map[string]any {
-	active := 0
+	active, running, asking := 0, 0, 0
 	for _, a := range r.agents {
 		if a["status"] == "running" || a["status"] == "asking" || a["status"] == "waiting" {
 			active++
 		}
+		switch a["status"] {
+		case "running", "ready":
+			running++
+		case "asking":
+			asking++
+		}
 	}
 	return map[string]any{
 		"run_id": r.id, "workflow": r.workflow, "scope_dir": "/project/workflows/" + r.workflow,
-		"status": r.status, "interrupted": false, "agents_active": active, "agents_total": len(r.agents),
+		"status": r.status, "interrupted": false, "agents_active": active, "agents_running": running, "agents_asking": asking, "agents_total": len(r.agents),
 		"total_cost_usd": r.cost, "budget_usd": r.budget, "created_at": r.created, "updated_at": time.Now(),
 		"pending_asks": pending, "driven_by": 1, "state_file": "/project/.raymond/state/" + r.id + ".json",
 		"transcript": "/project/.raymond/transcripts/" + r.id,

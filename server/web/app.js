@@ -288,10 +288,9 @@ function renderRuns() {
 
 // rowStatus is the status a runs table row shows: a run that goes on
 // only once its asks are answered is "asking", though the daemon, which
-// keeps driving it, still calls it running. Each asking agent has one
-// pending ask, so asks as many as the active agents mean none runs.
+// keeps driving it, still calls it running (as raymond list does).
 function rowStatus(r) {
-  if (r.status === "running" && r.pending_asks > 0 && r.pending_asks >= r.agents_active) return "asking";
+  if (r.status === "running" && r.agents_asking > 0 && r.agents_running === 0) return "asking";
   return r.status;
 }
 
