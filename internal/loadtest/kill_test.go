@@ -1,11 +1,14 @@
 package loadtest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,12 +17,14 @@ import (
 
 // killResult is what one kill -9 trial found.
 type killResult struct {
-	inFlight   int // agents running in the state files right after the kill
-	duplicates int // paid calls beyond the runs' steps
+	inFlight   int           // agents running in the state files right after the kill
+	duplicates int           // paid calls beyond the runs' steps
+	lockWait   time.Duration // how long serve.lock stayed held after the kill
 }
 
 // killTrial launches n runs, kills the daemon with SIGKILL once killAt
-// returns, starts it again and waits for every run to end. Every run must
+// returns, starts it again and waits for every run to end (nil killAt: no
+// kill, an uninterrupted trial). Every run must
 // complete with the result an uninterrupted run has, and the paid calls of
 // the fake claude may exceed the runs' steps by no more than the steps in
 // flight at the kill.
@@ -33,24 +38,25 @@ func killTrial(tb testing.TB, n int, delays float64, killAt func(*testProject)) 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	killAt(p)
-	d.kill()
-
 	var res killResult
 	store := p.store(tb)
-	for _, id := range ids {
-		r, err := store.Read(id)
-		if err != nil {
-			tb.Fatalf("run %s after the kill: %v", id, err)
-		}
-		for _, a := range r.Agents {
-			if a.Status == state.AgentRunning {
-				res.inFlight++
+	if killAt != nil {
+		killAt(p)
+		d.kill()
+		for _, id := range ids {
+			r, err := store.Read(id)
+			if err != nil {
+				tb.Fatalf("run %s after the kill: %v", id, err)
+			}
+			for _, a := range r.Agents {
+				if a.Status == state.AgentRunning {
+					res.inFlight++
+				}
 			}
 		}
+		res.lockWait = waitUnlocked(tb, filepath.Join(p.dir, ".raymond", "serve.lock"))
+		d = startDaemon(tb, p, "--max-steps", fmt.Sprint(loadMaxSteps))
 	}
-
-	d = startDaemon(tb, p, "--max-steps", fmt.Sprint(loadMaxSteps))
 	if err := d.waitEnded(ctx, ids, 50*time.Millisecond); err != nil {
 		tb.Fatalf("after the restart: %v", err)
 	}
@@ -102,25 +108,81 @@ func BenchmarkServeKill9(b *testing.B) {
 	for range b.N {
 		// An uninterrupted trial gives the time a kill may fall in.
 		start := time.Now()
-		killTrial(b, runs, delays, func(p *testProject) {
-			waitLines(b, filepath.Join(p.fake, "calls.jsonl"), runs*stepsPerRun)
-		})
+		if res := killTrial(b, runs, delays, nil); res.duplicates != 0 {
+			b.Fatalf("an uninterrupted trial paid %d steps twice", res.duplicates)
+		}
 		span := time.Since(start)
 		rng := rand.New(rand.NewPCG(9, 9))
-		total, most, inFlight := 0, 0, 0
+		total, most, inFlight, lockWaits := 0, 0, 0, 0
+		var lockWait time.Duration
 		for range trials {
 			after := time.Duration(rng.Int64N(int64(span)))
 			res := killTrial(b, runs, delays, func(*testProject) { time.Sleep(after) })
 			total += res.duplicates
 			most = max(most, res.duplicates)
 			inFlight += res.inFlight
+			if res.lockWait > 5*time.Millisecond {
+				lockWaits++
+			}
+			lockWait = max(lockWait, res.lockWait)
 		}
 		b.ReportMetric(trials, "trials")
 		b.ReportMetric(float64(total), "duplicates")
 		b.ReportMetric(float64(most), "duplicates-max/trial")
 		b.ReportMetric(float64(inFlight), "in-flight")
 		b.ReportMetric(0, "runs-lost") // a lost run fails the benchmark
+		b.ReportMetric(float64(lockWaits), "lock-held-after-kill")
+		b.ReportMetric(ms(lockWait), "lock-wait-max-ms")
 	}
+}
+
+// waitUnlocked waits until nobody holds the flock on path, and says how
+// long that took. Right after a kill -9 the daemon's lock can stay held for
+// a moment: a child forked but not yet exec'd holds a copy of the
+// descriptor until its exec closes it.
+func waitUnlocked(tb testing.TB, path string) time.Duration {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	start := time.Now()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(30 * time.Second)
+	for n := 0; ; n++ {
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			return time.Since(start)
+		}
+		if n == 0 {
+			tb.Logf("%s still locked after the kill, held by: %s", path, holders(path))
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			tb.Fatalf("%s was still locked 30 s after the daemon was killed", path)
+		}
+	}
+}
+
+// holders lists the processes that have path open, with their command
+// lines.
+func holders(path string) string {
+	var out []string
+	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+	for _, fd := range fds {
+		if target, err := os.Readlink(fd); err == nil && target == path {
+			pid := strings.Split(fd, "/")[2]
+			cmd, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+			out = append(out, fmt.Sprintf("pid %s (%s)", pid, bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))
+		}
+	}
+	if out == nil {
+		return "no process now"
+	}
+	return strings.Join(out, ", ")
 }
 
 // waitLines waits until the file at path has at least n lines, or fails

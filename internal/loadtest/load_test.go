@@ -101,7 +101,7 @@ func serveLoad(b *testing.B) {
 		b.Error(sampleErr)
 	}
 	store := p.store(b)
-	steps, reconnects := 0, 0
+	steps, reconnects, live := 0, 0, 0
 	for i, id := range ids {
 		r, err := store.Read(id)
 		if err != nil {
@@ -117,6 +117,7 @@ func serveLoad(b *testing.B) {
 			b.Error(err)
 		}
 		reconnects += followers[i].connects - 1
+		live += followers[i].liveEvents
 	}
 	if err := errors.Join(rssErr, cpuErr); err != nil {
 		b.Error(err)
@@ -131,6 +132,7 @@ func serveLoad(b *testing.B) {
 	b.ReportMetric(wall.Seconds(), "wall-s")
 	b.ReportMetric(float64(steps)/wall.Seconds(), "steps/s")
 	b.ReportMetric(float64(reconnects), "reconnects")
+	b.ReportMetric(float64(live), "live-events")
 	b.ReportMetric(cpu.Seconds(), "daemon-cpu-s")
 	b.ReportMetric(childCPU.Seconds(), "claude-cpu-s")
 	b.ReportMetric(loadAverage(), "loadavg")
