@@ -1,9 +1,11 @@
 package loadtest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -122,4 +124,34 @@ func (f *follower) checkAllSeen(projectDir string) error {
 		return fmt.Errorf("run %s: the follower saw persisted events 1..%d, the events file has %d", f.run, f.persisted, n)
 	}
 	return nil
+}
+
+// sseEvent is one server-sent event.
+type sseEvent struct {
+	id, typ string
+}
+
+// readSSE reads events from r and hands each to fn until r ends, fn says
+// stop, or a read fails.
+func readSSE(r io.Reader, fn func(sseEvent) bool) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	var ev sseEvent
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if ev.typ != "" || ev.id != "" {
+				if !fn(ev) {
+					return nil
+				}
+			}
+			ev = sseEvent{}
+		case strings.HasPrefix(line, "id: "):
+			ev.id = line[4:]
+		case strings.HasPrefix(line, "event: "):
+			ev.typ = line[7:]
+		}
+	}
+	return sc.Err()
 }
