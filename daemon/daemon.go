@@ -56,6 +56,10 @@ type Config struct {
 	Log *slog.Logger
 	// Heartbeat is the drivers' Heartbeat (0: a minute).
 	Heartbeat time.Duration
+	// ClaudeEnv is RAYMOND_CLAUDE as the daemon was started with (an
+	// absolute path), "" when unset: the claude executable of the runs it
+	// creates, unless the project's config names one, as for raymond run.
+	ClaudeEnv string
 }
 
 // DefaultMaxSteps is the daemon-wide cap on concurrent steps by default.
@@ -291,7 +295,7 @@ func (d *Daemon) Launch(l Launch) (*state.Run, error) {
 	if err == nil && rep.HasErrors() {
 		return nil, &LintError{Findings: rep.Only(lint.Error)}
 	}
-	given := project.Given{Input: l.Input}
+	given := project.Given{Input: l.Input, ClaudeEnv: d.cfg.ClaudeEnv}
 	given.Budget = l.Budget
 	if l.Model != "" {
 		given.Model = &l.Model

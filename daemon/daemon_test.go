@@ -90,6 +90,23 @@ func TestLaunchDrivesARunToItsEnd(t *testing.T) {
 	require.Equal(t, "run_ended", events[len(events)-1].Event.Type)
 }
 
+func TestLaunchUsesRaymondClaude(t *testing.T) {
+	// raymond serve with RAYMOND_CLAUDE set runs that claude, as raymond run does.
+	p, wf, r := testProject(t, twoSteps, twoStepReplies)
+	d, err := Open(Config{Project: p, Runner: r, Scripts: r.Scripts(&script.Runner{}), Clock: &orchestrator.InstantClock{},
+		ClaudeEnv: "/opt/fake/claude"})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		d.Shutdown(context.Background())
+		d.Close()
+	})
+	run, err := d.Launch(Launch{Workflow: wf})
+	require.NoError(t, err)
+	require.Equal(t, "/opt/fake/claude", run.Options.ClaudePath)
+	require.Equal(t, "RAYMOND_CLAUDE", run.Options.ClaudeFrom)
+	waitStatus(t, d, run.WorkflowID, state.StatusCompleted)
+}
+
 func TestLaunchRefusesAWorkflowWithLintErrors(t *testing.T) {
 	p, wf, r := testProject(t, map[string]string{"START.md": "---\nallowed_transitions:\n  - { tag: goto, target: NEXTT.md }\n---\nGo.\n"}, twoStepReplies)
 	d := openDaemon(t, p, r)

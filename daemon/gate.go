@@ -46,7 +46,11 @@ type Gate struct {
 	// stops are the runs' quiesce channels: a run that quiesces takes its
 	// steps out of the queue rather than wait for a slot (or for a hold
 	// to end, which may be hours).
-	stops map[string]<-chan struct{}
+	stops    map[string]<-chan struct{}
+	spendSeq uint64 // counts the changes of spend
+
+	saveMu   sync.Mutex // held while the spend file is written
+	savedSeq uint64     // the change of spend the file holds (saveMu)
 }
 
 // spend is what the daemon's steps have cost on one day, kept in a file so a
@@ -287,16 +291,16 @@ func (g *Gate) book(res step.Result) {
 			g.limit, changed = until, true
 		}
 	}
-	var save []byte
-	if res.Billed && res.CostUSD > 0 {
+	billed := res.Billed && res.CostUSD > 0
+	if billed {
 		g.spend = g.today(now)
 		g.spend.USD += res.CostUSD
+		g.spendSeq++
 		changed = true
-		save, _ = json.Marshal(g.spend)
 	}
 	g.mu.Unlock()
-	if save != nil && g.spendPath != "" {
-		_ = writeFileAtomic(g.spendPath, save) // losing it costs a day's total, never a run
+	if billed && g.spendPath != "" {
+		g.saveSpend()
 	}
 	if changed {
 		g.notify()
@@ -314,6 +318,25 @@ func (g *Gate) holdUntil(t time.Time) {
 	g.mu.Unlock()
 	if changed {
 		g.notify()
+	}
+}
+
+// saveSpend writes the day's spend to its file. Steps that end together
+// queue here and the first one writes the latest total for all: one write
+// instead of one each (a file created and renamed, at every step's end),
+// and never an older total over a newer one.
+func (g *Gate) saveSpend() {
+	g.saveMu.Lock()
+	defer g.saveMu.Unlock()
+	g.mu.Lock()
+	seq := g.spendSeq
+	data, _ := json.Marshal(g.spend)
+	g.mu.Unlock()
+	if seq == g.savedSeq {
+		return // a step that ended beside this one wrote it
+	}
+	if writeFileAtomic(g.spendPath, data) == nil { // losing it costs a day's total, never a run
+		g.savedSeq = seq
 	}
 }
 

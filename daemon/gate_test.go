@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -200,4 +202,22 @@ func TestGateDailyCap(t *testing.T) {
 	clock.advance(13 * time.Hour) // past midnight: a new day, a new allowance
 	require.Equal(t, step.Succeeded, (<-done).Outcome)
 	require.InDelta(t, 0.5, g.Status().SpendTodayUSD, 1e-9)
+}
+
+func TestGateSpendFileHoldsTheLatestTotal(t *testing.T) {
+	// Steps that end at once each add to the day's spend; the file must end
+	// with the sum of all, not with the total of whichever wrote last.
+	spendFile := filepath.Join(t.TempDir(), SpendFile)
+	g := NewGate(64, 0, spendFile, newManualClock(), nil)
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Go(func() { g.book(step.Result{Billed: true, CostUSD: 0.25}) })
+	}
+	wg.Wait()
+	data, err := os.ReadFile(spendFile)
+	require.NoError(t, err)
+	var got spend
+	require.NoError(t, json.Unmarshal(data, &got))
+	require.InDelta(t, 16.0, got.USD, 1e-9)
+	require.InDelta(t, 16.0, NewGate(1, 0, spendFile, newManualClock(), nil).Status().SpendTodayUSD, 1e-9)
 }

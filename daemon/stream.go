@@ -24,7 +24,8 @@ type Event struct {
 
 // subBuffer is how many events a subscriber may be behind before it is cut
 // off; a client cut off reconnects with Last-Event-ID and misses nothing
-// persisted.
+// persisted. Subscribers get pointers to one shared Event: a channel of
+// 4,096 Events (half a KiB each) would hold 2 MiB for every client.
 const subBuffer = 4096
 
 // stream is the live events of one run the daemon drives: a Sink of its
@@ -71,7 +72,7 @@ func (s *stream) Event(e transcript.Event) {
 		s.live = 0
 		id = strconv.Itoa(s.persisted)
 	}
-	ev := Event{ID: id, Event: e}
+	ev := &Event{ID: id, Event: e}
 	for sub := range s.subs {
 		select {
 		case sub.ch <- ev:
@@ -101,16 +102,17 @@ func (s *stream) close() {
 type Subscription struct {
 	// Replay are the persisted events to send first.
 	Replay []Event
-	ch     chan Event
+	ch     chan *Event
 	// lagged says the subscriber was cut off for falling behind.
 	lagged bool
 	stream *stream
 }
 
-// C delivers the live events; it is closed when the run is no longer
-// driven by the daemon, or when the subscriber fell too far behind. It is
-// nil for a run the daemon does not drive.
-func (s *Subscription) C() <-chan Event {
+// C delivers the live events, shared between subscribers: do not change
+// them. It is closed when the run is no longer driven by the daemon, or
+// when the subscriber fell too far behind. It is nil for a run the daemon
+// does not drive.
+func (s *Subscription) C() <-chan *Event {
 	if s.ch == nil {
 		return nil
 	}
@@ -148,7 +150,7 @@ func (s *stream) subscribe(lastID string) (*Subscription, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub := &Subscription{ch: make(chan Event, subBuffer), stream: s}
+	sub := &Subscription{ch: make(chan *Event, subBuffer), stream: s}
 	s.mu.Lock()
 	upTo := s.persisted
 	if s.closed {

@@ -125,7 +125,7 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 					sub = &daemon.Subscription{} // the drive ended: follow the file
 					continue
 				}
-				if emit(ev) != nil {
+				if emit(*ev) != nil {
 					return
 				}
 				for more := true; more; { // send what is queued, then flush once
@@ -135,7 +135,7 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 							more = false
 							break
 						}
-						if emit(ev) != nil {
+						if emit(*ev) != nil {
 							return
 						}
 					default:
