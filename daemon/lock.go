@@ -56,7 +56,18 @@ func lockServe(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("daemon lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	// A daemon killed with SIGKILL may leave its lock held for a moment by a
+	// child caught between fork and exec (the descriptor closes at exec):
+	// when the daemon that serve.json names is dead, wait a little for it.
+	for deadline := time.Now().Add(lockGrace); errors.Is(err, syscall.EWOULDBLOCK) && time.Now().Before(deadline); {
+		if info, rerr := ReadInfo(dir); rerr == nil && info.PID > 0 && alive(info.PID) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	if err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			le := &LockedError{}
@@ -68,6 +79,15 @@ func lockServe(dir string) (*os.File, error) {
 		return nil, fmt.Errorf("daemon lock %s: %w", path, err)
 	}
 	return f, nil
+}
+
+// lockGrace is how long a start waits for the lock of a daemon that died.
+const lockGrace = 5 * time.Second
+
+// alive says whether process pid exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // ReadInfo reads the serve.json of the .raymond folder dir. It says nothing
