@@ -37,6 +37,10 @@ const (
 // daemon's gate full (each run's own max_parallel of 8 queues behind it)
 // while the fake claudes, which mostly sleep, do not crowd two cores.
 //
+// RAYMOND_LOAD_DELAYS scales the fake's delays (default 1: 100–800 ms a
+// step, a stress far above a real claude's pace; 10 gives 1–8 s steps,
+// closer to one, with the same number of steps and clients).
+//
 // Reported: peak-rss-MiB (VmHWM of the daemon; target < 200),
 // list-p50-ms/list-p99-ms and run-p50-ms/run-p99-ms (the two GETs; target
 // p99 < 50), wall-s (first launch to last run ended) and steps/s.
@@ -47,7 +51,11 @@ func BenchmarkServeLoad(b *testing.B) {
 }
 
 func serveLoad(b *testing.B) {
-	p := newProject(b, 1)
+	scale := 1.0
+	if v, err := strconv.ParseFloat(os.Getenv("RAYMOND_LOAD_DELAYS"), 64); err == nil && v > 0 {
+		scale = v
+	}
+	p := newProject(b, scale)
 	d := startDaemon(b, p, "--max-steps", "64")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
