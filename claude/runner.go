@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -41,6 +42,13 @@ func (c Runner) Request(req step.Request) Request {
 		SkipPermissions: o.SkipPermissions,
 		MaxBudgetUSD:    req.MaxBudgetUSD,
 		Env:             c.Env,
+	}
+	if len(o.Env) > 0 {
+		base := c.Env
+		if base == nil {
+			base = os.Environ()
+		}
+		r.Env = step.WithEnv(base, o.Env)
 	}
 	r.IdleTimeout, r.IdleTimeoutFrom = IdleLimit(req)
 	if req.RunID != "" {

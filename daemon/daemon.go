@@ -306,9 +306,11 @@ func (d *Daemon) Launch(l Launch) (*state.Run, error) {
 		opts.PermissionMode = orchestrator.DefaultPermissionMode
 	}
 	opts.Debug = true // the API serves the transcript and its report
+	cwd, env := d.fromManifest(l.Workflow)
+	opts.Env = env
 	r, err := orchestrator.Create(d.store, orchestrator.NewRun{
 		Workflow: l.Workflow, Options: opts, BudgetUSD: budget, BudgetGiven: l.Budget != nil,
-		Cwd: d.workingDir(l.Workflow), TaskFolderPattern: d.p.TaskPattern(),
+		Cwd: cwd, TaskFolderPattern: d.p.TaskPattern(),
 		OnAsk: orchestrator.AskPrompt, Fetcher: d.cfg.Fetcher,
 	})
 	if err != nil {
@@ -322,22 +324,30 @@ func (d *Daemon) Launch(l Launch) (*state.Run, error) {
 	return r, nil
 }
 
-// workingDir is where a new run's agents work: the manifest's
-// working_directory (relative to the project folder), else the project
-// folder.
-func (d *Daemon) workingDir(path string) string {
+// fromManifest reads what a workflow's manifest says of the runs a daemon
+// starts: where their agents work (working_directory, relative to the
+// project folder; else the project folder) and the variables their steps
+// get (environment).
+func (d *Daemon) fromManifest(path string) (dir string, env map[string]string) {
+	dir = d.p.Dir
 	scopes := workflow.NewScopes(nil)
 	defer scopes.Close()
 	scope, _, err := scopes.Start(path)
-	if err == nil {
-		if m := scope.Manifest(); m != nil && m.WorkingDirectory != "" {
-			if filepath.IsAbs(m.WorkingDirectory) {
-				return m.WorkingDirectory
-			}
-			return filepath.Join(d.p.Dir, m.WorkingDirectory)
+	if err != nil {
+		return dir, nil
+	}
+	m := scope.Manifest()
+	if m == nil {
+		return dir, nil
+	}
+	if wd := m.WorkingDirectory; wd != "" {
+		if filepath.IsAbs(wd) {
+			dir = wd
+		} else {
+			dir = filepath.Join(d.p.Dir, wd)
 		}
 	}
-	return d.p.Dir
+	return dir, m.Environment
 }
 
 func (d *Daemon) isClosing() bool {

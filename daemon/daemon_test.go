@@ -361,3 +361,17 @@ func TestSkipPermissionsOnlyWhenTheDaemonAllows(t *testing.T) {
 		require.NoError(t, d.Close())
 	}
 }
+
+func TestManifestEnvironmentAndWorkingDirectory(t *testing.T) {
+	p, wf, r := testProject(t, map[string]string{
+		"workflow.yaml": "name: env\nworking_directory: sub\nenvironment:\n  GREETING: hello from the manifest\n",
+		"START.sh":      "#!/bin/bash\necho \"<result>$GREETING in $(basename \"$PWD\")</result>\"\n",
+	}, "replies: {}\n")
+	require.NoError(t, os.MkdirAll(filepath.Join(p.Dir, "sub"), 0o755))
+	d := openDaemon(t, p, r)
+	run, err := d.Launch(Launch{Workflow: wf})
+	require.NoError(t, err)
+	got := waitStatus(t, d, run.WorkflowID, state.StatusCompleted)
+	require.Equal(t, "hello from the manifest in sub", *got.Result)
+	require.Equal(t, map[string]string{"GREETING": "hello from the manifest"}, got.Options.Env)
+}

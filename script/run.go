@@ -46,7 +46,7 @@ func (r *Runner) Run(ctx context.Context, req step.Request, h step.Handler) step
 	}
 	defer cleanup()
 
-	env, added, warnings := environ(r.baseEnv(), req)
+	env, added, warnings := environ(step.WithEnv(r.baseEnv(), req.Options.Env), req)
 	timeout, fromState := req.IdleTimeout()
 	from := "--timeout"
 	if fromState {

@@ -198,6 +198,10 @@ type Options struct {
 	StepTimeout Duration `json:"step_timeout,omitempty"`
 	// NoWait pauses the run on a usage limit instead of sleeping.
 	NoWait bool `json:"no_wait,omitempty"`
+	// Env holds variables every step's process gets on top of raymond's
+	// own environment (a manifest's environment, for runs a daemon
+	// starts); they replace variables of the same name.
+	Env map[string]string `json:"env,omitempty"`
 	// PermissionMode is passed to claude --permission-mode.
 	PermissionMode string `json:"permission_mode,omitempty"`
 	// SkipPermissions passes --dangerously-skip-permissions instead.

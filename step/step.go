@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -224,4 +225,29 @@ func (r Request) Marker() string { return Marker(r.RunID, r.Agent, r.Seq) }
 // last driven, before any step of the run starts again.
 type Sweeper interface {
 	Sweep(marker string) (pids []int, err error)
+}
+
+// WithEnv returns base with the variables of vars set, replacing any of the
+// same name, in the order of their names; base is not changed. With no
+// vars it returns base itself.
+func WithEnv(base []string, vars map[string]string) []string {
+	if len(vars) == 0 {
+		return base
+	}
+	out := make([]string, 0, len(base)+len(vars))
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, ok := vars[name]; !ok {
+			out = append(out, kv)
+		}
+	}
+	names := make([]string, 0, len(vars))
+	for name := range vars {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		out = append(out, name+"="+vars[name])
+	}
+	return out
 }
