@@ -48,6 +48,7 @@ func fullRun(id string) *Run {
 			ProjectDir:      "/p",
 			Confine:         true,
 			OnAsk:           "pause",
+			Env:             map[string]string{"DEPLOY_ENV": "staging"},
 		},
 		Agents: []Agent{{
 			ID:           "main_worker1",
