@@ -43,9 +43,10 @@ if [ ! -f "$dir/plan.md" ]; then
 fi
 
 # The first pending item: its line in plan.md, its place among all items, the
-# number of items, and the line itself.
-read -r line pos total < <(awk -v re="$item_re" '
-  $0 ~ re { n++; if (!line && substr($0, 4, 1) == " ") { line = NR; pos = n } }
+# number of items, and the line itself. The expression reaches awk through
+# its environment: awk -v would take its backslashes for escapes.
+read -r line pos total < <(RE=$item_re awk '
+  $0 ~ ENVIRON["RE"] { n++; if (!line && substr($0, 4, 1) == " ") { line = NR; pos = n } }
   END { print line + 0, pos + 0, n + 0 }' "$dir/plan.md")
 
 if [ "$line" -gt 0 ]; then
@@ -79,8 +80,8 @@ fi
 
 # Nothing pending: the summary. Counts for its prompt, and the files changed
 # since the run started, with git where there is one and without it too.
-read -r done failed < <(awk -v re="$item_re" '
-  $0 ~ re { s = substr($0, 4, 1); if (s == "x") d++; else if (s == "!") f++ }
+read -r done failed < <(RE=$item_re awk '
+  $0 ~ ENVIRON["RE"] { s = substr($0, 4, 1); if (s == "x") d++; else if (s == "!") f++ }
   END { print d + 0, f + 0 }' "$dir/plan.md")
 if [ "$total" -eq 0 ]; then
   outcome="the plan held no checklist items, so nothing was implemented"
