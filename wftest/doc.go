@@ -24,6 +24,8 @@
 //	      seed.txt: "text"              # files, instead of the file's cwd
 //	    task_files:                     # written into main's task folder
 //	      plan.md: "- [ ] one"          # before the first step
+//	    interrupt_after: 3              # kill -9 the run as it starts step
+//	                                    # 4, then resume it (interrupt.go)
 //	    replies:                        # the replies: of a replies file
 //	      START.md: ["Found it. <goto>FIX.md</goto>"]
 //	      FIX:

@@ -276,9 +276,6 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, keep
 		return fmt.Errorf("make the case's project folder: %w", err)
 	}
 	res.Dir = dir
-	if c.InterruptAfter > 0 {
-		return errors.New("interrupt_after is not supported yet")
-	}
 	if !keep {
 		defer os.RemoveAll(dir)
 	}
@@ -334,9 +331,22 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, keep
 		runCtx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()
-	final, err := d.Drive(runCtx, r.WorkflowID, nil)
+	var final *state.Run
+	if c.InterruptAfter > 0 {
+		cr := newCrashRunner(steps, c.InterruptAfter)
+		crashing := *d
+		crashing.Runner, crashing.Scripts = cr, cr
+		first := func(ctx context.Context) (*state.Run, error) { return crashing.Drive(ctx, r.WorkflowID, nil) }
+		resume := func(ctx context.Context) (*state.Run, error) { return d.Drive(ctx, r.WorkflowID, nil) }
+		final, err = crashThenResume(runCtx, first, resume, cr, c.InterruptAfter, store.Dir, filepath.Join(debug, r.WorkflowID))
+	} else {
+		final, err = d.Drive(runCtx, r.WorkflowID, nil)
+		if err != nil {
+			err = fmt.Errorf("run: %w", err)
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("run: %w", err)
+		return err
 	}
 	run, err := analysis.Load(analysis.Source{Dir: filepath.Join(debug, r.WorkflowID), State: final})
 	if err != nil {
