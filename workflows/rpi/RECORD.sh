@@ -25,10 +25,19 @@ attempt=$(sed -n 's/^attempt=//p' "$dir/current")
 item=$(sed -n 's/^item=//p' "$dir/current")
 rest=${item#- \[ \] }
 
-if [ "$(sed -n "${line}p" "$dir/plan.md")" != "$item" ]; then
-  echo "<print>Item at line $line of plan.md is recorded already</print>"
-  echo '<goto>NEXT.sh</goto>'
-  exit 0
+now=$(sed -n "${line}p" "$dir/plan.md")
+if [ "$now" != "$item" ]; then
+  # Marked already (this step ran before a crash), or someone edited
+  # plan.md above the item while it was worked on: then find its line again.
+  case $now in
+    "- [x] $rest" | "- [!] $rest [Failed: "*) line= ;;
+    *) line=$(grep -nxF -- "$item" "$dir/plan.md" | head -n 1 | cut -d: -f1 || true) ;;
+  esac
+  if [ -z "$line" ]; then
+    echo "<print>Item ${rest//[<>]/} is recorded already</print>"
+    echo '<goto>NEXT.sh</goto>'
+    exit 0
+  fi
 fi
 
 # The verdict: the first line that is not blank.

@@ -199,7 +199,7 @@ func TestRecordIsIdempotent(t *testing.T) {
 	plan, warnings := tk.read("plan.md"), tk.read("warnings.md")
 	assert.Equal(t, "# Plan\n\n<!-- original_count: 1 -->\n\n- [x] 1. A\n- [ ] 2. B\n", plan)
 	// The step run again after a crash, with the same answer and current.
-	assert.Equal(t, "<print>Item at line 5 of plan.md is recorded already</print>\n<goto>NEXT.sh</goto>\n",
+	assert.Equal(t, "<print>Item 1. A is recorded already</print>\n<goto>NEXT.sh</goto>\n",
 		tk.run("RECORD.sh", answer))
 	assert.Equal(t, plan, tk.read("plan.md"))
 	assert.Equal(t, warnings, tk.read("warnings.md"))
@@ -248,4 +248,24 @@ func TestStartHintsAtAnUnfinishedRunOfTheSameTask(t *testing.T) {
 	assert.Equal(t, "the task\n", tk.read("input.txt"))
 	assert.Equal(t, "<goto>NEXT.sh</goto>\n", newTask(t).run("START.sh", "another task"))
 	assert.Contains(t, newTask(t).run("START.sh", " \n"), "<result>Nothing to do")
+}
+
+func TestRecordFindsAnItemMovedByAnEdit(t *testing.T) {
+	tk := newTask(t)
+	tk.write("input.txt", "task\n")
+	tk.write("research.md", "notes\n")
+	tk.write("plan.md", "- [ ] 1. A\n- [ ] 1. A\n- [ ] 2. B\n")
+	require.Contains(t, tk.next(), "IMPLEMENT.md")
+	// While item 1 is worked on, someone adds a line above it.
+	tk.write("plan.md", "<!-- original_count: 3 -->\n- [ ] 1. A\n- [ ] 1. A\n- [ ] 2. B\n")
+	tk.run("RECORD.sh", "DONE")
+	assert.Equal(t, "<!-- original_count: 3 -->\n- [x] 1. A\n- [ ] 1. A\n- [ ] 2. B\n", tk.read("plan.md"))
+	// Run again, it finds the item marked, and leaves its twin alone.
+	tk.write("current", "line=2\nattempt=1\nitem=- [ ] 1. A\n")
+	assert.Contains(t, tk.run("RECORD.sh", "DONE"), "recorded already")
+	assert.Equal(t, "<!-- original_count: 3 -->\n- [x] 1. A\n- [ ] 1. A\n- [ ] 2. B\n", tk.read("plan.md"))
+	// An item no longer in the plan is not recorded anywhere.
+	tk.write("current", "line=3\nattempt=1\nitem=- [ ] 9. Gone\n")
+	assert.Contains(t, tk.run("RECORD.sh", "DONE"), "recorded already")
+	assert.Equal(t, "<!-- original_count: 3 -->\n- [x] 1. A\n- [ ] 1. A\n- [ ] 2. B\n", tk.read("plan.md"))
 }
