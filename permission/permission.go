@@ -91,6 +91,9 @@ func CheckRule(rule string) error {
 	if r == "" {
 		return fmt.Errorf("a tool rule is empty; name a tool, like Read or Bash(git log:*)")
 	}
+	if strings.ContainsAny(r[:1], `"'`) {
+		return fmt.Errorf("tool rule %s holds its quote marks, which claude would take as part of the tool's name; in YAML, quote a whole item or the whole string: [Read, \"Bash(git log:*)\"] or \"Read, Bash(git log:*)\"", r)
+	}
 	parts, err := Split(r)
 	if err != nil {
 		return err
