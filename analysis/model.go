@@ -1,8 +1,9 @@
 package analysis
 
 import (
-	"strings"
 	"time"
+
+	"raymond/permission"
 )
 
 // SchemaVersion is the version of the JSON that `raymond transcript --json`
@@ -365,15 +366,5 @@ func (t *ToolLimits) String() string {
 	if t == nil {
 		return ""
 	}
-	var parts []string
-	if len(t.Allowed) > 0 {
-		parts = append(parts, "allow "+strings.Join(t.Allowed, ", "))
-	}
-	if len(t.Disallowed) > 0 {
-		parts = append(parts, "deny "+strings.Join(t.Disallowed, ", "))
-	}
-	if t.PermissionMode != "" {
-		parts = append(parts, "mode "+t.PermissionMode)
-	}
-	return strings.Join(parts, "; ")
+	return permission.Summary(t.Allowed, t.Disallowed, t.PermissionMode)
 }

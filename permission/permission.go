@@ -133,3 +133,19 @@ func Effective(runMode string, runSkips bool, stateMode string) (mode string, sk
 func Escalates(runMode string, runSkips bool, stateMode string) bool {
 	return stateMode == Bypass && !runSkips && runMode != Bypass
 }
+
+// Summary is tool limits in one short line, for people to read:
+// "allow Read, Grep; deny Write; mode plan". It is "" for no limits.
+func Summary(allowed, disallowed []string, mode string) string {
+	var parts []string
+	if len(allowed) > 0 {
+		parts = append(parts, "allow "+strings.Join(allowed, ", "))
+	}
+	if len(disallowed) > 0 {
+		parts = append(parts, "deny "+strings.Join(disallowed, ", "))
+	}
+	if mode != "" {
+		parts = append(parts, "mode "+mode)
+	}
+	return strings.Join(parts, "; ")
+}
