@@ -276,7 +276,7 @@ func (c *checker) loadError(n *node, err error) {
 // frontmatterKeys are the keys a state's frontmatter may hold; a YAML
 // workflow's state also takes prompt and the script keys.
 var frontmatterKeys = []string{"allowed_transitions", "model", "effort", "force_implicit", "step_timeout", "timeout",
-	"allowed_tools", "disallowed_tools", "permission_mode", "prompt", "sh"}
+	"allowed_tools", "disallowed_tools", "permission_mode", "max_visits", "on_max_visits", "prompt", "sh"}
 
 // scriptToolKeyRE finds the key of the warning about a tool limit on a
 // script state.
@@ -297,7 +297,7 @@ func (c *checker) state(si *scopeInfo, n *node) {
 			msg = m[4]
 		}
 		if m := unknownKeyRE.FindStringSubmatch(msg); m != nil {
-			fix := "remove the key, or spell it as one of " + strings.Join(frontmatterKeys[:9], ", ")
+			fix := "remove the key, or spell it as one of " + strings.Join(frontmatterKeys[:slices.Index(frontmatterKeys, "prompt")], ", ")
 			if s := spelling.Suggest(m[1], frontmatterKeys); s != "" {
 				fix = fmt.Sprintf("did you mean %q? rename the key", s)
 			}
