@@ -208,6 +208,12 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 			out = append(out, note(a.ID, transcript.Event{Time: now, Type: transcript.EventWarning, State: s.State, Message: w}))
 		}
 	}
+	if s.Entry {
+		if capped := m.visit(a, now, p); capped != nil {
+			delete(m.running, a.ID)
+			return append(out, capped...), nil
+		}
+	}
 	s.Model = firstOf(p.Model, r.Options.Model)
 	s.Effort = firstOf(p.Effort, r.Options.Effort)
 	s.StepTimeout, s.Timeout = nil, nil

@@ -64,6 +64,10 @@ type PreparedStep struct {
 	// Script says the state is a script: it has no prompt, model or
 	// session of its own.
 	Script bool
+	// MaxVisits is the state's max_visits, 0 for none; OnMaxVisits its
+	// on_max_visits as a tag (goto, reset or result), nil for none.
+	MaxVisits   int
+	OnMaxVisits *parsing.Tag
 	// Warnings are the state's warnings (unknown frontmatter keys…); each
 	// is published once per run.
 	Warnings []string

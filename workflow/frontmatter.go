@@ -20,6 +20,8 @@ const (
 	keyForceImplicit = "force_implicit"
 	keyStepTimeout   = "step_timeout"
 	keyTimeout       = "timeout"
+	keyMaxVisits     = "max_visits"
+	keyOnMaxVisits   = "on_max_visits"
 )
 
 // efforts are the values claude --effort knows.
@@ -124,6 +126,7 @@ func decodePolicy(name string, m matter) (Policy, []string, error) {
 	if err := d.checkImplicit(p, seen[keyForceImplicit]); err != nil {
 		return Policy{}, nil, err
 	}
+	d.checkCap(p)
 	return p, d.warnings, nil
 }
 
@@ -151,6 +154,10 @@ func (d *policyDecoder) policyKey(p *Policy, k, v *yaml.Node) (bool, error) {
 		p.StepTimeout, err = d.duration(k, v)
 	case keyTimeout:
 		p.Timeout, err = d.duration(k, v)
+	case keyMaxVisits:
+		p.MaxVisits, err = d.visits(k, v)
+	case keyOnMaxVisits:
+		p.OnMaxVisits, err = d.fallback(k, v)
 	default:
 		return false, nil
 	}

@@ -28,6 +28,14 @@ type Policy struct {
 	// Timeout, when set, is the state's idle timeout (§6.4, §12): it
 	// replaces the run's --timeout for this state's steps (0: never).
 	Timeout *time.Duration
+	// MaxVisits, when above 0, is how many times one agent may enter the
+	// state in a run (max_visits): entry MaxVisits+1 takes OnMaxVisits
+	// instead, or fails the agent when OnMaxVisits is nil.
+	MaxVisits int
+	// OnMaxVisits is the transition taken instead of an entry past
+	// MaxVisits (on_max_visits): a goto or reset with a Target, or a
+	// result with a Payload.
+	OnMaxVisits *Rule
 }
 
 // Rule is one allowed_transitions entry. Empty fields (nil Payload) are not

@@ -192,7 +192,7 @@ func (wf *yamlWorkflow) parseState(parent *policyDecoder, k, v *yaml.Node) error
 		case key == keyForceImplicit:
 			forceKey = sk
 		}
-		if known && key != keyTimeout && policyKey == nil {
+		if known && !scriptKey(key) && policyKey == nil {
 			policyKey = sk
 		}
 	}
@@ -209,15 +209,23 @@ func (wf *yamlWorkflow) parseState(parent *policyDecoder, k, v *yaml.Node) error
 	if err := d.checkImplicit(p, forceKey); err != nil {
 		return err
 	}
+	d.checkCap(p)
 	if prompt != nil {
 		wf.states[name+mdExt] = &yamlState{body: *prompt, policy: p, warnings: d.warnings, line: k.Line}
 		return nil
 	}
 	for key, body := range scripts {
 		wf.states[name+scriptKeys[key]] = &yamlState{body: body, script: true,
-			policy: Policy{Timeout: p.Timeout}, warnings: d.warnings, line: k.Line}
+			policy: Policy{Timeout: p.Timeout, MaxVisits: p.MaxVisits, OnMaxVisits: p.OnMaxVisits}, warnings: d.warnings, line: k.Line}
 	}
 	return nil
+}
+
+// scriptKey reports whether a script state of a YAML workflow takes the
+// policy key: its idle timeout, and its visit cap, which counts entries
+// whatever the state runs.
+func scriptKey(key string) bool {
+	return key == keyTimeout || key == keyMaxVisits || key == keyOnMaxVisits
 }
 
 // text decodes a prompt or a script: a string, possibly empty.
