@@ -113,7 +113,7 @@ func (p *parser) expectFiles(v any, at []any, label string) []ExpectFile {
 				e.Folder = name[loc[2]:loc[3]]
 			}
 		} else if strings.Contains(name, "{{") {
-			p.fail(where, "%s: %s: a path starts with {{task_folder}}/ (main's task folder) or {{task_folder:AGENT}}/, or is relative to the case's folder", label, name)
+			p.fail(where, "%s: %s: a path starts with {{task_folder}}/ (main's task folder) or {{task_folder:NAME}}/, or is relative to the case's folder", label, name)
 			continue
 		}
 		if msg := badRelPath(e.Rel); msg != "" {
