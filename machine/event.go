@@ -61,6 +61,10 @@ type PreparedStep struct {
 	StepTimeout *time.Duration
 	// Timeout is the state's own idle timeout; nil for none.
 	Timeout *time.Duration
+	// AllowedTools, DisallowedTools and PermissionMode are the state's
+	// own tool limits; none for none.
+	AllowedTools, DisallowedTools []string
+	PermissionMode                string
 	// Script says the state is a script: it has no prompt, model or
 	// session of its own.
 	Script bool

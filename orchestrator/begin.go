@@ -64,6 +64,7 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 		ps := machine.PreparedStep{
 			Agent: p.Agent, SessionID: step.NewSessionID(), Script: st.Script,
 			Model: st.Policy.Model, Effort: st.Policy.Effort, StepTimeout: st.Policy.StepTimeout, Timeout: st.Policy.Timeout,
+			AllowedTools: st.Policy.AllowedTools, DisallowedTools: st.Policy.DisallowedTools, PermissionMode: st.Policy.PermissionMode,
 			Warnings: st.Warnings, Prompt: prompt, MaxVisits: st.Policy.MaxVisits,
 		}
 		if t, ok := st.Policy.Fallback(); ok {

@@ -183,6 +183,15 @@ type Step struct {
 	// Timeout, when set, is the state's own idle timeout (frontmatter or
 	// YAML timeout), which replaces the run's --timeout; 0: never.
 	Timeout *Duration `json:"timeout,omitempty"`
+	// AllowedTools and DisallowedTools are the state's own tool rules
+	// (allowed_tools, disallowed_tools), passed to claude as
+	// --allowedTools and --disallowedTools; none when the state sets none.
+	AllowedTools    []string `json:"allowed_tools,omitempty"`
+	DisallowedTools []string `json:"disallowed_tools,omitempty"`
+	// PermissionMode is the state's own permission_mode, which replaces
+	// the run's --permission-mode and --dangerously-skip-permissions for
+	// this step; "" for the run's.
+	PermissionMode string `json:"permission_mode,omitempty"`
 	// Returned says the step follows a <result> return: its Input is also
 	// {{result}} (protocol.md §7).
 	Returned bool `json:"returned,omitempty"`

@@ -158,6 +158,7 @@ func (wf *yamlWorkflow) parseState(parent *policyDecoder, k, v *yaml.Node) error
 	var prompt *string
 	scripts := make(map[string]string)
 	var policyKey, forceKey *yaml.Node
+	var toolKey []*yaml.Node
 	seen := make(map[string]bool)
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		sk, sv := resolved(v.Content[i]), resolved(v.Content[i+1])
@@ -192,8 +193,20 @@ func (wf *yamlWorkflow) parseState(parent *policyDecoder, k, v *yaml.Node) error
 		case key == keyForceImplicit:
 			forceKey = sk
 		}
-		if known && !scriptKey(key) && policyKey == nil {
+		switch {
+		case !known || scriptKey(key):
+		case slices.Contains(toolKeys, key):
+			toolKey = append(toolKey, sk)
+		case policyKey == nil:
 			policyKey = sk
+		}
+	}
+	if prompt == nil && len(scripts) > 0 {
+		// A script calls no claude, so it has no tools to limit. Unlike
+		// model, these keys are not refused: they only ever take away,
+		// so ignoring them cannot give the step more than was written.
+		for _, tk := range toolKey {
+			d.warnAt(tk, "state %q is a script, so %s does nothing: a script has no tools to limit; remove it", name, tk.Value)
 		}
 	}
 	switch {
