@@ -130,7 +130,7 @@ func TestVisitCapWithoutFallbackFailsTheAgent(t *testing.T) {
 	assert.Empty(t, c.tick())
 	a := c.agent("main")
 	assert.Equal(t, state.AgentFailed, a.Status)
-	assert.Contains(t, a.LastError, "START.md: visit cap reached (max_visits: 1); add on_max_visits to go elsewhere")
+	assert.Contains(t, a.LastError, "START.md: visit cap reached (max_visits: 1, from frontmatter); add on_max_visits to go elsewhere")
 	assert.Equal(t, state.StatusFailed, c.m.Run().Status)
 	require.Len(t, c.capEvents(), 1)
 	assert.Empty(t, c.capEvents()[0].Tag)
