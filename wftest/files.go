@@ -49,12 +49,22 @@ func (p *parser) setupFiles(v any, at []any, label, key string) []SetupFile {
 		p.fail(at, "%s: %s must map each file's path to its content, such as notes/plan.md: \"- [ ] one\"", label, key)
 		return nil
 	}
+	folder := "the case's folder"
+	if key == "task_files" {
+		folder = "the task folder"
+	}
 	out := []SetupFile{}
 	seen := make(map[string]bool)
 	for _, item := range m {
 		name, _ := item.Key.(string)
 		where := sub(at, name)
-		if msg := badRelPath(name); msg != "" {
+		if strings.Contains(name, "{{") {
+			// Written as given, braces and all: a {{task_folder}}/ copied
+			// from expect.files would make a folder of that name.
+			p.fail(where, "%s: %s: %s: the paths of %s are relative to %s and not filled in; write plan.md, not {{task_folder}}/plan.md", label, key, name, key, folder)
+			continue
+		}
+		if msg := badRelPath(name, folder); msg != "" {
 			p.fail(where, "%s: %s: %s", label, key, msg)
 			continue
 		}
@@ -71,19 +81,32 @@ func (p *parser) setupFiles(v any, at []any, label, key string) []SetupFile {
 		}
 		out = append(out, SetupFile{Path: clean, Content: content})
 	}
+	// A path cannot be a file and the folder of another: say so here rather
+	// than fail the case when it writes them.
+	for _, item := range m {
+		name, _ := item.Key.(string)
+		clean := filepath.Clean(name)
+		for dir := filepath.Dir(clean); seen[clean] && dir != "."; dir = filepath.Dir(dir) {
+			if seen[dir] {
+				p.fail(sub(at, name), "%s: %s: %s is in the folder %s, which the case also gives as a file; rename one of them", label, key, name, dir)
+				break
+			}
+		}
+	}
 	return out
 }
 
-// badRelPath says why name cannot be a path under a case's folder: it must
-// be relative and stay inside; "" when it can.
-func badRelPath(name string) string {
+// badRelPath says why name cannot be a path under folder (described as
+// "the case's folder" or "the task folder"): it must be relative and stay
+// inside; "" when it can.
+func badRelPath(name, folder string) string {
 	switch {
 	case strings.TrimSpace(name) == "":
 		return "a file needs a path"
 	case filepath.IsAbs(name) || strings.HasPrefix(name, "/"):
-		return fmt.Sprintf("%s is an absolute path; give a path relative to the case's folder", name)
+		return fmt.Sprintf("%s is an absolute path; give a path relative to %s", name, folder)
 	case !filepath.IsLocal(name):
-		return fmt.Sprintf("%s leaves the case's folder; give a path inside it, without ..", name)
+		return fmt.Sprintf("%s leaves %s; give a path inside it, without ..", name, folder)
 	}
 	return ""
 }
@@ -107,16 +130,21 @@ func (p *parser) expectFiles(v any, at []any, label string) []ExpectFile {
 		name, _ := item.Key.(string)
 		where := sub(at, name)
 		e := ExpectFile{Path: name, Rel: name}
+		folder := "the case's folder"
 		if loc := taskFolderRef.FindStringSubmatchIndex(name); loc != nil {
 			e.Folder, e.Rel = mainTaskFolder, name[loc[1]:]
 			if loc[2] >= 0 {
 				e.Folder = name[loc[2]:loc[3]]
 			}
+			folder = "the task folder"
 		} else if strings.Contains(name, "{{") {
 			p.fail(where, "%s: %s: a path starts with {{task_folder}}/ (main's task folder) or {{task_folder:NAME}}/, or is relative to the case's folder", label, name)
 			continue
 		}
-		if msg := badRelPath(e.Rel); msg != "" {
+		if msg := badRelPath(e.Rel, folder); msg != "" {
+			if e.Rel != name {
+				msg = name + ": " + msg
+			}
 			p.fail(where, "%s: %s", label, msg)
 			continue
 		}

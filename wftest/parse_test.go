@@ -147,6 +147,14 @@ func TestParseErrors(t *testing.T) {
 			":4: case \"a\": files: ../up.txt leaves the case's folder; give a path inside it, without ..\n" +
 				":5: case \"a\": files: /etc/x is an absolute path; give a path relative to the case's folder\n" +
 				":6: case \"a\": files: ok.txt: a list is not a text; give the file's content as a text (\"\" for an empty file)"},
+		{"task_files paths", "cases:\n  - name: a\n    task_files:\n      \"{{task_folder}}/plan.md\": x\n      ../../up.txt: y\n      /abs: z\n",
+			":4: case \"a\": task_files: {{task_folder}}/plan.md: the paths of task_files are relative to the task folder and not filled in; write plan.md, not {{task_folder}}/plan.md\n" +
+				":5: case \"a\": task_files: ../../up.txt leaves the task folder; give a path inside it, without ..\n" +
+				":6: case \"a\": task_files: /abs is an absolute path; give a path relative to the task folder"},
+		{"a file and a folder", "cases:\n  - name: a\n    files:\n      d/e/f.txt: x\n      d: z\n",
+			":4: case \"a\": files: d/e/f.txt is in the folder d, which the case also gives as a file; rename one of them"},
+		{"expect task folder escape", "cases:\n  - name: a\n    expect:\n      files:\n        \"{{task_folder}}/../../x\": y\n",
+			":5: case \"a\": expect: files: {{task_folder}}/../../x: ../../x leaves the task folder; give a path inside it, without .."},
 		{"task_files not a mapping", "cases:\n  - name: a\n    task_files: [plan.md]\n",
 			":3: case \"a\": task_files must map each file's path to its content, such as notes/plan.md: \"- [ ] one\""},
 		{"bad interrupt_after", "cases:\n  - name: a\n    interrupt_after: 0\n",
