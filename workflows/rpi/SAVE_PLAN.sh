@@ -54,6 +54,8 @@ fi
 count=$(grep -Ec '^- \[[ x!]\][[:space:]]*[0-9]+\.[[:space:]]*.+$' "$dir/plan.md" || true)
 if [ "$count" -eq 0 ]; then
   echo '<print>Plan saved: no checklist items found in the answer</print>'
+elif [ "$count" -eq 1 ]; then
+  echo '<print>Plan saved: 1 item in plan.md</print>'
 else
   echo "<print>Plan saved: $count items in plan.md</print>"
 fi

@@ -12,5 +12,8 @@ if [ ! -f "$dir/research.md" ]; then
   printf '%s\n' "$findings" > "$dir/research.md.tmp"
   mv "$dir/research.md.tmp" "$dir/research.md"
 fi
-echo "<print>Research saved: $(wc -l < "$dir/research.md" | tr -d ' ') lines in research.md</print>"
+lines=$(wc -l < "$dir/research.md" | tr -d ' ')
+noun=lines
+[ "$lines" -ne 1 ] || noun=line
+echo "<print>Research saved: $lines $noun in research.md</print>"
 echo '<goto>NEXT.sh</goto>'

@@ -87,6 +87,12 @@ func TestSavePlan(t *testing.T) {
 			prints: "<print>Plan saved: 4 items in plan.md</print>",
 		},
 		{
+			name:   "one item",
+			answer: "- [ ] 1. A — do a",
+			want:   "# Plan\n\n<!-- original_count: 1 -->\n\n## Items\n\n- [ ] 1. A — do a\n",
+			prints: "<print>Plan saved: 1 item in plan.md</print>",
+		},
+		{
 			name:   "no items",
 			answer: "I need to know more before I can plan.",
 			want:   "# Plan\n\n<!-- original_count: 0 -->\n\n## Items\n\n",
@@ -113,6 +119,12 @@ func TestSaveResearchKeepsTheFirstAnswer(t *testing.T) {
 		tk.run("SAVE_RESEARCH.sh", "## Notes\n- a"))
 	tk.run("SAVE_RESEARCH.sh", "other")
 	assert.Equal(t, "## Notes\n- a\n", tk.read("research.md"))
+}
+
+func TestSaveResearchOneLine(t *testing.T) {
+	tk := newTask(t)
+	assert.Equal(t, "<print>Research saved: 1 line in research.md</print>\n<goto>NEXT.sh</goto>\n",
+		tk.run("SAVE_RESEARCH.sh", "nothing to note"))
 }
 
 // next runs NEXT.sh and returns its output.
