@@ -100,6 +100,8 @@ func environ(base []string, req step.Request, spill func(value string) (string, 
 		set(EnvTaskFolder, value)
 	}
 	spilled := map[string]string{} // value → its file, so one value is written once
+	var unset []string             // the variables too large to set, by value
+	unsetValue := ""
 	for _, v := range []struct{ name, key string }{{EnvInput, "input"}, {EnvResult, "result"}} {
 		value, ok := req.Vars[v.key]
 		if !ok {
@@ -118,8 +120,16 @@ func environ(base []string, req step.Request, spill func(value string) (string, 
 			set(v.name, value)
 			continue
 		}
-		warnings = append(warnings, fmt.Sprintf("%s for %s is %d KiB, more than an environment variable can safely hold (%d KiB): "+
-			"it is not set, and the script reads the value from the file named by $%s", v.name, req.Step.State, len(value)>>10, maxEnvValue>>10, v.name+FileSuffix))
+		if len(unset) > 0 && value != unsetValue {
+			warnings = append(warnings, tooLarge(req.Step.State, unset, len(unsetValue)))
+			unset = nil
+		}
+		unset, unsetValue = append(unset, v.name), value
+	}
+	if len(unset) > 0 {
+		// A function's result is also its caller's input: one warning for
+		// the one value, not one per variable.
+		warnings = append(warnings, tooLarge(req.Step.State, unset, len(unsetValue)))
 	}
 	if value, ok := req.Vars["ask_id"]; ok {
 		set(EnvAskID, value)
@@ -151,4 +161,20 @@ func (r *Runner) baseEnv() []string {
 		return r.Env
 	}
 	return os.Environ()
+}
+
+// tooLarge is the warning for the variables names, which hold one value of
+// size bytes, too large to be set: the script finds it in their files.
+func tooLarge(state string, names []string, size int) string {
+	if len(names) == 1 {
+		return fmt.Sprintf("%s for %s is %d KiB, more than an environment variable can safely hold (%d KiB): "+
+			"it is not set, and the script reads the value from the file named by $%s", names[0], state, size>>10, maxEnvValue>>10, names[0]+FileSuffix)
+	}
+	files := make([]string, len(names))
+	for i, n := range names {
+		files[i] = "$" + n + FileSuffix
+	}
+	return fmt.Sprintf("%s for %s are %d KiB, more than an environment variable can safely hold (%d KiB): "+
+		"they are not set, and the script reads the value from the file named by %s (the same file)",
+		strings.Join(names, " and "), state, size>>10, maxEnvValue>>10, strings.Join(files, " or "))
 }

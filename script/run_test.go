@@ -148,7 +148,7 @@ func TestRunLargeInput(t *testing.T) {
 		warnings int
 	}{
 		{10, "input=set result=set\nsame\n10\n600\n", 0},
-		{200 << 10, "input= result=\nsame\n204800\n600\n", 2},
+		{200 << 10, "input= result=\nsame\n204800\n600\n", 1},
 	} {
 		req := request(t, body)
 		req.Vars = map[string]string{"input": strings.Repeat("x", tc.size), "result": strings.Repeat("x", tc.size)}
@@ -158,13 +158,42 @@ func TestRunLargeInput(t *testing.T) {
 		eq(t, "Outcome", res.Outcome, step.Succeeded)
 		eq(t, fmt.Sprintf("stdout for %d bytes", tc.size), res.Text, tc.want)
 		eq(t, "warnings", len(res.Warnings), tc.warnings)
-		if tc.warnings > 0 && !strings.Contains(res.Warnings[0], "RAYMOND_INPUT for POLL.sh is 200 KiB") {
+		if tc.warnings > 0 && !strings.Contains(res.Warnings[0], "RAYMOND_INPUT and RAYMOND_RESULT for POLL.sh are 200 KiB") {
 			t.Errorf("warning = %q", res.Warnings[0])
 		}
 		where, err := os.ReadFile(filepath.Join(home, "where"))
 		must(t, err)
 		if _, err := os.Stat(strings.TrimSpace(string(where))); !os.IsNotExist(err) {
 			t.Errorf("the input file %s is left after the step (%v)", where, err)
+		}
+	}
+}
+
+// TestRunLargeInputAndResult: an input and a result too large for the
+// environment are warned of once when they are the same value (a
+// function's result is its caller's input) and once each when they differ.
+func TestRunLargeInputAndResult(t *testing.T) {
+	big, other := strings.Repeat("x", 100<<10), strings.Repeat("y", 100<<10)
+	for _, tc := range []struct {
+		input, result string
+		want          []string
+	}{
+		{big, big, []string{"RAYMOND_INPUT and RAYMOND_RESULT for POLL.sh are 100 KiB, more than an environment variable can safely hold (64 KiB): " +
+			"they are not set, and the script reads the value from the file named by $RAYMOND_INPUT_FILE or $RAYMOND_RESULT_FILE (the same file)"}},
+		{big, other, []string{"RAYMOND_INPUT for POLL.sh is 100 KiB", "RAYMOND_RESULT for POLL.sh is 100 KiB"}},
+		{"small", big, []string{"RAYMOND_RESULT for POLL.sh is 100 KiB, more than an environment variable can safely hold (64 KiB): " +
+			"it is not set, and the script reads the value from the file named by $RAYMOND_RESULT_FILE"}},
+	} {
+		req := request(t, "true")
+		req.Vars = map[string]string{"input": tc.input, "result": tc.result}
+		r := &Runner{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}}
+		res := r.Run(t.Context(), req, step.Handler{})
+		eq(t, "Outcome", res.Outcome, step.Succeeded)
+		eq(t, "warnings", len(res.Warnings), len(tc.want))
+		for i := range min(len(tc.want), len(res.Warnings)) {
+			if !strings.HasPrefix(res.Warnings[i], tc.want[i]) {
+				t.Errorf("warning %d = %q, want it to start with %q", i, res.Warnings[i], tc.want[i])
+			}
 		}
 	}
 }
