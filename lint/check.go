@@ -261,6 +261,10 @@ func (c *checker) loadError(n *node, err error) {
 		f.Check, f.Fix = "invalid-utf8", "save the file as UTF-8"
 	case strings.Contains(msg, "the file is empty") || strings.Contains(msg, "nothing after its frontmatter"):
 		f.Check, f.Fix = "empty-state", "write the prompt the agent should follow"
+	case strings.Contains(msg, "appears more than once"):
+		// Before the checks by key name: a repeated allowed_tools is not a
+		// malformed tool rule, nor a repeated permission_mode a bad mode.
+		f.Check, f.Fix = "frontmatter-parse-error", "keep one of them: a key is given once, with every value it needs"
 	case strings.Contains(msg, "on_max_visits"):
 		f.Check, f.Fix = "invalid-on-max-visits", "write it like { tag: goto, target: MANUAL_FIX.md }: goto or reset with a target, or result with a payload"
 	case strings.Contains(msg, "max_visits"):
