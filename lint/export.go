@@ -39,6 +39,8 @@ type GraphState struct {
 	// Tools are the state's tool limits in one line ("allow Read; deny
 	// Write; mode plan", permission.Summary), "" for none.
 	Tools string
+	// PermissionMode is the state's own permission_mode, "" for none.
+	PermissionMode string
 	// Result is set when the state may emit <result> or leave its workflow
 	// for good.
 	Result bool
@@ -92,6 +94,9 @@ func BuildGraph(scopes *workflow.Scopes, arg string) (Graph, error) {
 				gs.Script, gs.Prompt = n.st.Script, n.st.Body
 				p := n.st.Policy
 				gs.Tools = permission.Summary(p.AllowedTools, p.DisallowedTools, p.PermissionMode)
+				if !n.st.Script {
+					gs.PermissionMode = p.PermissionMode
+				}
 			}
 			for _, e := range n.edges {
 				gs.Edges = append(gs.Edges, GraphEdge{Tag: e.tag, Role: e.role, To: e.to, Visits: e.visits})

@@ -9,9 +9,12 @@ import (
 	"strings"
 
 	"raymond/claude"
+	"raymond/lint"
 	"raymond/orchestrator"
+	"raymond/permission"
 	"raymond/project"
 	"raymond/state"
+	"raymond/workflow"
 )
 
 var runHelp = help{
@@ -120,6 +123,9 @@ func create(env *cmdEnv, p *project.Project, f *runFlags, workflow string, opts 
 		if err := lintBeforeRun(env, workflow, fetcher(p)); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkEscalation(workflow, fetcher(p), opts); err != nil {
+		return nil, err
 	}
 	if cwd, err := os.Getwd(); err == nil && opts.Confine && opts.ProjectDir != "" && !project.Within(cwd, opts.ProjectDir) {
 		return nil, &usageError{
@@ -234,4 +240,43 @@ func (d *driving) resume(ctx context.Context, id string) error {
 		return err
 	}
 	return d.driveAndReport(ctx, id, true)
+}
+
+// checkEscalation refuses, before a run is created, a workflow with a state
+// that asks for permission_mode bypassPermissions when the run does not skip
+// permissions itself. The run would fail when it reached that state, maybe
+// after paying for the steps before it; the check as each step starts
+// stays, for workflows this walk cannot see (a target known only when it
+// runs).
+func checkEscalation(workflowArg string, fetcher workflow.Fetcher, opts state.Options) error {
+	if opts.SkipPermissions || opts.PermissionMode == permission.Bypass {
+		return nil
+	}
+	ss := workflow.NewScopes(fetcher)
+	defer ss.Close()
+	g, err := lint.BuildGraph(ss, workflowArg)
+	if err != nil {
+		return nil // creating the run says what is wrong with the argument
+	}
+	var states []string
+	for _, w := range g.Workflows {
+		for _, s := range w.States {
+			if !s.Unreachable && permission.Escalates(opts.PermissionMode, opts.SkipPermissions, s.PermissionMode) {
+				states = append(states, fmt.Sprintf("%s (workflow %s)", s.Name, shown(w.Dir)))
+			}
+		}
+	}
+	if len(states) == 0 {
+		return nil
+	}
+	verb := "asks"
+	if len(states) > 1 {
+		verb = "ask"
+	}
+	return &usageError{
+		msg: fmt.Sprintf("%s %s for permission_mode bypassPermissions, which skips every permission check, "+
+			"but this run is not started with --dangerously-skip-permissions: a workflow cannot grant itself that, so no run was created",
+			strings.Join(states, ", "), verb),
+		hint: "Start the run with --dangerously-skip-permissions if you trust the workflow, or change the state's permission_mode.",
+	}
 }
