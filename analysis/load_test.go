@@ -360,7 +360,7 @@ func TestWarningsNameTheirStateOnce(t *testing.T) {
 		`replies: {START: ["<result>ok</result>"]}`, options{})
 	got := r.load(t)
 	require.Len(t, got.Warnings, 1)
-	assert.Equal(t, `main: START.md: unknown frontmatter key "modle" ignored`, got.Warnings[0])
+	assert.Equal(t, `main: START.md: unknown frontmatter key "modle" ignored (did you mean "model"?)`, got.Warnings[0])
 	ev := transcript.Event{Type: transcript.EventWarning, State: "START.md", Message: `START.md: unknown frontmatter key "modle" ignored`}
 	assert.True(t, strings.HasSuffix(EventLine(&ev), ` warning: START.md: unknown frontmatter key "modle" ignored`), EventLine(&ev))
 }

@@ -298,6 +298,10 @@ var scriptToolKeyRE = regexp.MustCompile(`is a script, so (\w+) does nothing`)
 // didYouMeanRE finds the suggestion in a message of the workflow package.
 var didYouMeanRE = regexp.MustCompile(`did you mean "([^"]*)"\?`)
 
+// didYouMeanSuffixRE is the suggestion the workflow package adds to its
+// warning about an unknown key.
+var didYouMeanSuffixRE = regexp.MustCompile(` \(did you mean "[^"]*"\?\)$`)
+
 var unknownKeyRE = regexp.MustCompile(`unknown (?:frontmatter |top-level )?key "([^"]*)"`)
 
 // state checks the loaded state n of si on its own and collects its edges.
@@ -310,6 +314,7 @@ func (c *checker) state(si *scopeInfo, n *node) {
 			msg = m[4]
 		}
 		if m := unknownKeyRE.FindStringSubmatch(msg); m != nil {
+			msg = didYouMeanSuffixRE.ReplaceAllString(msg, "") // the fix says it
 			fix := "remove the key, or spell it as one of " + strings.Join(frontmatterKeys[:slices.Index(frontmatterKeys, "prompt")], ", ")
 			if s := spelling.Suggest(m[1], frontmatterKeys); s != "" {
 				fix = fmt.Sprintf("did you mean %q? rename the key", s)

@@ -30,6 +30,11 @@ const (
 	keyPermission    = "permission_mode"
 )
 
+// policyKeys are the frontmatter keys, for the did-you-mean of an unknown
+// one.
+var policyKeys = []string{keyTransitions, keyModel, keyEffort, keyForceImplicit, keyStepTimeout, keyTimeout,
+	keyMaxVisits, keyOnMaxVisits, keyAllowed, keyDisallowed, keyPermission}
+
 // toolKeys are the keys that limit a state's tools; a script state has
 // no tools, so on a script they are ignored with a warning.
 var toolKeys = []string{keyAllowed, keyDisallowed, keyPermission}
@@ -130,7 +135,9 @@ func decodePolicy(name string, m matter) (Policy, []string, error) {
 			return Policy{}, nil, err
 		}
 		if !known {
-			d.warnf("unknown frontmatter key %q ignored", key)
+			// A misspelt disallowed_tools leaves the state unlimited: the
+			// run's warning names the key meant, as lint does.
+			d.warnf("unknown frontmatter key %q ignored%s", key, didYouMean(key, policyKeys))
 		}
 	}
 	if err := d.checkImplicit(p, seen[keyForceImplicit]); err != nil {

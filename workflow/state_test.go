@@ -83,7 +83,7 @@ func TestParseState(t *testing.T) {
 			policy:  Policy{Effort: "huge"},
 			body:    "B", bodyLine: 6,
 			warnings: []string{
-				`X.md: unknown frontmatter key "modle" ignored`,
+				`X.md: unknown frontmatter key "modle" ignored (did you mean "model"?)`,
 				`X.md: effort "huge" is not one of low, medium, high, xhigh, max; passed on as written`,
 				`X.md: unknown frontmatter key "1" ignored`,
 			},
