@@ -40,6 +40,13 @@ if [ "$now" != "$item" ]; then
   fi
 fi
 
+# clip prints $1 cut to $2 characters (bytes where the locale is not UTF-8,
+# as in LC_ALL=C), without the last character cut in half: a byte cut can
+# end inside one, which would leave invalid UTF-8 in plan.md and prompts.
+clip() {
+  printf '%s' "${1:0:$2}" | LC_ALL=C sed -E $'s/([\xc0-\xdf]|[\xe0-\xef][\x80-\xbf]?|[\xf0-\xf7][\x80-\xbf]{0,2})$//'
+}
+
 # The verdict: the first line that is not blank.
 first=$(printf '%s\n' "$answer" | awk 'NF { sub(/^[ \t]+/, ""); sub(/[ \t]+$/, ""); print; exit }')
 upper=$(printf '%s' "$first" | tr '[:lower:]' '[:upper:]')
@@ -52,7 +59,7 @@ case "$upper" in
     ;;
   *)
     verdict=failed
-    reason="the answer did not start with DONE or FAILED: ${first:0:120}"
+    reason="the answer did not start with DONE or FAILED: $(clip "$first" 120)"
     ;;
 esac
 
@@ -72,7 +79,7 @@ warn() {
 
 if [ "$verdict" = failed ]; then
   reason=$(printf '%s' "$reason" | tr '\n\t' '  ')
-  reason=${reason:0:200}
+  reason=$(clip "$reason" 200)
   if [ "$attempt" = 1 ]; then
     printf '%s\n%s\n%s\n' "$line" "$item" "$reason" > "$dir/retry.tmp"
     mv "$dir/retry.tmp" "$dir/retry"

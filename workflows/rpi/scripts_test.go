@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,6 +23,7 @@ import (
 type task struct {
 	t        *testing.T
 	dir, cwd string
+	env      []string // more environment for the scripts, such as LC_ALL=C
 }
 
 func newTask(t *testing.T) *task {
@@ -60,7 +62,7 @@ func (tk *task) run(script, result string) string {
 	require.NoError(tk.t, err)
 	cmd := exec.Command("bash", path)
 	cmd.Dir = tk.cwd
-	cmd.Env = append(os.Environ(), "RAYMOND_TASK_FOLDER="+tk.dir, "RAYMOND_RESULT="+result, "RAYMOND_INPUT="+result)
+	cmd.Env = append(append(os.Environ(), tk.env...), "RAYMOND_TASK_FOLDER="+tk.dir, "RAYMOND_RESULT="+result, "RAYMOND_INPUT="+result)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -199,6 +201,29 @@ func TestRecordMarksItems(t *testing.T) {
 	tk.implement("done")
 	assert.Equal(t, planHead+"- [x] 1. A — a\n- [!] 2. B — b [Failed: still failing]\n- [x] 3. C — c\n", tk.read("plan.md"))
 	assert.NoFileExists(t, filepath.Join(tk.dir, "retry"))
+}
+
+// TestRecordCutsReasonsBetweenCharacters: in a locale that is not UTF-8
+// (LC_ALL=C, as in many containers and CI jobs) bash cuts a long reason at
+// a byte, which may fall inside a character; the cut backs off to the
+// character's start, so plan.md, retry and the next prompt stay UTF-8.
+func TestRecordCutsReasonsBetweenCharacters(t *testing.T) {
+	for _, prefix := range []string{"", "a", "ab"} {
+		tk := newTask(t)
+		tk.env = []string{"LC_ALL=C"}
+		tk.write("input.txt", "task\n")
+		tk.write("research.md", "notes\n")
+		tk.write("plan.md", planHead+"- [ ] 1. A — a\n")
+		long := prefix + strings.Repeat("日本語🎉", 100)
+		out := tk.implement("FAILED: " + long)
+		assert.True(t, utf8.ValidString(out), "prefix %q: the print is not UTF-8: %q", prefix, out)
+		assert.True(t, utf8.ValidString(tk.read("retry")), "prefix %q: retry is not UTF-8: %q", prefix, tk.read("retry"))
+		out = tk.implement(long)
+		assert.True(t, utf8.ValidString(out), "prefix %q: the print is not UTF-8: %q", prefix, out)
+		plan := tk.read("plan.md")
+		assert.True(t, utf8.ValidString(plan), "prefix %q: plan.md is not UTF-8: %q", prefix, plan)
+		assert.Contains(t, plan, "- [!] 1. A — a [Failed: the answer did not start with DONE or FAILED: "+prefix+"日本語")
+	}
 }
 
 func TestRecordIsIdempotent(t *testing.T) {
