@@ -114,7 +114,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad max_parallel", "cases:\n  - name: a\n    max_parallel: 0\n",
 			":3: case \"a\": max_parallel: 0 is not a number of steps; give a whole number, 1 or more"},
 		{"bad reply", "cases:\n  - name: a\n    replies:\n      START:\n        - ok\n        - {text: x, tiems: 2}\n",
-			":6: case \"a\": replies: START reply 2: unknown key \"tiems\"; a reply takes text, outcome, times, repeat, cost, delay, wait_for, reset, say, tools, template"},
+			":6: case \"a\": replies: START reply 2: unknown key \"tiems\"; a reply takes text, outcome, times, repeat, cost, delay, wait_for, reset, say, tools, writes, template"},
 		{"replies not a mapping", "cases:\n  - name: a\n    replies: [a]\n", ":3: case \"a\": replies must map state names to lists of replies"},
 		{"unknown state", "cases:\n  - name: a\n    replies:\n      START: [x]\n      main_w1/FIXX: [z]\n",
 			":5: case \"a\": replies: replies for \"main_w1/FIXX\" name no state of the workflow: target \"FIXX\" does not exist: no FIXX.md or FIXX.sh in the workflow"},
