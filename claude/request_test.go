@@ -1,11 +1,13 @@
 package claude
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"raymond/claude/fakeclaude"
 	"raymond/state"
 	"raymond/step"
 )
@@ -162,4 +164,42 @@ func TestRunnerIdleTimeout(t *testing.T) {
 	eq(t, "Reason", res.Reason, "claude printed nothing for 30s and was stopped (timeout in POLL.md 30s)")
 	res = Neutral(&Result{Outcome: Timeout, Limit: time.Minute}, req)
 	eq(t, "Reason without LimitFrom", res.Reason, "claude printed nothing for 1m0s and was stopped (--timeout 1m0s)")
+}
+
+// TestRunnerToolLimits: a state's tool rules reach claude, the prompt is
+// never swallowed by the variadic options, and a state's permission mode
+// replaces the run's mode or its skipping of permissions.
+func TestRunnerToolLimits(t *testing.T) {
+	f := newFake(t, []fakeclaude.Reply{{Text: "ok", Repeat: true}})
+	req := step.Request{Prompt: "Read", Step: state.Step{Ref: state.Ref{State: "RESEARCH.md"}, Cwd: f.cwd,
+		AllowedTools: []string{"Read", "Bash(git log:*)"}, DisallowedTools: []string{"Write", "Edit"}}}
+	req.Options.ClaudePath, req.Options.PermissionMode = os.Args[0], "acceptEdits"
+
+	tests := []struct {
+		name      string
+		runSkips  bool
+		stateMode string
+		mode      string
+		skip      bool
+	}{
+		{"the run's mode", false, "", "acceptEdits", false},
+		{"the state's mode", false, "plan", "plan", false},
+		{"skip permissions, disallowed tools still go", true, "", "", true},
+		{"the state's mode replaces skipping", true, "dontAsk", "dontAsk", false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := req
+			req.Options.SkipPermissions, req.Step.PermissionMode = tt.runSkips, tt.stateMode
+			r := Runner{Env: f.env}.Request(req)
+			res, _ := f.run(r)
+			eq(t, "Outcome", res.Outcome, Success)
+			c := f.calls()[i]
+			eq(t, "prompt", c.Prompt, "Read")
+			eq(t, "allowed", c.AllowedTools, []string{"Read", "Bash(git log:*)"})
+			eq(t, "disallowed", c.DisallowedTools, []string{"Write", "Edit"})
+			eq(t, "permission mode", c.PermissionMode, tt.mode)
+			eq(t, "skip", c.SkipPermissions, tt.skip)
+		})
+	}
 }

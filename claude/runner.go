@@ -38,8 +38,8 @@ func (c Runner) Request(req step.Request) Request {
 		Cwd:             s.Cwd,
 		Model:           s.Model,
 		Effort:          s.Effort,
-		PermissionMode:  o.PermissionMode,
-		SkipPermissions: o.SkipPermissions,
+		AllowedTools:    s.AllowedTools,
+		DisallowedTools: s.DisallowedTools,
 		MaxBudgetUSD:    req.MaxBudgetUSD,
 		Env:             c.Env,
 	}
@@ -50,6 +50,7 @@ func (c Runner) Request(req step.Request) Request {
 		}
 		r.Env = step.WithEnv(base, o.Env)
 	}
+	r.PermissionMode, r.SkipPermissions = req.Permissions()
 	r.IdleTimeout, r.IdleTimeoutFrom = IdleLimit(req)
 	if req.RunID != "" {
 		r.Marker = req.Marker()

@@ -198,6 +198,7 @@ func (m *Machine) refused(a *state.Agent, ev StepEnded) []Effect {
 		Attempt: 1, Model: s.Model, Effort: s.Effort,
 		Input: s.Input, Vars: s.Vars, Returned: s.Returned, AskID: s.AskID,
 		Timeout: s.Timeout, StepTimeout: s.StepTimeout,
+		AllowedTools: s.AllowedTools, DisallowedTools: s.DisallowedTools, PermissionMode: s.PermissionMode,
 	}
 	if a.Attempts >= maxAttempts {
 		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s (after %d attempts); %s accepts only %s",

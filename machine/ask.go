@@ -99,7 +99,7 @@ func (m *Machine) resumeAsked(a *state.Agent, now time.Time) []Effect {
 	k := a.Ask
 	delete(m.asking, a.ID)
 	a.Pending = &state.Step{Ref: state.Ref{Scope: a.Scope, URL: a.ScopeURL, State: k.Next}, Mode: state.SessionResume,
-		ResumeSession: k.Session, Input: ptr(*k.Answer), AskID: k.ID, Cwd: a.Cwd, Attempt: 1}
+		ResumeSession: k.Session, Input: ptr(*k.Answer), AskID: k.ID, Cwd: a.Cwd, Attempt: 1, Entry: true}
 	a.CurrentState = k.Next
 	m.touch(a.ID)
 	m.ready(a)
@@ -127,7 +127,7 @@ func (m *Machine) expire(a *state.Agent, now time.Time) []Effect {
 		return append([]Effect{note(a.ID, ev)}, m.fail(a, now, fmt.Sprintf("ask %s: no answer within %s", k.ID, k.Timeout))...)
 	}
 	a.Pending = &state.Step{Ref: state.Ref{Scope: a.Scope, URL: a.ScopeURL, State: k.TimeoutNext}, Mode: state.SessionResume,
-		ResumeSession: k.Session, Input: ptr(TimedOut), AskID: k.ID, Cwd: a.Cwd, Attempt: 1}
+		ResumeSession: k.Session, Input: ptr(TimedOut), AskID: k.ID, Cwd: a.Cwd, Attempt: 1, Entry: true}
 	a.CurrentState = k.TimeoutNext
 	m.ready(a)
 	return []Effect{note(a.ID, ev)}

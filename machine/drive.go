@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"raymond/permission"
 	"raymond/state"
 	"raymond/step"
 	"raymond/transcript"
@@ -208,6 +209,12 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 			out = append(out, note(a.ID, transcript.Event{Time: now, Type: transcript.EventWarning, State: s.State, Message: w}))
 		}
 	}
+	if s.Entry {
+		if capped := m.visit(a, now, p); capped != nil {
+			delete(m.running, a.ID)
+			return append(out, capped...), nil
+		}
+	}
 	s.Model = firstOf(p.Model, r.Options.Model)
 	s.Effort = firstOf(p.Effort, r.Options.Effort)
 	s.StepTimeout, s.Timeout = nil, nil
@@ -217,8 +224,16 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 	if p.Timeout != nil {
 		s.Timeout = ptr(state.Duration(*p.Timeout))
 	}
+	s.AllowedTools, s.DisallowedTools, s.PermissionMode = p.AllowedTools, p.DisallowedTools, p.PermissionMode
 	if p.Script {
 		s.Model, s.Effort = "", ""
+		s.AllowedTools, s.DisallowedTools, s.PermissionMode = nil, nil, ""
+	}
+	if permission.Escalates(r.Options.PermissionMode, r.Options.SkipPermissions, s.PermissionMode) {
+		delete(m.running, a.ID)
+		return append(out, m.fail(a, now, fmt.Sprintf("%s asks for permission_mode %s, which skips every permission check, "+
+			"but this run was not started with --dangerously-skip-permissions: a workflow cannot grant itself that; "+
+			"start the run with --dangerously-skip-permissions if you trust it, or change the state's permission_mode", s.State, s.PermissionMode))...), nil
 	}
 	if s.Mode != state.SessionNew && s.ResumeSession == "" {
 		// The agent has no session to resume or branch (a script step

@@ -61,9 +61,17 @@ type PreparedStep struct {
 	StepTimeout *time.Duration
 	// Timeout is the state's own idle timeout; nil for none.
 	Timeout *time.Duration
+	// AllowedTools, DisallowedTools and PermissionMode are the state's
+	// own tool limits; none for none.
+	AllowedTools, DisallowedTools []string
+	PermissionMode                string
 	// Script says the state is a script: it has no prompt, model or
 	// session of its own.
 	Script bool
+	// MaxVisits is the state's max_visits, 0 for none; OnMaxVisits its
+	// on_max_visits as a tag (goto, reset or result), nil for none.
+	MaxVisits   int
+	OnMaxVisits *parsing.Tag
 	// Warnings are the state's warnings (unknown frontmatter keys…); each
 	// is published once per run.
 	Warnings []string

@@ -107,7 +107,7 @@ func TestAnswerResumesAtNextWithTheAnswer(t *testing.T) {
 	a := &m.run.Agents[0]
 	assert.Equal(t, state.AgentReady, a.Status)
 	assert.Equal(t, &state.Step{Ref: state.Ref{State: "B.md"}, Mode: state.SessionResume, ResumeSession: "s1",
-		Input: ptr("yes"), AskID: "ask_main_1", Cwd: "/work", Attempt: 1}, a.Pending)
+		Input: ptr("yes"), AskID: "ask_main_1", Cwd: "/work", Attempt: 1, Entry: true}, a.Pending)
 	assert.Equal(t, "yes", *a.Ask.Answer, "the answer is kept, and saved before its step starts")
 	vars := Vars(m.run, a)
 	assert.Equal(t, "ask_main_1", vars["ask_id"])
@@ -278,7 +278,7 @@ func TestCrossWorkflowTags(t *testing.T) {
 		assert.Equal(t, lib, a.Scope)
 		assert.Equal(t, []string{"/wf", lib}, a.Chain)
 		assert.Equal(t, &state.Step{Ref: state.Ref{Scope: lib, State: "CHECK.md"}, Mode: state.SessionBranch, ResumeSession: "s1",
-			Input: ptr("x"), Cwd: "/work", Attempt: 1}, a.Pending)
+			Input: ptr("x"), Cwd: "/work", Attempt: 1, Entry: true}, a.Pending)
 		require.Len(t, a.Stack, 1)
 		assert.Equal(t, state.Frame{Session: "s1", Ref: state.Ref{State: "RET.md"}, Cwd: "/work", TaskFolder: "/p/.raymond/tasks/r1/main"}, a.Stack[0])
 

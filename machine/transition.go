@@ -105,6 +105,7 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 	}
 	next.Cwd = a.Cwd
 	next.Attempt = 1
+	next.Entry = true
 	a.Pending = next
 	a.CurrentState = next.State
 	// The parent's next step is ready before the workers it forked: steps
@@ -254,7 +255,7 @@ func (m *Machine) spawn(parent string, ev StepEnded) ([]string, []Effect) {
 		m.add(state.Agent{
 			ID: id, Scope: ref.Scope, ScopeURL: ref.URL, CurrentState: f.Target, Cwd: cwd, Stack: []state.Frame{},
 			Status: state.AgentReady, Parent: parent, TaskFolder: task, Chain: chain,
-			Pending: &state.Step{Ref: ref, Mode: state.SessionNew, Input: attrPtr(f, "input"), Vars: vars, Cwd: cwd, Attempt: 1},
+			Pending: &state.Step{Ref: ref, Mode: state.SessionNew, Input: attrPtr(f, "input"), Vars: vars, Cwd: cwd, Attempt: 1, Entry: true},
 		})
 		where := f.Target
 		if ref.Scope != parentRef.Scope {

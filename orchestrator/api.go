@@ -114,6 +114,7 @@ func Create(store *state.Store, n NewRun) (*state.Run, error) {
 			Mode:  state.SessionNew,
 			Input: opts.Input,
 			Cwd:   cwd,
+			Entry: true,
 		},
 	}
 	if n.TaskFolderPattern != "" {

@@ -61,11 +61,16 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 			prompt = workflow.Render(st.Body, p.Vars)
 		}
 		g.launches[p.Agent] = &launch{st: st, scope: scope}
-		out.Steps = append(out.Steps, machine.PreparedStep{
+		ps := machine.PreparedStep{
 			Agent: p.Agent, SessionID: step.NewSessionID(), Script: st.Script,
 			Model: st.Policy.Model, Effort: st.Policy.Effort, StepTimeout: st.Policy.StepTimeout, Timeout: st.Policy.Timeout,
-			Warnings: st.Warnings, Prompt: prompt,
-		})
+			AllowedTools: st.Policy.AllowedTools, DisallowedTools: st.Policy.DisallowedTools, PermissionMode: st.Policy.PermissionMode,
+			Warnings: st.Warnings, Prompt: prompt, MaxVisits: st.Policy.MaxVisits,
+		}
+		if t, ok := st.Policy.Fallback(); ok {
+			ps.OnMaxVisits = &t
+		}
+		out.Steps = append(out.Steps, ps)
 	}
 	return out
 }

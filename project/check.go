@@ -7,12 +7,13 @@ import (
 	"slices"
 	"strings"
 
+	"raymond/permission"
 	"raymond/state"
 )
 
 // PermissionModes are the values claude accepts for --permission-mode
 // (claude-code.md; "default" is the CLI's own default).
-var PermissionModes = []string{"acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "manual", "plan"}
+var PermissionModes = permission.Modes
 
 // EffortLevels are the values claude accepts for --effort (claude-code.md).
 // claude itself ignores any other with a warning, which a run would never
@@ -39,12 +40,7 @@ func CheckOnAsk(mode string) error {
 }
 
 // CheckPermissionMode accepts a permission mode claude knows.
-func CheckPermissionMode(mode string) error {
-	if !slices.Contains(PermissionModes, mode) {
-		return fmt.Errorf("unknown permission mode %q; claude accepts %s", mode, strings.Join(PermissionModes, ", "))
-	}
-	return nil
-}
+func CheckPermissionMode(mode string) error { return permission.CheckMode(mode) }
 
 // CheckEffort accepts an effort level claude knows.
 func CheckEffort(effort string) error {

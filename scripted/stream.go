@@ -53,10 +53,9 @@ func newStream(req step.Request, rep *reply, sessionID string, h claude.Handler)
 
 // writeInit writes the init line.
 func (s *stream) writeInit() {
-	o := s.req.Options
-	mode := o.PermissionMode
+	mode, skip := s.req.Permissions()
 	switch {
-	case o.SkipPermissions:
+	case skip:
 		mode = "bypassPermissions"
 	case mode == "":
 		mode = "default"

@@ -50,6 +50,12 @@ type Agent struct {
 	// first being the scope it started from (the run's, or its last
 	// reset-workflow's). Empty means the run's scope alone.
 	Chain []string `json:"chain,omitempty"`
+	// Visits counts the agent's entries into each state that has a visit
+	// cap, by the state's identity: its file name for a state of the run's
+	// own workflow, the workflow's path, "/" and the file name for another
+	// (protocol.md §6, max_visits). A forked agent starts with none; a
+	// reset keeps them.
+	Visits map[string]int `json:"visits,omitempty"`
 	// Ask is the agent's ask while it is asking, and its last ask after
 	// (answered or expired) until its next step ends; nil when it never
 	// asked.
@@ -177,12 +183,32 @@ type Step struct {
 	// Timeout, when set, is the state's own idle timeout (frontmatter or
 	// YAML timeout), which replaces the run's --timeout; 0: never.
 	Timeout *Duration `json:"timeout,omitempty"`
+	// AllowedTools and DisallowedTools are the state's own tool rules
+	// (allowed_tools, disallowed_tools), passed to claude as
+	// --allowedTools and --disallowedTools; none when the state sets none.
+	AllowedTools    []string `json:"allowed_tools,omitempty"`
+	DisallowedTools []string `json:"disallowed_tools,omitempty"`
+	// PermissionMode is the state's own permission_mode, which replaces
+	// the run's --permission-mode and --dangerously-skip-permissions for
+	// this step; "" for the run's.
+	PermissionMode string `json:"permission_mode,omitempty"`
 	// Returned says the step follows a <result> return: its Input is also
 	// {{result}} (protocol.md §7).
 	Returned bool `json:"returned,omitempty"`
 	// AskID is {{ask_id}}: set on the step after an ask was answered or
 	// expired.
 	AskID string `json:"ask_id,omitempty"`
+	// Entry says the step enters its state by a transition (or starts the
+	// agent) and that entry is not yet counted against the state's visit
+	// cap: it is counted, once, when the step is first prepared, and
+	// cleared in the same save, so a retry, a reminder or a resume of the
+	// step never counts again.
+	Entry bool `json:"entry,omitempty"`
+	// Capped lists the states whose visit cap sent the agent here by
+	// their on_max_visits since its last step ran, so that fallbacks
+	// looping between capped states end: a fallback back into one of them
+	// fails the agent.
+	Capped []string `json:"capped,omitempty"`
 }
 
 // Ref names a state of a workflow: a state file in a scope. In JSON its fields

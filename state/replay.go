@@ -52,9 +52,13 @@ func (s *Store) readOnce(id string) (r *Run, settled bool, err error) {
 	newer, err := replay(r, version, jpath, lines)
 	// A compaction replaces the state file before it truncates the journal,
 	// and Close before it removes it: if the state file read is still in
-	// place, the journal read did not overlap either.
+	// place, the journal read did not overlap either. Not quite: a journal
+	// read that began just after the replace can straddle the truncation
+	// and the appends that follow it, and splice an old line's start to a
+	// new line's end. Such a line looks corrupt, so a journal that does not
+	// parse is read again; one that is really corrupt is so every time.
 	after, serr := os.Stat(path)
-	settled = !newer && serr == nil && os.SameFile(before, after)
+	settled = !newer && err == nil && serr == nil && os.SameFile(before, after)
 	if err != nil {
 		return nil, settled, err
 	}

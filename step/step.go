@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"raymond/permission"
 	"raymond/state"
 )
 
@@ -75,6 +76,13 @@ type Script struct {
 // (protocol.md §10).
 func (r Request) Name() string {
 	return Name(r.Agent, r.Step.State, r.Seq)
+}
+
+// Permissions returns the permission mode of the step, or that it skips
+// permissions (--dangerously-skip-permissions): the state's own
+// permission_mode when it has one, else the run's (permission.Effective).
+func (r Request) Permissions() (mode string, skip bool) {
+	return permission.Effective(r.Options.PermissionMode, r.Options.SkipPermissions, r.Step.PermissionMode)
 }
 
 // Name returns the transcript base name of an agent's seq-th step at state,

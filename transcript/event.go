@@ -87,8 +87,11 @@ type Event struct {
 	// prompt (step_started).
 	Reminder bool `json:"reminder,omitempty"`
 	// Max is how many retries (retry) or reminders (reminder) a step may
-	// have.
+	// have, or a state's max_visits (visit_cap).
 	Max int `json:"max,omitempty"`
+	// Visits is how many times the agent entered the capped state
+	// (visit_cap).
+	Visits int `json:"visits,omitempty"`
 	// AskID names the ask of an ask event; Deadline is when it expires
 	// and TimeoutNext where its agent goes then.
 	AskID       string     `json:"ask_id,omitempty"`
@@ -136,6 +139,10 @@ const (
 	EventBudgetExceeded = "budget_exceeded"
 	EventRunEnded       = "run_ended"
 	EventWarning        = "warning"
+	// EventVisitCap: an agent's entry into a state was past the state's
+	// max_visits; Tag, Target (or Payload) are the on_max_visits taken
+	// instead, none when the agent failed.
+	EventVisitCap = "visit_cap"
 	// EventStepDeferred (live): a step stopped and runs again later;
 	// Outcome says why (canceled, usage limit, exhausted: the run's
 	// budget). The step_ended event before it is what the transcript keeps.

@@ -20,6 +20,12 @@
 //	    budget: 1.00                    # --budget in USD
 //	    max_parallel: 1                 # default 1: replies are taken in a
 //	                                    # fixed order
+//	    files:                          # a fresh working folder with these
+//	      seed.txt: "text"              # files, instead of the file's cwd
+//	    task_files:                     # written into main's task folder
+//	      plan.md: "- [ ] one"          # before the first step
+//	    interrupt_after: 3              # kill -9 the run as it starts step
+//	                                    # 4, then resume it (interrupt.go)
 //	    replies:                        # the replies: of a replies file
 //	      START.md: ["Found it. <goto>FIX.md</goto>"]
 //	      FIX:
@@ -38,6 +44,12 @@
 //	      retries: 0                    # retries the run made
 //	      cost: 0.03                    # USD, within 1e-6
 //	      unvisited: [GIVE_UP]          # states no agent entered
+//	      files:                        # what files hold after the run
+//	        out.txt: "exact content"    # relative to the working folder, or
+//	        "{{task_folder}}/plan.md":  # under an agent's task folder
+//	          {contains: [x], not_contains: [y], matches: RE}
+//	        gone.txt: {absent: true}
+//	      prints: [item 1, item 2]      # substrings of the <print>s, in order
 //
 // The replies value is parsed by package scripted (see its documentation
 // for replies, outcomes, AGENT/STATE keys and template: false). [Parse]

@@ -54,7 +54,16 @@ type Case struct {
 	Answers  map[string][]string
 	Timeouts []string
 	OnAsk    string
-	Expect   Expect
+	// Files are written into a fresh working folder made for the case
+	// (Fresh: files: was given, perhaps empty), which replaces File.Cwd
+	// for it; TaskFiles into main's task folder, before the first step.
+	Files     []SetupFile
+	Fresh     bool
+	TaskFiles []SetupFile
+	// InterruptAfter, when above 0, stops the run as a crash would once
+	// that many steps have ended, then resumes it (see interrupt.go).
+	InterruptAfter int
+	Expect         Expect
 }
 
 // Expect is what must hold after a case's run. Only Status is always
@@ -84,6 +93,12 @@ type Expect struct {
 	// Asks are the asks of the run, in the order asked; when not nil,
 	// every ask must be listed.
 	Asks []ExpectAsk
+	// Files are what files must hold after the run.
+	Files []ExpectFile
+	// Prints are texts that must appear, in this order, among the run's
+	// <print> outputs: each one a substring of a later print than the one
+	// before it matched.
+	Prints []string
 }
 
 // AgentStates is the expected path of one agent.
@@ -150,8 +165,8 @@ func Parse(path string, data []byte) (*File, error) {
 // Top-level keys, case keys and expect keys, as error messages list them.
 const (
 	fileKeys   = "workflow, cwd, cases"
-	caseKeys   = "name, input, budget, max_parallel, replies, answers, timeouts, on_ask, expect"
-	expectKeys = "status, result, result_matches, path, steps, reminders, retries, cost, unvisited, asks"
+	caseKeys   = "name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, expect"
+	expectKeys = "status, result, result_matches, path, steps, reminders, retries, cost, unvisited, asks, files, prints"
 )
 
 // file reads the top level of the file into f.

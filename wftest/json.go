@@ -52,6 +52,10 @@ type jsonCase struct {
 	Paths     []jsonPath `json:"paths"`
 	// Asks are the run's asks, absent when it asked none.
 	Asks []AskResult `json:"asks,omitempty"`
+	// Dir is the case's project folder, when --keep kept it.
+	Dir string `json:"dir,omitempty"`
+	// Prints are the run's <print> outputs, absent when it printed none.
+	Prints []string `json:"prints,omitempty"`
 }
 
 type jsonPath struct {
@@ -83,7 +87,10 @@ func WriteJSON(w io.Writer, r *Report) error {
 				ID: c.ID, Name: c.Name, Line: c.Line, Passed: c.Passed(), Failures: append([]string{}, c.Failures...),
 				DurationMS: c.Duration.Milliseconds(), Status: c.Status, Result: c.Result, Steps: c.Steps,
 				Reminders: c.Reminders, Retries: c.Retries, CostUSD: c.CostUSD,
-				Paths: []jsonPath{}, Asks: c.Asks,
+				Paths: []jsonPath{}, Asks: c.Asks, Prints: c.Prints,
+			}
+			if c.Kept {
+				jc.Dir = c.Dir
 			}
 			for _, p := range c.Paths {
 				jp := jsonPath{Agent: p.Agent, Visits: []jsonVisit{}}

@@ -152,6 +152,19 @@ func (p *parser) caseAt(f *File, i int, v any) (c *Case, ok bool) {
 			c.MaxParallel = n
 		}
 	}
+	if v, ok := fields["files"]; ok {
+		c.Files, c.Fresh = p.setupFiles(v, sub(at, "files"), label, "files"), true
+	}
+	if v, ok := fields["task_files"]; ok {
+		c.TaskFiles = p.setupFiles(v, sub(at, "task_files"), label, "task_files")
+	}
+	if v, ok := fields["interrupt_after"]; ok {
+		if n, ok := v.(int); !ok || n < 1 {
+			p.fail(sub(at, "interrupt_after"), "%s: interrupt_after: %s is not a number of steps; give a whole number, 1 or more", label, scripted.Describe(v))
+		} else {
+			c.InterruptAfter = n
+		}
+	}
 	c.replies = fields["replies"]
 	p.replies(f, c, sub(at, "replies"), label)
 	p.asks(c, fields, at, label)
@@ -240,6 +253,15 @@ func (p *parser) expect(f *File, e *Expect, v any, at []any, label string) {
 	}
 	if v, ok := fields["asks"]; ok {
 		e.Asks = p.expectAsks(v, key("asks"), label)
+	}
+	if v, ok := fields["files"]; ok {
+		e.Files = p.expectFiles(v, key("files"), label)
+	}
+	if v, ok := fields["prints"]; ok {
+		e.Prints = p.substrings(fields, "prints", at, label+": expect")
+		if v == nil {
+			p.fail(key("prints"), "%s: expect: prints must be a text or a list of texts", label)
+		}
 	}
 	if v, ok := fields["unvisited"]; ok {
 		e.Unvisited, _ = p.texts(v, key("unvisited"), label+": expect: unvisited")

@@ -16,6 +16,7 @@ import (
 
 	"raymond/analysis"
 	"raymond/lint"
+	"raymond/machine"
 	"raymond/orchestrator"
 	"raymond/project"
 	"raymond/script"
@@ -38,6 +39,10 @@ type Options struct {
 	// Timeout fails a case still running after this long; 0 means
 	// DefaultTimeout, a negative value (NoTimeout) no limit.
 	Timeout time.Duration
+	// Keep keeps the project folder of every case (its working folder,
+	// task folders, state and transcript) instead of removing it; the
+	// report names it.
+	Keep bool
 }
 
 // Report is the outcome of a run of test files.
@@ -83,6 +88,12 @@ type CaseResult struct {
 	Paths     []Path
 	// Asks are the run's asks, in the order asked.
 	Asks []AskResult
+	// Dir is the case's project folder, which holds its working folder
+	// when it has files; it is gone unless Options.Keep kept it (Kept).
+	Dir  string
+	Kept bool
+	// Prints are the run's <print> outputs, in order.
+	Prints []string
 
 	started time.Time
 }
@@ -189,7 +200,7 @@ func Run(ctx context.Context, paths []string, o Options) *Report {
 	g.SetLimit(orDefault(o.Parallel, runtime.GOMAXPROCS(0)))
 	for _, j := range jobs {
 		g.Go(func() error {
-			j.fr.Cases[j.i] = j.file.RunCase(ctx, j.c, o.Timeout)
+			j.fr.Cases[j.i] = j.file.RunCaseKeep(ctx, j.c, o.Timeout, o.Keep)
 			return nil
 		})
 	}
@@ -223,8 +234,14 @@ func orDefault(v, def int) int {
 // its expectations. timeout 0 means DefaultTimeout, a negative one no
 // limit. Every failure message is cut to a readable length.
 func (f *File) RunCase(ctx context.Context, c *Case, timeout time.Duration) *CaseResult {
+	return f.RunCaseKeep(ctx, c, timeout, false)
+}
+
+// RunCaseKeep is RunCase, keeping the case's project folder when keep is
+// set. A case that fails, and a kept one, names the folder.
+func (f *File) RunCaseKeep(ctx context.Context, c *Case, timeout time.Duration, keep bool) *CaseResult {
 	start := time.Now()
-	res := &CaseResult{Name: c.Name, ID: c.ID, Line: c.Line, started: start}
+	res := &CaseResult{Name: c.Name, ID: c.ID, Line: c.Line, Kept: keep, started: start}
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
@@ -234,8 +251,15 @@ func (f *File) RunCase(ctx context.Context, c *Case, timeout time.Duration) *Cas
 	if err := lintErrors(f.Workflow); err != nil {
 		res.Failures = append(res.Failures, err.Error())
 	}
-	if err := f.runCase(ctx, c, timeout, res); err != nil {
+	if err := f.runCase(ctx, c, timeout, keep, res); err != nil {
 		res.Failures = append(res.Failures, err.Error())
+	}
+	if len(res.Failures) > 0 && res.Dir != "" && (keep || c.Fresh || len(c.TaskFiles) > 0 || len(c.Expect.Files) > 0) {
+		if keep {
+			res.Failures = append(res.Failures, "the case's folder is kept: "+res.Dir)
+		} else {
+			res.Failures = append(res.Failures, fmt.Sprintf("the case ran in %s, now removed; raymond test --keep keeps it", res.Dir))
+		}
 	}
 	for i, msg := range res.Failures {
 		res.Failures[i] = clipMessage(msg)
@@ -246,12 +270,27 @@ func (f *File) RunCase(ctx context.Context, c *Case, timeout time.Duration) *Cas
 
 // runCase does RunCase's work; an error is a failure that stops the checks.
 // A negative timeout means none.
-func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res *CaseResult) error {
+func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, keep bool, res *CaseResult) error {
 	dir, err := os.MkdirTemp("", "raymond-test-")
 	if err != nil {
 		return fmt.Errorf("make the case's project folder: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	res.Dir = dir
+	if !keep {
+		defer os.RemoveAll(dir)
+	}
+	cwd := f.Cwd
+	if c.Fresh {
+		// A case with files never writes into the user's tree: it works in
+		// a folder of its own, inside its project folder.
+		cwd = filepath.Join(dir, "work")
+		if err := os.Mkdir(cwd, 0o755); err != nil {
+			return fmt.Errorf("make the case's working folder: %w", err)
+		}
+		if err := writeFiles(cwd, c.Files); err != nil {
+			return fmt.Errorf("write the case's files: %w", err)
+		}
+	}
 	store, err := state.Open(project.StateDir(dir))
 	if err != nil {
 		return fmt.Errorf("open the case's state store: %w", err)
@@ -261,14 +300,21 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 		return err
 	}
 	opts := state.Options{Input: c.Input, MaxParallel: c.MaxParallel, Debug: true, ProjectDir: dir}
-	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: f.Workflow, Options: opts, BudgetUSD: c.BudgetUSD, Cwd: f.Cwd, TaskFolderPattern: filepath.Join(dir, ".raymond", "tasks", "{{run_id}}", "{{agent_id}}")})
+	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: f.Workflow, Options: opts, BudgetUSD: c.BudgetUSD, Cwd: cwd, TaskFolderPattern: filepath.Join(dir, ".raymond", "tasks", "{{run_id}}", "{{agent_id}}")})
 	if err != nil {
 		return fmt.Errorf("start the run: %w", err)
+	}
+	taskFolder := func(agent string) string { return machine.TaskFolder(r.TaskFolderPattern, r.WorkflowID, agent) }
+	if len(c.TaskFiles) > 0 {
+		if err := writeFiles(taskFolder(orchestrator.MainAgent), c.TaskFiles); err != nil {
+			return fmt.Errorf("write the case's task_files: %w", err)
+		}
 	}
 	debug := project.DebugDir(dir)
 	// Script states run for real unless the case's replies answer them.
 	steps := runner.Scripts(&script.Runner{})
-	d := &orchestrator.Driver{Store: store, Runner: steps, Scripts: steps, DebugDir: debug, Clock: &orchestrator.InstantClock{}}
+	prints := &printSink{}
+	d := &orchestrator.Driver{Store: store, Runner: steps, Scripts: steps, DebugDir: debug, Clock: &orchestrator.InstantClock{}, Sinks: []orchestrator.Sink{prints}}
 	var asker *caseAsker
 	switch c.OnAsk {
 	case OnAskPause:
@@ -285,15 +331,29 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 		runCtx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()
-	final, err := d.Drive(runCtx, r.WorkflowID, nil)
+	var final *state.Run
+	if c.InterruptAfter > 0 {
+		cr := newCrashRunner(steps, c.InterruptAfter)
+		crashing := *d
+		crashing.Runner, crashing.Scripts = cr, cr
+		first := func(ctx context.Context) (*state.Run, error) { return crashing.Drive(ctx, r.WorkflowID, nil) }
+		resume := func(ctx context.Context) (*state.Run, error) { return d.Drive(ctx, r.WorkflowID, nil) }
+		final, err = crashThenResume(runCtx, first, resume, cr, c.InterruptAfter, store.Dir, filepath.Join(debug, r.WorkflowID))
+	} else {
+		final, err = d.Drive(runCtx, r.WorkflowID, nil)
+		if err != nil {
+			err = fmt.Errorf("run: %w", err)
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("run: %w", err)
+		return err
 	}
 	run, err := analysis.Load(analysis.Source{Dir: filepath.Join(debug, r.WorkflowID), State: final})
 	if err != nil {
 		return fmt.Errorf("analyse the run's transcript: %w", err)
 	}
 	fill(res, run)
+	res.Prints = prints.all()
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("interrupted after %s", count(run.StepCount, "step", "steps"))
@@ -302,6 +362,12 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, res 
 			timeout, count(run.StepCount, "step", "steps"), timeoutHint(run, timeout))
 	}
 	res.Failures = append(res.Failures, check(c, run, runner, asker)...)
+	if c.Expect.Prints != nil {
+		if msg := checkPrints(c.Expect.Prints, res.Prints); msg != "" {
+			res.Failures = append(res.Failures, msg)
+		}
+	}
+	res.Failures = append(res.Failures, checkFiles(c.Expect.Files, cwd, taskFolder)...)
 	return nil
 }
 

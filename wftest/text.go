@@ -45,6 +45,9 @@ func writeFile(b *strings.Builder, f *FileResult, verbose bool) {
 		if verbose && c.Passed() {
 			b.WriteString(indent(what(c)))
 		}
+		if c.Kept && c.Passed() {
+			b.WriteString(indent("the case's folder is kept: " + c.Dir))
+		}
 	}
 	if failed > 0 {
 		fmt.Fprintf(b, "FAIL  %s  %d of %s failed  %s\n", f.Path, failed, count(len(f.Cases), "case", "cases"), seconds(f.Duration))

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"raymond/internal/spelling"
+	"raymond/permission"
 )
 
 // Frontmatter keys (§6).
@@ -20,7 +23,16 @@ const (
 	keyForceImplicit = "force_implicit"
 	keyStepTimeout   = "step_timeout"
 	keyTimeout       = "timeout"
+	keyMaxVisits     = "max_visits"
+	keyOnMaxVisits   = "on_max_visits"
+	keyAllowed       = "allowed_tools"
+	keyDisallowed    = "disallowed_tools"
+	keyPermission    = "permission_mode"
 )
+
+// toolKeys are the keys that limit a state's tools; a script state has
+// no tools, so on a script they are ignored with a warning.
+var toolKeys = []string{keyAllowed, keyDisallowed, keyPermission}
 
 // efforts are the values claude --effort knows.
 var efforts = []string{"low", "medium", "high", "xhigh", "max"}
@@ -124,6 +136,7 @@ func decodePolicy(name string, m matter) (Policy, []string, error) {
 	if err := d.checkImplicit(p, seen[keyForceImplicit]); err != nil {
 		return Policy{}, nil, err
 	}
+	d.checkCap(p)
 	return p, d.warnings, nil
 }
 
@@ -151,6 +164,21 @@ func (d *policyDecoder) policyKey(p *Policy, k, v *yaml.Node) (bool, error) {
 		p.StepTimeout, err = d.duration(k, v)
 	case keyTimeout:
 		p.Timeout, err = d.duration(k, v)
+	case keyMaxVisits:
+		p.MaxVisits, err = d.visits(k, v)
+	case keyOnMaxVisits:
+		p.OnMaxVisits, err = d.fallback(k, v)
+	case keyAllowed:
+		p.AllowedTools, err = d.toolRules(k, v)
+	case keyDisallowed:
+		p.DisallowedTools, err = d.toolRules(k, v)
+	case keyPermission:
+		p.PermissionMode, err = d.str(k, v)
+		if err == nil && p.PermissionMode != "" {
+			if perr := permission.CheckMode(p.PermissionMode); perr != nil {
+				err = d.errorAt(v, "%s: %v%s", keyPermission, perr, didYouMean(p.PermissionMode, permission.Modes))
+			}
+		}
 	default:
 		return false, nil
 	}
@@ -197,6 +225,54 @@ func (d *policyDecoder) str(k, v *yaml.Node) (string, error) {
 		return v.Value, nil
 	}
 	return "", d.errorAt(k, "%s must be a string (quote it)", k.Value)
+}
+
+// toolRules decodes a list of tool rules: a YAML list of strings, or one
+// string that claude's way of splitting turns into a list
+// (permission.Split). An empty value means unset. Each rule is checked
+// (permission.CheckRule): a malformed rule would not limit what was meant.
+func (d *policyDecoder) toolRules(k, v *yaml.Node) ([]string, error) {
+	var items []*yaml.Node
+	switch kind(v) {
+	case "empty":
+		return nil, nil
+	case "a text":
+		items = []*yaml.Node{v}
+	case "a list":
+		items = v.Content
+	default:
+		return nil, d.errorAt(k, "%s must be a list of tool rules like [Read, \"Bash(git log:*)\"], or one string of them, not %s", k.Value, kind(v))
+	}
+	var rules []string
+	for i, item := range items {
+		item = resolved(item)
+		if kind(item) != "a text" {
+			return nil, d.errorAt(item, "%s item %d must be a string like Read or \"Bash(git log:*)\", not %s (quote it)", k.Value, i+1, kind(item))
+		}
+		if strings.TrimSpace(item.Value) == "" {
+			return nil, d.errorAt(item, "%s item %d is empty; name a tool, like Read or \"Bash(git log:*)\"", k.Value, i+1)
+		}
+		split, err := permission.Split(item.Value)
+		if err != nil {
+			return nil, d.errorAt(item, "%s: %v", k.Value, err)
+		}
+		for _, r := range split {
+			if err := permission.CheckRule(r); err != nil {
+				return nil, d.errorAt(item, "%s: %v", k.Value, err)
+			}
+		}
+		rules = append(rules, split...)
+	}
+	return rules, nil
+}
+
+// didYouMean returns " (did you mean X?)" for the value of known nearest
+// to v, or "" when none is near.
+func didYouMean(v string, known []string) string {
+	if s := spelling.Suggest(v, known); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
 }
 
 // boolean decodes a true/false value; an empty value means false.

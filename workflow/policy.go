@@ -28,6 +28,28 @@ type Policy struct {
 	// Timeout, when set, is the state's idle timeout (§6.4, §12): it
 	// replaces the run's --timeout for this state's steps (0: never).
 	Timeout *time.Duration
+	// MaxVisits, when above 0, is how many times one agent may enter the
+	// state in a run (max_visits): entry MaxVisits+1 takes OnMaxVisits
+	// instead, or fails the agent when OnMaxVisits is nil.
+	MaxVisits int
+	// OnMaxVisits is the transition taken instead of an entry past
+	// MaxVisits (on_max_visits): a goto or reset with a Target, or a
+	// result with a Payload.
+	OnMaxVisits *Rule
+	// AllowedTools and DisallowedTools are the state's tool rules, one per
+	// item ("Read", "Bash(git log:*)"), passed to claude as --allowedTools
+	// and --disallowedTools for this state's steps. A list written as one
+	// string is split the way claude splits it (permission.Split).
+	AllowedTools, DisallowedTools []string
+	// PermissionMode, when set, replaces the run's --permission-mode (and
+	// --dangerously-skip-permissions) for this state's steps.
+	PermissionMode string
+}
+
+// LimitsTools reports whether the state sets any of allowed_tools,
+// disallowed_tools and permission_mode.
+func (p Policy) LimitsTools() bool {
+	return len(p.AllowedTools) > 0 || len(p.DisallowedTools) > 0 || p.PermissionMode != ""
 }
 
 // Rule is one allowed_transitions entry. Empty fields (nil Payload) are not

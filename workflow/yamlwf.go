@@ -158,6 +158,7 @@ func (wf *yamlWorkflow) parseState(parent *policyDecoder, k, v *yaml.Node) error
 	var prompt *string
 	scripts := make(map[string]string)
 	var policyKey, forceKey *yaml.Node
+	var toolKey []*yaml.Node
 	seen := make(map[string]bool)
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		sk, sv := resolved(v.Content[i]), resolved(v.Content[i+1])
@@ -192,8 +193,20 @@ func (wf *yamlWorkflow) parseState(parent *policyDecoder, k, v *yaml.Node) error
 		case key == keyForceImplicit:
 			forceKey = sk
 		}
-		if known && key != keyTimeout && policyKey == nil {
+		switch {
+		case !known || scriptKey(key):
+		case slices.Contains(toolKeys, key):
+			toolKey = append(toolKey, sk)
+		case policyKey == nil:
 			policyKey = sk
+		}
+	}
+	if prompt == nil && len(scripts) > 0 {
+		// A script calls no claude, so it has no tools to limit. Unlike
+		// model, these keys are not refused: they only ever take away,
+		// so ignoring them cannot give the step more than was written.
+		for _, tk := range toolKey {
+			d.warnAt(tk, "state %q is a script, so %s does nothing: a script has no tools to limit; remove it", name, tk.Value)
 		}
 	}
 	switch {
@@ -209,15 +222,23 @@ func (wf *yamlWorkflow) parseState(parent *policyDecoder, k, v *yaml.Node) error
 	if err := d.checkImplicit(p, forceKey); err != nil {
 		return err
 	}
+	d.checkCap(p)
 	if prompt != nil {
 		wf.states[name+mdExt] = &yamlState{body: *prompt, policy: p, warnings: d.warnings, line: k.Line}
 		return nil
 	}
 	for key, body := range scripts {
 		wf.states[name+scriptKeys[key]] = &yamlState{body: body, script: true,
-			policy: Policy{Timeout: p.Timeout}, warnings: d.warnings, line: k.Line}
+			policy: Policy{Timeout: p.Timeout, MaxVisits: p.MaxVisits, OnMaxVisits: p.OnMaxVisits}, warnings: d.warnings, line: k.Line}
 	}
 	return nil
+}
+
+// scriptKey reports whether a script state of a YAML workflow takes the
+// policy key: its idle timeout, and its visit cap, which counts entries
+// whatever the state runs.
+func scriptKey(key string) bool {
+	return key == keyTimeout || key == keyMaxVisits || key == keyOnMaxVisits
 }
 
 // text decodes a prompt or a script: a string, possibly empty.

@@ -24,15 +24,22 @@ type Call struct {
 	// the new session); empty when the call never got that far.
 	SessionID string `json:"session_id"`
 	// Resumed is the --resume argument.
-	Resumed        string  `json:"resumed"`
-	Forked         bool    `json:"forked"`
-	Model          string  `json:"model"`
-	Effort         string  `json:"effort"`
-	PermissionMode string  `json:"permission_mode"`
-	Pid            int     `json:"pid"`
-	Exit           int     `json:"exit"`
-	Reply          int     `json:"reply"` // index of the reply used, -1 for none
-	Cost           float64 `json:"cost"`  // this call's cost, 0 without a result line
+	Resumed        string `json:"resumed"`
+	Forked         bool   `json:"forked"`
+	Model          string `json:"model"`
+	Effort         string `json:"effort"`
+	PermissionMode string `json:"permission_mode"`
+	// SkipPermissions is --dangerously-skip-permissions.
+	SkipPermissions bool `json:"skip_permissions,omitempty"`
+	// AllowedTools and DisallowedTools are the rules of --allowedTools and
+	// --disallowedTools, split at commas and spaces outside parentheses as
+	// the real CLI splits them; a prompt swallowed by them shows up here.
+	AllowedTools    []string `json:"allowed_tools,omitempty"`
+	DisallowedTools []string `json:"disallowed_tools,omitempty"`
+	Pid             int      `json:"pid"`
+	Exit            int      `json:"exit"`
+	Reply           int      `json:"reply"` // index of the reply used, -1 for none
+	Cost            float64  `json:"cost"`  // this call's cost, 0 without a result line
 	// EnvClaudeCode reports whether CLAUDECODE was in the environment (raymond must
 	// remove it).
 	EnvClaudeCode bool      `json:"env_claudecode"`

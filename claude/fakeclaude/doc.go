@@ -33,6 +33,13 @@
 // following word, so a prompt after them must follow "--". An unknown option prints
 // `error: unknown option '--x'` and exits 1.
 //
+// Each call is logged (see [Call]) with its argv and what the parser made of it: the
+// prompt, model, permission mode, --dangerously-skip-permissions, and the rules of
+// --allowedTools and --disallowedTools split as the real CLI splits them (at commas
+// and spaces outside parentheses). A prompt swallowed by a variadic option shows up
+// among the rules, so a test can see it was. The init line's tools leave out the
+// disallowed ones, as the real CLI's do.
+//
 // # Script format
 //
 // A script is YAML (JSON works too) with one key, replies. Each call of the fake takes

@@ -3,10 +3,10 @@ package fakeclaude
 import (
 	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"raymond/claude/wire"
+	"raymond/permission"
 )
 
 // emitter writes stdout in the chosen output format: stream-json writes every line,
@@ -94,11 +94,16 @@ func (t *turn) emitInit() {
 	})
 }
 
-// splitTools flattens tool lists given as several words, commas or spaces.
+// splitTools flattens tool lists given as several words, commas or spaces,
+// keeping a rule's parenthesised part whole: "Bash(git log:*)" is one rule.
 func splitTools(words []string) []string {
 	var out []string
 	for _, w := range words {
-		out = append(out, strings.FieldsFunc(w, func(r rune) bool { return r == ',' || r == ' ' })...)
+		rules, err := permission.Split(w)
+		if err != nil {
+			rules = []string{w} // as written: the real CLI does not refuse it either
+		}
+		out = append(out, rules...)
 	}
 	return out
 }

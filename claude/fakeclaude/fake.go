@@ -146,6 +146,8 @@ func (t *turn) run() (int, error) {
 	}
 	t.opts = opts
 	t.call.Model, t.call.PermissionMode = opts.model, opts.permissionMode
+	t.call.SkipPermissions = opts.skipPerms
+	t.call.AllowedTools, t.call.DisallowedTools = splitTools(opts.allowedTools), splitTools(opts.disallowed)
 	t.call.Resumed, t.call.Forked = opts.resume, opts.resumeGiven && opts.forkSession
 	if opts.version {
 		fmt.Fprintf(t.inv.stdout, "%s (Claude Code)\n", t.version)

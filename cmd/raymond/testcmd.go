@@ -55,10 +55,11 @@ func runTest(ctx context.Context, env *cmdEnv, args []string) error {
 	verbose := flags.BoolP("verbose", "v", false, "show the path, status, steps and cost of passing cases too, paths as expect.path writes them")
 	timeout := flags.String("timeout", wftest.DefaultTimeout.String(), "fail a case still running after `DUR` (90s, 2m; a bare number is seconds; 0 for no limit)")
 	parallel := flags.Int("parallel", 0, "run at most `N` cases at the same time (default: the number of CPUs)")
+	keep := flags.Bool("keep", false, "keep each case's temporary project folder (working folder, task folders, state, transcript) and name it in the report")
 	if done, err := parseFlags(flags, args, testHelp, env.stdout); done || err != nil {
 		return err
 	}
-	o := wftest.Options{Parallel: *parallel}
+	o := wftest.Options{Parallel: *parallel, Keep: *keep}
 	if *run != "" {
 		re, err := regexp.Compile(*run)
 		if err != nil {
