@@ -26,9 +26,9 @@ if [ ! -d "$dir" ]; then
     if [ "$(phase "$dest")" != archived ]; then
       set_phase "$dest" archived
       say "archive $dir: found moved to $dest; phase archived"
-      echo "<result>$dir is archived at $dest; phase archived.</result>"
+      printf '<result>%s</result>\n' "$dir is archived at $dest; phase archived."
     else
-      echo "<result>$dir is archived already, at $dest (phase archived); nothing to do.</result>"
+      printf '<result>%s</result>\n' "$dir is archived already, at $dest (phase archived); nothing to do."
     fi
     exit 0
   fi
@@ -47,4 +47,4 @@ mkdir -p "$archive"
 mv "$dir" "$dest"
 set_phase "$dest" archived
 say "archive $dir: moved to $dest, phase archived"
-echo "<result>$dir is archived at $dest; phase archived.</result>"
+printf '<result>%s</result>\n' "$dir is archived at $dest; phase archived."

@@ -15,7 +15,7 @@ p=$(phase "$dir")
 case "$p" in
   challenged | implementing) ;;
   complete)
-    echo "<result>$dir is implemented already (phase complete); nothing to do. Next: the archive workflow, with --input $dir</result>"
+    printf '<result>%s</result>\n' "$dir is implemented already (phase complete); nothing to do. Next: the archive workflow, with --input $dir"
     exit 0
     ;;
   none) die "$dir has no STATE.yaml: it was never planned; impl needs phase challenged or implementing, so run the plan workflow on it first" ;;

@@ -5,4 +5,4 @@ set -euo pipefail
 
 dir=$(change)
 say "impl $dir: still NEEDS_FIX after 3 fix rounds, stopping for a person"
-echo "<result>$dir: the review still says NEEDS_FIX after 3 automatic fix rounds; phase stays implementing. Fix what $dir/REVIEW.md lists by hand, then run impl again: it starts with a new review.</result>"
+printf '<result>%s</result>\n' "$dir: the review still says NEEDS_FIX after 3 automatic fix rounds; phase stays implementing. Fix what $dir/REVIEW.md lists by hand, then run impl again: it starts with a new review."

@@ -19,6 +19,8 @@ else
   what="the $name layer ($n of $total) of $dir/tasks.md"
 fi
 say "impl $dir: layer $n of $total: $name"
-tag=goto
-[ "$n" -gt 1 ] || tag=reset
-echo "<$tag input=\"$(attr "$what")\">IMPLEMENT</$tag>"
+if [ "$n" -eq 1 ]; then
+  printf '<reset input="%s">IMPLEMENT</reset>\n' "$(attr "$what")"
+else
+  printf '<goto input="%s">IMPLEMENT</goto>\n' "$(attr "$what")"
+fi

@@ -12,4 +12,4 @@ if [ -f "$dir/REVIEW.md" ]; then
   mv "$dir/REVIEW.md" "$dir/reviews/REVIEW-$n.md"
 fi
 say "impl $dir: reviewing the implementation"
-echo "<reset input=\"$dir\">CODE_REVIEW</reset>"
+printf '<reset input="%s">CODE_REVIEW</reset>\n' "$dir"

@@ -23,7 +23,7 @@ case "$p" in
     fi
     [ -s "$dir/REQUEST.md" ] || die "$dir is a new change and says nothing of what it should do: write that in $dir/REQUEST.md, or give it after the folder: --input \"$dir what the change should do\""
     say "plan $dir: new change $(change_id "$dir"), writing the proposal"
-    echo "<reset input=\"$dir\">PROPOSE</reset>"
+    printf '<reset input="%s">PROPOSE</reset>\n' "$dir"
     ;;
   proposed)
     [ -z "$request" ] || die "$dir is already planned (phase proposed): give only the folder to challenge its plan again, or edit $dir/REQUEST.md and the plan yourself"
@@ -31,7 +31,7 @@ case "$p" in
     echo "<goto>CHECK</goto>"
     ;;
   challenged)
-    echo "<result>$dir is planned already (phase challenged); nothing to do. Next: the impl workflow, with --input $dir</result>"
+    printf '<result>%s</result>\n' "$dir is planned already (phase challenged); nothing to do. Next: the impl workflow, with --input $dir"
     ;;
   *)
     hint="plan works on a new change (no STATE.yaml) or one in phase proposed"

@@ -5,4 +5,4 @@ set -euo pipefail
 
 dir=$(change)
 say "plan $dir: still NEEDS_REVISION after 2 revisions, asking a person"
-echo "<ask next=\"DECIDE\">The challenge of $dir still says NEEDS_REVISION after 2 revisions; its last review is at the end of $dir/proposal.md. Implement anyway (the impl workflow starts now), or stop (the change stays in phase proposed)? Answer implement or stop.</ask>"
+printf '<ask next="DECIDE">%s</ask>\n' "The challenge of $dir still says NEEDS_REVISION after 2 revisions; its last review is at the end of $dir/proposal.md. Implement anyway (the impl workflow starts now), or stop (the change stays in phase proposed)? Answer implement or stop."

@@ -33,4 +33,4 @@ fi
 # The challenge appends its review to proposal.md; count the verdicts so that
 # VERDICT.sh reads only one written by this challenge.
 verdicts "$dir/proposal.md" | wc -l | tr -d ' ' >"$RAYMOND_TASK_FOLDER/verdicts"
-echo "<reset input=\"$dir\">CHALLENGE</reset>"
+printf '<reset input="%s">CHALLENGE</reset>\n' "$dir"

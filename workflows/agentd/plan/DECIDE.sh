@@ -9,13 +9,13 @@ case "$answer" in
   implement | implementanyway | yes | y)
     set_phase "$dir" challenged
     say "plan $dir: implementing anyway (${RAYMOND_ASK_ID:-}), phase challenged"
-    echo "<reset-workflow input=\"$dir\">../impl/</reset-workflow>"
+    printf '<reset-workflow input="%s">../impl/</reset-workflow>\n' "$dir"
     ;;
   stop | no | n)
-    echo "<result>$dir: stopped with the plan still NEEDS_REVISION after 2 revisions (${RAYMOND_ASK_ID:-}); phase proposed. Rework the plan from the last review in $dir/proposal.md and run plan again to have it challenged.</result>"
+    printf '<result>%s</result>\n' "$dir: stopped with the plan still NEEDS_REVISION after 2 revisions (${RAYMOND_ASK_ID:-}); phase proposed. Rework the plan from the last review in $dir/proposal.md and run plan again to have it challenged."
     ;;
   *)
     said=$(plain "${RAYMOND_INPUT:-}")
-    echo "<result>$dir: stopped, since the answer to ${RAYMOND_ASK_ID:-the question} was neither implement nor stop: $said. Phase proposed; run plan again to have the plan challenged, or set phase: challenged in $dir/STATE.yaml and run impl.</result>"
+    printf '<result>%s</result>\n' "$dir: stopped, since the answer to ${RAYMOND_ASK_ID:-the question} was neither implement nor stop: $said. Phase proposed; run plan again to have the plan challenged, or set phase: challenged in $dir/STATE.yaml and run impl."
     ;;
 esac

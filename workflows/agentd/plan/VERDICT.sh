@@ -9,7 +9,7 @@ before=$(cat "$RAYMOND_TASK_FOLDER/verdicts")
 after=$(verdicts "$dir/proposal.md" | wc -l | tr -d ' ')
 if [ "$after" -le "$before" ]; then
   say "plan $dir: the challenge wrote no verdict line into proposal.md; asking for it"
-  echo "<goto input=\"$dir\">VERDICT_MISSING</goto>"
+  printf '<goto input="%s">VERDICT_MISSING</goto>\n' "$dir"
   exit 0
 fi
 verdict=$(verdicts "$dir/proposal.md" | tail -n 1)
@@ -17,17 +17,17 @@ case "$verdict" in
   APPROVED)
     set_phase "$dir" challenged
     say "plan $dir: APPROVED, phase challenged"
-    echo "<result>$dir: the challenge APPROVED the plan; phase challenged. Next: the impl workflow, with --input $dir</result>"
+    printf '<result>%s</result>\n' "$dir: the challenge APPROVED the plan; phase challenged. Next: the impl workflow, with --input $dir"
     ;;
   NEEDS_REVISION)
     set_phase "$dir" proposed
     say "plan $dir: NEEDS_REVISION, phase proposed, revising the plan"
-    echo "<reset input=\"$dir\">REVISE</reset>"
+    printf '<reset input="%s">REVISE</reset>\n' "$dir"
     ;;
   REJECTED)
     set_phase "$dir" rejected
     say "plan $dir: REJECTED, phase rejected"
-    echo "<result>$dir: the challenge REJECTED the plan; phase rejected. Read the review at the end of $dir/proposal.md; to try again, rework the plan, set phase: proposed in $dir/STATE.yaml and run plan again.</result>"
+    printf '<result>%s</result>\n' "$dir: the challenge REJECTED the plan; phase rejected. Read the review at the end of $dir/proposal.md; to try again, rework the plan, set phase: proposed in $dir/STATE.yaml and run plan again."
     ;;
   *)
     die "the last verdict in $dir/proposal.md is \"$(plain "$verdict")\", which is none of APPROVED, NEEDS_REVISION, REJECTED; correct the line and resume the run"
