@@ -6,12 +6,10 @@ set -eu
 dir=$RAYMOND_TASK_FOLDER
 limit=10
 
-# attr escapes a value for a tag attribute.
+# attr escapes a value for a tag attribute: & " < > as entities. With sed:
+# in ${v//"/&quot;} bash 5.2 reads the & as the text it replaces.
 attr() {
-  local v=${1//&/&amp;}
-  v=${v//\"/&quot;}
-  v=${v//</&lt;}
-  printf '%s' "${v//>/&gt;}"
+  printf '%s' "$1" | sed -e 's/&/\&amp;/g' -e 's/"/\&quot;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g'
 }
 
 polls=$(( $(cat "$dir/polls") + 1 ))
