@@ -32,12 +32,10 @@ plain() {
   printf '%s' "${v//>/}"
 }
 
-# attr escapes a value for a tag attribute.
+# attr escapes a value for a tag attribute: & " < > as entities. With sed,
+# since bash 5.2 reads & in the replacement of ${v//x/y} as the text matched.
 attr() {
-  local v=${1//&/&amp;}
-  v=${v//\"/&quot;}
-  v=${v//</&lt;}
-  printf '%s' "${v//>/&gt;}"
+  printf '%s' "$1" | sed -e 's/&/\&amp;/g' -e 's/"/\&quot;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g'
 }
 
 # check_change_path fails unless $1 is a path raymond's tags and the model's
