@@ -48,7 +48,6 @@ if [ -n "$fm_id" ] && [ "$fm_id" != "$(change_id "$dir")" ]; then
   die "$tasks says change_id: $(plain "$fm_id"), but the change folder is $(change_id "$dir"); correct one of them"
 fi
 printf '%s\n' "$layers" >"$RAYMOND_TASK_FOLDER/layers"
-echo 0 >"$RAYMOND_TASK_FOLDER/layer"
 say "impl $dir: layers from $from: $(printf '%s\n' "$layers" | paste -sd, - | sed 's/,/, /g')"
 
 if [ "$p" = implementing ] && [ -f "$dir/REVIEW.md" ]; then

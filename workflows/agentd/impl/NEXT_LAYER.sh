@@ -1,23 +1,24 @@
 # Hand the implementer the next layer of tasks.md, in the conversation it
 # already has (the first layer in a fresh one), or, after the last layer,
-# submit the work for review.
+# submit the work for review. The layer just done is read from the input
+# IMPLEMENT.md passes back ("layer 2 of 3 (Logic) of …"), none from
+# 1_START.sh, so a step run again after a crash hands out the same layer.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/agentd.sh"
 
 dir=$(change)
-n=$(($(cat "$RAYMOND_TASK_FOLDER/layer") + 1))
+done=0
+if [[ ${RAYMOND_INPUT:-} =~ ^layer\ ([0-9]+)\ of\  ]]; then
+  done=${BASH_REMATCH[1]}
+fi
+n=$((done + 1))
 total=$(wc -l <"$RAYMOND_TASK_FOLDER/layers" | tr -d ' ')
 if [ "$n" -gt "$total" ]; then
   echo "<goto>SUBMIT</goto>"
   exit 0
 fi
-echo "$n" >"$RAYMOND_TASK_FOLDER/layer"
 name=$(sed -n "${n}p" "$RAYMOND_TASK_FOLDER/layers")
-if [ "$name" = "every task" ]; then
-  what="every task of $dir/tasks.md"
-else
-  what="the $name layer ($n of $total) of $dir/tasks.md"
-fi
+what="layer $n of $total ($name) of $dir/tasks.md"
 say "impl $dir: layer $n of $total: $name"
 if [ "$n" -eq 1 ]; then
   printf '<reset input="%s">IMPLEMENT</reset>\n' "$(attr "$what")"

@@ -10,6 +10,7 @@ dir=${input%%[[:space:]]*}
 request=${input#"$dir"}
 request=${request#"${request%%[![:space:]]*}"}
 dir=${dir%/}
+dir=${dir#./}
 check_change_path "$dir"
 remember_change "$dir"
 [ ! -e "$dir" ] || [ -d "$dir" ] || die "$dir is a file, not a change folder"
