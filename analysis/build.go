@@ -227,6 +227,9 @@ func (b *builder) stepStarted(e *transcript.Event) {
 		Name: e.Step, Agent: agentID, Seq: seq, State: e.State, Attempt: e.Attempt,
 		Session: e.Session, Started: e.Time, Reminder: b.remind[agentID],
 	}
+	if e.AllowedTools != nil || e.DisallowedTools != nil || e.PermissionMode != "" {
+		s.Tools = &ToolLimits{Allowed: e.AllowedTools, Disallowed: e.DisallowedTools, PermissionMode: e.PermissionMode}
+	}
 	delete(b.remind, agentID)
 	a := b.agent(agentID)
 	if a.Status != "" {

@@ -59,6 +59,9 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 	if s.Model != "" {
 		p.field("model", "%s (%s runner)", s.Model, orUnknown(s.Runner))
 	}
+	if s.Tools != nil {
+		p.field("tools", "%s", s.Tools)
+	}
 	switch {
 	case s.AskID != "" && s.Target != "":
 		p.field("then", "<ask> %s, to %s once answered", s.AskID, s.Target)

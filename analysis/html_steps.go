@@ -230,6 +230,7 @@ func htmlStepMeta(s *Step, critical bool) []htmlFact {
 		add("Session", strings.TrimSpace(session))
 	}
 	add("Model", s.Model)
+	add("Tools", s.Tools.String())
 	add("Runner", s.Runner)
 	if sr := s.Script; sr != nil {
 		add("Script", strings.Join(sr.Argv, " "))

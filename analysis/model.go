@@ -1,6 +1,10 @@
 package analysis
 
-import "time"
+import (
+	"time"
+
+	"raymond/permission"
+)
 
 // SchemaVersion is the version of the JSON that `raymond transcript --json`
 // prints (Run and everything under it). Adding a field keeps it; renaming,
@@ -256,6 +260,8 @@ type Step struct {
 	CostUSD  float64 `json:"cost_usd"`
 	Tokens   Tokens  `json:"tokens"`
 	Model    string  `json:"model,omitempty"`
+	// Tools are the step's tool limits, nil when its state sets none.
+	Tools *ToolLimits `json:"tools,omitempty"`
 	// Runner is what ran the step: claude, scripted, or script for a
 	// script state (protocol §11), which has no model, no session and no
 	// .jsonl, and costs nothing.
@@ -340,4 +346,25 @@ type Item struct {
 	Tool  string `json:"tool,omitempty"`
 	IsErr bool   `json:"is_error,omitempty"`
 	Cut   bool   `json:"cut,omitempty"`
+}
+
+// ToolLimits are the tool limits a step ran with (its state's
+// allowed_tools, disallowed_tools and permission_mode).
+type ToolLimits struct {
+	// Allowed and Disallowed are the rules passed as --allowedTools and
+	// --disallowedTools.
+	Allowed    []string `json:"allowed,omitempty"`
+	Disallowed []string `json:"disallowed,omitempty"`
+	// PermissionMode is the mode the step ran in: the state's own, or the
+	// run's ("bypassPermissions" when the run skipped permissions).
+	PermissionMode string `json:"permission_mode,omitempty"`
+}
+
+// String is the limits in one short line: "allow Read, Grep; deny Write;
+// mode plan".
+func (t *ToolLimits) String() string {
+	if t == nil {
+		return ""
+	}
+	return permission.Summary(t.Allowed, t.Disallowed, t.PermissionMode)
 }

@@ -32,6 +32,7 @@ type node struct {
 	script, end         bool
 	unreachable         bool
 	prompt              string
+	tools               string // the state's tool limits, "" for none
 }
 
 // arrow is one edge to draw.
@@ -91,7 +92,7 @@ func flatten(g lint.Graph) *plan {
 		hasEnd := false
 		for _, s := range w.States {
 			id := ids[State{w.Dir, s.Name}]
-			p.addNode(node{id: id, label: s.Name, workflow: pw.id, script: s.Script, unreachable: s.Unreachable, prompt: s.Prompt})
+			p.addNode(node{id: id, label: s.Name, workflow: pw.id, script: s.Script, unreachable: s.Unreachable, prompt: s.Prompt, tools: s.Tools})
 			pw.nodes = append(pw.nodes, id)
 			for _, e := range s.Edges {
 				k, label := edgeKind(e)

@@ -37,8 +37,12 @@ func HTML(g lint.Graph, title string) string {
 		if n.unreachable {
 			extra = " <span class=\"note\">unreachable</span>"
 		}
-		fmt.Fprintf(&b, "<details class=\"prompt\" id=\"p-%s\"><summary>%s <span class=\"note\">%s, %s</span>%s</summary><pre>%s</pre></details>\n",
-			n.id, html.EscapeString(n.label), html.EscapeString(workflowName(p, n)), what, extra, html.EscapeString(n.prompt))
+		tools := ""
+		if n.tools != "" {
+			tools = "<p class=\"note\">tools: " + html.EscapeString(n.tools) + "</p>"
+		}
+		fmt.Fprintf(&b, "<details class=\"prompt\" id=\"p-%s\"><summary>%s <span class=\"note\">%s, %s</span>%s</summary>%s<pre>%s</pre></details>\n",
+			n.id, html.EscapeString(n.label), html.EscapeString(workflowName(p, n)), what, extra, tools, html.EscapeString(n.prompt))
 	}
 	b.WriteString("</section>\n</main>\n<script>" + htmlScript + "</script>\n</body>\n</html>\n")
 	return b.String()

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"raymond/parsing"
+	"raymond/permission"
 	"raymond/project"
 	"raymond/workflow"
 )
@@ -257,6 +258,13 @@ func (c *checker) loadError(n *node, err error) {
 		f.Check, f.Fix = "empty-state", "write the prompt the agent should follow"
 	case strings.Contains(msg, "force_implicit"):
 		f.Check, f.Fix = "invalid-force-implicit", "keep exactly one allowed transition that fixes everything, or remove force_implicit"
+	case strings.Contains(msg, "permission_mode"):
+		f.Check, f.Fix = "invalid-permission-mode", "use one of "+strings.Join(permission.Modes, ", ")
+		if m := didYouMeanRE.FindStringSubmatch(msg); m != nil {
+			f.Fix = fmt.Sprintf("did you mean %q?", m[1])
+		}
+	case strings.Contains(msg, "allowed_tools") || strings.Contains(msg, "disallowed_tools"):
+		f.Check, f.Fix = "malformed-tool-rule", `write each rule as a tool name, with what it allows in balanced parentheses if needed: Read, "Bash(git log:*)"`
 	case strings.Contains(msg, "cd is ") || strings.Contains(msg, "takes no cd"):
 		f.Check, f.Fix = "unsupported-cd-attribute", "remove cd from this entry: only reset, fork, function-workflow, fork-workflow and reset-workflow take it"
 	default:
@@ -267,7 +275,15 @@ func (c *checker) loadError(n *node, err error) {
 
 // frontmatterKeys are the keys a state's frontmatter may hold; a YAML
 // workflow's state also takes prompt and the script keys.
-var frontmatterKeys = []string{"allowed_transitions", "model", "effort", "force_implicit", "step_timeout", "timeout", "prompt", "sh"}
+var frontmatterKeys = []string{"allowed_transitions", "model", "effort", "force_implicit", "step_timeout", "timeout",
+	"allowed_tools", "disallowed_tools", "permission_mode", "max_visits", "on_max_visits", "prompt", "sh"}
+
+// scriptToolKeyRE finds the key of the warning about a tool limit on a
+// script state.
+var scriptToolKeyRE = regexp.MustCompile(`is a script, so (\w+) does nothing`)
+
+// didYouMeanRE finds the suggestion in a message of the workflow package.
+var didYouMeanRE = regexp.MustCompile(`did you mean "([^"]*)"\?`)
 
 var unknownKeyRE = regexp.MustCompile(`unknown (?:frontmatter |top-level )?key "([^"]*)"`)
 
@@ -281,7 +297,7 @@ func (c *checker) state(si *scopeInfo, n *node) {
 			msg = m[4]
 		}
 		if m := unknownKeyRE.FindStringSubmatch(msg); m != nil {
-			fix := "remove the key, or spell it as one of " + strings.Join(frontmatterKeys[:6], ", ")
+			fix := "remove the key, or spell it as one of " + strings.Join(frontmatterKeys[:slices.Index(frontmatterKeys, "prompt")], ", ")
 			if s := spelling.Suggest(m[1], frontmatterKeys); s != "" {
 				fix = fmt.Sprintf("did you mean %q? rename the key", s)
 			}
@@ -290,6 +306,11 @@ func (c *checker) state(si *scopeInfo, n *node) {
 		}
 		if strings.HasPrefix(msg, "effort ") {
 			continue // invalid-effort says it
+		}
+		if m := scriptToolKeyRE.FindStringSubmatch(msg); m != nil {
+			c.report("tool-limits-on-script", Warning, c.at(n, m[1]+":"), msg,
+				"remove the key: a script runs no claude, so it has no tools to limit")
+			continue
 		}
 		c.report("frontmatter-warning", Warning, c.at(n, ""), msg, "see the message")
 	}
@@ -309,6 +330,7 @@ func (c *checker) state(si *scopeInfo, n *node) {
 			c.report("invalid-effort", Error, c.at(n, p.Effort), err.Error(), fix)
 		}
 	}
+	c.toolRules(n, p)
 	if st.Script {
 		// A script prints its tags when it runs: only a tag written whole
 		// on one line, with nothing the shell fills in, is read here, and a
@@ -391,4 +413,34 @@ func short(s string) string {
 		return string(r[:59]) + "…"
 	}
 	return s
+}
+
+// toolRules checks the tool rules of a state's policy p: a tool claude
+// does not have (an MCP tool, mcp__server__tool, always passes), and a
+// rule both allowed and disallowed, where the refusal wins.
+func (c *checker) toolRules(n *node, p workflow.Policy) {
+	for _, rules := range [][]string{p.AllowedTools, p.DisallowedTools} {
+		for _, r := range rules {
+			if permission.Known(r) {
+				continue
+			}
+			name := permission.Name(r)
+			fix := "check the name against claude's tools (Read, Write, Edit, Glob, Grep, Bash, WebFetch, Task, …); an MCP tool is written mcp__server__tool"
+			if s := spelling.Suggest(name, permission.Tools); s != "" {
+				fix = fmt.Sprintf("did you mean %q?", s)
+			}
+			c.report("unknown-tool", Warning, c.at(n, r),
+				fmt.Sprintf("tool rule %q names %q, which is not one of claude's tools; claude would ignore it", r, name), fix)
+		}
+	}
+	for _, a := range p.AllowedTools {
+		for _, d := range p.DisallowedTools {
+			if a == d || d == permission.Name(d) && permission.Name(a) == d {
+				c.report("tool-allowed-and-disallowed", Warning, c.at(n, a),
+					fmt.Sprintf("%q is allowed, but disallowed_tools has %q, which wins: the state cannot use it", a, d),
+					"remove it from one of the lists")
+				break
+			}
+		}
+	}
 }

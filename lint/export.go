@@ -2,6 +2,7 @@ package lint
 
 import (
 	"raymond/parsing"
+	"raymond/permission"
 	"raymond/workflow"
 )
 
@@ -35,6 +36,9 @@ type GraphState struct {
 	// Prompt is the state's prompt (a script's text), "" when it could not
 	// be read.
 	Prompt string
+	// Tools are the state's tool limits in one line ("allow Read; deny
+	// Write; mode plan", permission.Summary), "" for none.
+	Tools string
 	// Result is set when the state may emit <result> or leave its workflow
 	// for good.
 	Result bool
@@ -82,6 +86,8 @@ func BuildGraph(scopes *workflow.Scopes, arg string) (Graph, error) {
 			gs := GraphState{Name: name, Result: n.result, Dynamic: n.dynamic, Unreachable: marked && !reach[name]}
 			if n.st != nil {
 				gs.Script, gs.Prompt = n.st.Script, n.st.Body
+				p := n.st.Policy
+				gs.Tools = permission.Summary(p.AllowedTools, p.DisallowedTools, p.PermissionMode)
 			}
 			for _, e := range n.edges {
 				gs.Edges = append(gs.Edges, GraphEdge{Tag: e.tag, Role: e.role, To: e.to})

@@ -11,6 +11,7 @@ import (
 
 	"raymond/machine"
 	"raymond/parsing"
+	"raymond/permission"
 	projects "raymond/project"
 	"raymond/report"
 	"raymond/step"
@@ -107,6 +108,14 @@ func (g *driving) start(req step.Request) {
 	started := transcript.Event{Type: transcript.EventStepStarted, Agent: req.Agent, Step: name, State: s.State,
 		Session: firstOf(s.SessionID, s.ResumeSession), Attempt: s.Attempt,
 		Seq: req.Seq, Mode: string(s.Mode), Model: s.Model, Reminder: s.Reminder != ""}
+	if s.AllowedTools != nil || s.DisallowedTools != nil || s.PermissionMode != "" {
+		started.AllowedTools, started.DisallowedTools = s.AllowedTools, s.DisallowedTools
+		mode, skip := req.Permissions()
+		if skip {
+			mode = permission.Bypass
+		}
+		started.PermissionMode = mode
+	}
 	if script {
 		started.Session, started.Mode = "", "script"
 	}

@@ -91,6 +91,9 @@ func CheckRule(rule string) error {
 	if r == "" {
 		return fmt.Errorf("a tool rule is empty; name a tool, like Read or Bash(git log:*)")
 	}
+	if strings.ContainsAny(r[:1], `"'`) {
+		return fmt.Errorf("tool rule %s holds its quote marks, which claude would take as part of the tool's name; in YAML, quote a whole item or the whole string: [Read, \"Bash(git log:*)\"] or \"Read, Bash(git log:*)\"", r)
+	}
 	parts, err := Split(r)
 	if err != nil {
 		return err
@@ -129,4 +132,20 @@ func Effective(runMode string, runSkips bool, stateMode string) (mode string, sk
 // what the person who started the run did not.
 func Escalates(runMode string, runSkips bool, stateMode string) bool {
 	return stateMode == Bypass && !runSkips && runMode != Bypass
+}
+
+// Summary is tool limits in one short line, for people to read:
+// "allow Read, Grep; deny Write; mode plan". It is "" for no limits.
+func Summary(allowed, disallowed []string, mode string) string {
+	var parts []string
+	if len(allowed) > 0 {
+		parts = append(parts, "allow "+strings.Join(allowed, ", "))
+	}
+	if len(disallowed) > 0 {
+		parts = append(parts, "deny "+strings.Join(disallowed, ", "))
+	}
+	if mode != "" {
+		parts = append(parts, "mode "+mode)
+	}
+	return strings.Join(parts, "; ")
 }

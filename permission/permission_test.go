@@ -40,12 +40,13 @@ func TestCheckRule(t *testing.T) {
 		}
 	}
 	for rule, want := range map[string]string{
-		"":          "empty",
-		"  ":        "empty",
-		"Bash(":     "never closed",
-		"(ls)":      "names no tool",
-		"Bash(ls)x": "text after",
-		"Read Edit": "holds 2 rules",
+		"":           "empty",
+		"  ":         "empty",
+		"Bash(":      "never closed",
+		"(ls)":       "names no tool",
+		"Bash(ls)x":  "text after",
+		"Read Edit":  "holds 2 rules",
+		`"Bash(ls)"`: "holds its quote marks",
 	} {
 		if err := CheckRule(rule); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("CheckRule(%q) = %v, want %q", rule, err, want)

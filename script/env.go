@@ -26,8 +26,20 @@ const (
 	EnvAskID      = "RAYMOND_ASK_ID"
 )
 
+// FileSuffix names the companion of RAYMOND_INPUT and RAYMOND_RESULT:
+// RAYMOND_INPUT_FILE is the path of a file holding the same value, whatever
+// its size. A script that may get a large input reads the file.
+const FileSuffix = "_FILE"
+
+// maxEnvValue is the largest value passed in an environment variable. Linux
+// refuses to start a process with one string of its environment over 128 KiB
+// (MAX_ARG_STRLEN), and all of them together must leave room for the rest of
+// the environment; a larger input or result is passed only as a file.
+const maxEnvValue = 64 << 10
+
 // ownVars are the variables raymond sets, which a script never inherits.
-var ownVars = []string{EnvWorkflowID, EnvRunID, EnvAgentID, EnvState, EnvTaskFolder, EnvInput, EnvResult, EnvAskID, step.MarkerEnv}
+var ownVars = []string{EnvWorkflowID, EnvRunID, EnvAgentID, EnvState, EnvTaskFolder, EnvInput, EnvResult, EnvAskID,
+	EnvInput + FileSuffix, EnvResult + FileSuffix, step.MarkerEnv}
 
 // shellName matches the names a shell can export.
 var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -56,10 +68,12 @@ func Reserved(name string) bool {
 
 // environ is the environment of a script step: base without CLAUDECODE and
 // without raymond's own variables, then raymond's variables for req, then
-// the fork variables that may be passed. It returns the whole environment,
-// the variables it added by name, and a warning for each fork variable it
-// left out.
-func environ(base []string, req step.Request) (env []string, added map[string]string, warnings []string) {
+// the fork variables that may be passed. The input (RAYMOND_INPUT and
+// RAYMOND_RESULT) is also written to a file by spill, whose path is in
+// RAYMOND_INPUT_FILE and RAYMOND_RESULT_FILE; an input over maxEnvValue is
+// passed only so. It returns the whole environment, the variables it added
+// by name, and a warning for each value it left out.
+func environ(base []string, req step.Request, spill func(value string) (string, error)) (env []string, added map[string]string, warnings []string, err error) {
 	have := make(map[string]bool, len(base))
 	env = make([]string, 0, len(base)+len(ownVars)+len(req.Step.Vars))
 	for _, kv := range base {
@@ -82,12 +96,33 @@ func environ(base []string, req step.Request) (env []string, added map[string]st
 	if req.RunID != "" {
 		set(step.MarkerEnv, req.Marker())
 	}
-	for _, v := range []struct{ name, key string }{
-		{EnvTaskFolder, "task_folder"}, {EnvInput, "input"}, {EnvResult, "result"}, {EnvAskID, "ask_id"},
-	} {
-		if value, ok := req.Vars[v.key]; ok {
-			set(v.name, value)
+	if value, ok := req.Vars["task_folder"]; ok {
+		set(EnvTaskFolder, value)
+	}
+	spilled := map[string]string{} // value → its file, so one value is written once
+	for _, v := range []struct{ name, key string }{{EnvInput, "input"}, {EnvResult, "result"}} {
+		value, ok := req.Vars[v.key]
+		if !ok {
+			continue
 		}
+		path, ok := spilled[value]
+		if !ok {
+			var err error
+			if path, err = spill(value); err != nil {
+				return nil, nil, nil, fmt.Errorf("pass %s to %s: %w", v.name, req.Step.State, err)
+			}
+			spilled[value] = path
+		}
+		set(v.name+FileSuffix, path)
+		if len(value) <= maxEnvValue {
+			set(v.name, value)
+			continue
+		}
+		warnings = append(warnings, fmt.Sprintf("%s for %s is %d KiB, more than an environment variable can safely hold (%d KiB): "+
+			"it is not set, and the script reads the value from the file named by $%s", v.name, req.Step.State, len(value)>>10, maxEnvValue>>10, v.name+FileSuffix))
+	}
+	if value, ok := req.Vars["ask_id"]; ok {
+		set(EnvAskID, value)
 	}
 	for _, name := range slices.Sorted(maps.Keys(req.Step.Vars)) {
 		why := ""
@@ -98,6 +133,8 @@ func environ(base []string, req step.Request) (env []string, added map[string]st
 			why = "the name is reserved (PATH, HOME, RAYMOND_…, LD_…, BASH_…, …)"
 		case have[name]:
 			why = "raymond's environment has it already, and a fork variable never replaces one"
+		case len(req.Step.Vars[name]) > maxEnvValue:
+			why = fmt.Sprintf("its value is %d KiB, more than an environment variable can safely hold (%d KiB); pass it in a file", len(req.Step.Vars[name])>>10, maxEnvValue>>10)
 		}
 		if why != "" {
 			warnings = append(warnings, fmt.Sprintf("fork variable %q is not passed to %s: %s; rename it", name, req.Step.State, why))
@@ -105,7 +142,7 @@ func environ(base []string, req step.Request) (env []string, added map[string]st
 		}
 		set(name, req.Step.Vars[name])
 	}
-	return env, added, warnings
+	return env, added, warnings, nil
 }
 
 // baseEnv is r.Env, or raymond's own environment.

@@ -46,7 +46,12 @@ func (r *Runner) Run(ctx context.Context, req step.Request, h step.Handler) step
 	}
 	defer cleanup()
 
-	env, added, warnings := environ(step.WithEnv(r.baseEnv(), req.Options.Env), req)
+	spill, removeSpill := spiller()
+	defer removeSpill()
+	env, added, warnings, err := environ(step.WithEnv(r.baseEnv(), req.Options.Env), req, spill)
+	if err != nil {
+		return step.NotStarted(step.Failed, err)
+	}
 	timeout, fromState := req.IdleTimeout()
 	from := "--timeout"
 	if fromState {

@@ -117,6 +117,10 @@ func TestRunEnvironment(t *testing.T) {
 			t.Errorf("%s=%q is in the environment", name, v)
 		}
 	}
+	if !strings.HasPrefix(res.Env[EnvResult+FileSuffix], os.TempDir()) {
+		t.Errorf("%s = %q, want a file in %s", EnvResult+FileSuffix, res.Env[EnvResult+FileSuffix], os.TempDir())
+	}
+	delete(res.Env, EnvResult+FileSuffix)
 	eq(t, "Env", res.Env, map[string]string{
 		EnvWorkflowID: req.RunID, EnvRunID: req.RunID, EnvAgentID: "main", EnvState: "POLL.sh",
 		EnvTaskFolder: "/tmp/tasks/main", EnvResult: "payload", EnvAskID: "ask-1",
@@ -126,6 +130,41 @@ func TestRunEnvironment(t *testing.T) {
 	for i, name := range []string{"EXISTING", "LD_PRELOAD", "PATH", "bad-name"} {
 		if i < len(res.Warnings) && !strings.HasPrefix(res.Warnings[i], fmt.Sprintf("fork variable %q is not passed to POLL.sh: ", name)) {
 			t.Errorf("warning %d = %q, want one about %s", i, res.Warnings[i], name)
+		}
+	}
+}
+
+// TestRunLargeInput: an input too large for an environment variable (Linux
+// refuses to start a process with one over 128 KiB) reaches the script
+// through RAYMOND_INPUT_FILE alone, with a warning, instead of failing the
+// step at every attempt; a small one is in both.
+func TestRunLargeInput(t *testing.T) {
+	body := `echo "input=${RAYMOND_INPUT+set} result=${RAYMOND_RESULT+set}"; ` +
+		`[ "$RAYMOND_INPUT_FILE" = "$RAYMOND_RESULT_FILE" ] && echo same; wc -c < "$RAYMOND_INPUT_FILE"; ` +
+		`stat -c %a "$RAYMOND_INPUT_FILE" 2>/dev/null || stat -f %Lp "$RAYMOND_INPUT_FILE"; echo "$RAYMOND_INPUT_FILE" > "$HOME/where"`
+	for _, tc := range []struct {
+		size     int
+		want     string
+		warnings int
+	}{
+		{10, "input=set result=set\nsame\n10\n600\n", 0},
+		{200 << 10, "input= result=\nsame\n204800\n600\n", 2},
+	} {
+		req := request(t, body)
+		req.Vars = map[string]string{"input": strings.Repeat("x", tc.size), "result": strings.Repeat("x", tc.size)}
+		home := t.TempDir()
+		r := &Runner{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}}
+		res := r.Run(t.Context(), req, step.Handler{})
+		eq(t, "Outcome", res.Outcome, step.Succeeded)
+		eq(t, fmt.Sprintf("stdout for %d bytes", tc.size), res.Text, tc.want)
+		eq(t, "warnings", len(res.Warnings), tc.warnings)
+		if tc.warnings > 0 && !strings.Contains(res.Warnings[0], "RAYMOND_INPUT for POLL.sh is 200 KiB") {
+			t.Errorf("warning = %q", res.Warnings[0])
+		}
+		where, err := os.ReadFile(filepath.Join(home, "where"))
+		must(t, err)
+		if _, err := os.Stat(strings.TrimSpace(string(where))); !os.IsNotExist(err) {
+			t.Errorf("the input file %s is left after the step (%v)", where, err)
 		}
 	}
 }

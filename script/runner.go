@@ -131,3 +131,33 @@ func scriptFile(req step.Request) (path string, cleanup func(), err error) {
 	}
 	return path, cleanup, nil
 }
+
+// spiller returns a function that writes a value to a new file, 0600, in a
+// private folder made on first use, and one that removes that folder.
+func spiller() (spill func(value string) (string, error), remove func()) {
+	var dir string
+	spill = func(value string) (string, error) {
+		if dir == "" {
+			d, err := os.MkdirTemp("", "raymond-input-")
+			if err != nil {
+				return "", err
+			}
+			dir = d
+		}
+		f, err := os.CreateTemp(dir, "input-*")
+		if err != nil {
+			return "", err
+		}
+		_, err = f.WriteString(value)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return f.Name(), err
+	}
+	remove = func() {
+		if dir != "" {
+			_ = os.RemoveAll(dir)
+		}
+	}
+	return spill, remove
+}

@@ -83,6 +83,13 @@ type Event struct {
 	// Model is the model the step asks for, "" for the default
 	// (step_started).
 	Model string `json:"model,omitempty"`
+	// AllowedTools, DisallowedTools and PermissionMode are the tool limits
+	// of a step whose state sets any (step_started): its rules, and the
+	// permission mode it ran in ("bypassPermissions" for a run that skips
+	// permissions). A step of a state without limits has none of them.
+	AllowedTools    []string `json:"allowed_tools,omitempty"`
+	DisallowedTools []string `json:"disallowed_tools,omitempty"`
+	PermissionMode  string   `json:"permission_mode,omitempty"`
 	// Reminder marks a step that sends a reminder rather than the state's
 	// prompt (step_started).
 	Reminder bool `json:"reminder,omitempty"`

@@ -46,7 +46,8 @@
 //	      unvisited: [GIVE_UP]          # states no agent entered
 //	      files:                        # what files hold after the run
 //	        out.txt: "exact content"    # relative to the working folder, or
-//	        "{{task_folder}}/plan.md":  # under an agent's task folder
+//	        "{{task_folder}}/plan.md":  # under main's task folder, or
+//	                                    # {{task_folder:main_worker1}}/
 //	          {contains: [x], not_contains: [y], matches: RE}
 //	        gone.txt: {absent: true}
 //	      prints: [item 1, item 2]      # substrings of the <print>s, in order

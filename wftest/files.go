@@ -19,15 +19,17 @@ type SetupFile struct {
 }
 
 // ExpectFile is what a file must hold after a case's run. Path is as the
-// case wrote it; Agent is "" for a file under the case's working folder,
-// else the agent whose task folder holds it ({{task_folder}} is main's);
-// Rel is the path under that folder. Exact, when not nil, is the whole
+// case wrote it; Folder is "" for a file under the case's working folder,
+// "{{task_folder}}" for main's task folder as the run ended (a reset with
+// task="new" changes it), else the name of a task folder of the run
+// (main, main_worker1, main_task1: {{task_folder:NAME}}); Rel is the path
+// under that folder. Exact, when not nil, is the whole
 // content (both sides trimmed); Contains and NotContains are substrings
 // that must and must not appear; Matches a regular expression the content
 // matches; Absent that the file must not exist.
 type ExpectFile struct {
 	Path        string
-	Agent       string
+	Folder      string
 	Rel         string
 	Exact       *string
 	Contains    []string
@@ -106,12 +108,12 @@ func (p *parser) expectFiles(v any, at []any, label string) []ExpectFile {
 		where := sub(at, name)
 		e := ExpectFile{Path: name, Rel: name}
 		if loc := taskFolderRef.FindStringSubmatchIndex(name); loc != nil {
-			e.Agent, e.Rel = "main", name[loc[1]:]
+			e.Folder, e.Rel = mainTaskFolder, name[loc[1]:]
 			if loc[2] >= 0 {
-				e.Agent = name[loc[2]:loc[3]]
+				e.Folder = name[loc[2]:loc[3]]
 			}
 		} else if strings.Contains(name, "{{") {
-			p.fail(where, "%s: %s: a path starts with {{task_folder}}/ (main's task folder) or {{task_folder:AGENT}}/, or is relative to the case's folder", label, name)
+			p.fail(where, "%s: %s: a path starts with {{task_folder}}/ (main's task folder) or {{task_folder:NAME}}/, or is relative to the case's folder", label, name)
 			continue
 		}
 		if msg := badRelPath(e.Rel); msg != "" {
@@ -119,7 +121,7 @@ func (p *parser) expectFiles(v any, at []any, label string) []ExpectFile {
 			continue
 		}
 		e.Rel = filepath.Clean(e.Rel)
-		if key := e.Agent + "\x00" + e.Rel; seen[key] {
+		if key := e.Folder + "\x00" + e.Rel; seen[key] {
 			p.fail(where, "%s: %s is given twice", label, name)
 			continue
 		} else {
@@ -219,14 +221,17 @@ func writeFiles(dir string, files []SetupFile) error {
 // maxShown is the most of a file's content a failure quotes.
 const maxShown = 1500
 
+// mainTaskFolder is ExpectFile.Folder for {{task_folder}}.
+const mainTaskFolder = "{{task_folder}}"
+
 // checkFiles checks every file of expect.files; cwd is the case's working
-// folder, taskFolder gives an agent's task folder.
-func checkFiles(want []ExpectFile, cwd string, taskFolder func(agent string) string) []string {
+// folder, taskFolder gives the path of an ExpectFile.Folder.
+func checkFiles(want []ExpectFile, cwd string, taskFolder func(folder string) string) []string {
 	var fails []string
 	for _, e := range want {
 		dir := cwd
-		if e.Agent != "" {
-			dir = taskFolder(e.Agent)
+		if e.Folder != "" {
+			dir = taskFolder(e.Folder)
 		}
 		if msg := checkFile(e, filepath.Join(dir, e.Rel)); msg != "" {
 			fails = append(fails, msg)

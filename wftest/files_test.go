@@ -112,3 +112,27 @@ func TestShownCutsLongContent(t *testing.T) {
 	assert.Contains(t, s, "more bytes)")
 	assert.Equal(t, "    (empty)", shown(" \n"))
 }
+
+// After a reset with task="new", {{task_folder}} is main's new task folder;
+// the first one is still reachable as {{task_folder:main}}.
+func TestRunFilesTaskFolderAfterNewTask(t *testing.T) {
+	rep := runFiles(t, map[string]string{
+		"wf/START.md": "Start.",
+		"wf/NOTE.sh":  "#!/bin/bash\necho new > \"$RAYMOND_TASK_FOLDER/note.md\"\necho '<result>ok</result>'\n",
+		"wf/wf.test.yaml": `
+cases:
+  - name: a
+    task_files:
+      note.md: old
+    replies:
+      START: ['<reset task="new">NOTE.sh</reset>']
+    expect:
+      files:
+        "{{task_folder}}/note.md": new
+        "{{task_folder:main}}/note.md": old
+        "{{task_folder:main_task1}}/note.md": new
+`,
+	}, Options{}, "wf/wf.test.yaml")
+	require.NoError(t, rep.Files[0].Err)
+	assert.Empty(t, failures(rep)["wf/a"])
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"raymond/state"
 	"raymond/step"
@@ -182,9 +183,28 @@ func crashThenResume(ctx context.Context, first, resume func(context.Context) (*
 	if err := snap.restore(); err != nil {
 		return nil, fmt.Errorf("interrupt_after: put back the run's files as the crash left them: %w", err)
 	}
-	r, err := resume(ctx)
+	r, err := resumeWhenFree(ctx, resume)
 	if err != nil {
 		return r, fmt.Errorf("resume after the crash: %w", err)
 	}
 	return r, nil
+}
+
+// resumeWhenFree calls resume until the run's lock is free, for up to
+// about two seconds. The first driver let its lock go, but a child process
+// that another case's script forked while the lock file was open keeps a
+// copy of the lock's open file description until it execs, which can be
+// an instant later: the lock is an OFD lock, which goes with the last copy.
+func resumeWhenFree(ctx context.Context, resume func(context.Context) (*state.Run, error)) (*state.Run, error) {
+	for wait := time.Millisecond; ; wait *= 2 {
+		r, err := resume(ctx)
+		if _, held := errors.AsType[*state.LockedError](err); !held || wait > time.Second {
+			return r, err
+		}
+		select {
+		case <-ctx.Done():
+			return r, err
+		case <-time.After(wait):
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"raymond/internal/spelling"
 	"raymond/internal/yamlerr"
 	"raymond/scripted"
 	"raymond/workflow"
@@ -89,7 +90,11 @@ func (p *parser) mapping(v any, at []any, label, kind, keys string) (map[string]
 		_, dup := fields[key]
 		switch {
 		case !isText || !slices.Contains(allowed, key):
-			p.fail(sub(at, key), "%sunknown key %s; %s takes %s", lead(label), scripted.Describe(item.Key), kind, keys)
+			hint := ""
+			if near := spelling.Suggest(key, allowed); isText && near != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", near)
+			}
+			p.fail(sub(at, key), "%sunknown key %s%s; %s takes %s", lead(label), scripted.Describe(item.Key), hint, kind, keys)
 			ok = false
 		case dup:
 			p.errs = append(p.errs, p.errorAt(lineOfSecond(p.root, at, key), "%s%s is given twice", lead(label), key))

@@ -92,7 +92,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad indentation", "cases:\n  - name: a\n   input: b\n", ":3: invalid YAML: did not find expected '-' indicator"},
 		{"not a mapping", "- a\n", ":1: a test file is a mapping with the keys workflow, cwd, cases"},
 		{"unknown top key", "workflow: .\ncase:\n  - name: a\n",
-			":2: unknown key \"case\"; a test file takes workflow, cwd, cases"},
+			":2: unknown key \"case\" (did you mean cases?); a test file takes workflow, cwd, cases"},
 		{"no cases", "workflow: .\n", ": no cases: a test file lists its cases under the key cases"},
 		{"empty cases", "cases: []\n", ":1: cases is empty; give at least one case, each starting with \"- name: …\""},
 		{"no cases under the key", "cases:\n", ":1: cases is empty; give at least one case, each starting with \"- name: …\""},
@@ -103,7 +103,7 @@ func TestParseErrors(t *testing.T) {
 			":1: cwd notes.txt is not a folder (" + filepath.Join(dir, "wf", "notes.txt") + "); cwd: names the folder the agents work in, relative to the test file"},
 		{"case not a mapping", "cases:\n  - just text\n", ":2: case 1: \"just text\" is not a mapping; a case takes the keys name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, expect"},
 		{"unknown case key", "cases:\n  - name: a\n    inptu: x\n",
-			":3: case \"a\": unknown key \"inptu\"; a case takes name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, expect"},
+			":3: case \"a\": unknown key \"inptu\" (did you mean input?); a case takes name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, expect"},
 		{"key twice", "cases:\n  - name: a\n    input: x\n    input: y\n", ":4: case \"a\": input is given twice"},
 		{"no name", "cases:\n  - input: x\n", ":2: case 1 has no name; give every case a name that is unique in the file"},
 		{"name not text", "cases:\n  - name: [a]\n", ":2: case 1: name: a list is not a text; quote it"},
@@ -119,7 +119,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown state", "cases:\n  - name: a\n    replies:\n      START: [x]\n      main_w1/FIXX: [z]\n",
 			":5: case \"a\": replies: replies for \"main_w1/FIXX\" name no state of the workflow: target \"FIXX\" does not exist: no FIXX.md or FIXX.sh in the workflow"},
 		{"unknown expect key", "cases:\n  - name: a\n    expect:\n      stats: failed\n",
-			":4: case \"a\": expect: unknown key \"stats\"; expect takes status, result, result_matches, path, steps, reminders, retries, cost, unvisited, asks, files, prints"},
+			":4: case \"a\": expect: unknown key \"stats\" (did you mean status?); expect takes status, result, result_matches, path, steps, reminders, retries, cost, unvisited, asks, files, prints"},
 		{"bad status", "cases:\n  - name: a\n    expect: {status: done}\n",
 			":3: case \"a\": expect: status: \"done\" is not a status; use one of completed, failed, budget_exceeded, paused, asking"},
 		{"bad regexp", "cases:\n  - name: a\n    expect:\n      result_matches: \"(\"\n",
@@ -152,16 +152,16 @@ func TestParseErrors(t *testing.T) {
 		{"bad interrupt_after", "cases:\n  - name: a\n    interrupt_after: 0\n",
 			":3: case \"a\": interrupt_after: 0 is not a number of steps; give a whole number, 1 or more"},
 		{"expect files", "cases:\n  - name: a\n    expect:\n      files:\n        \"{{task_dir}}/a\": x\n        b: {contains: [1]}\n        c: {absent: true, contains: x}\n        d: {cotains: x}\n        e: {matches: \"(\"}\n        ../f: x\n",
-			":5: case \"a\": expect: files: {{task_dir}}/a: a path starts with {{task_folder}}/ (main's task folder) or {{task_folder:AGENT}}/, or is relative to the case's folder\n" +
+			":5: case \"a\": expect: files: {{task_dir}}/a: a path starts with {{task_folder}}/ (main's task folder) or {{task_folder:NAME}}/, or is relative to the case's folder\n" +
 				":6: case \"a\": expect: files: b: contains must be a text or a list of texts\n" +
 				":7: case \"a\": expect: files: c: absent: true says the file must not exist, so it takes no other check\n" +
-				":8: case \"a\": expect: files: d: unknown key \"cotains\"; a file's expectation takes contains, not_contains, matches, absent\n" +
+				":8: case \"a\": expect: files: d: unknown key \"cotains\" (did you mean contains?); a file's expectation takes contains, not_contains, matches, absent\n" +
 				":9: case \"a\": expect: files: e: matches: error parsing regexp: missing closing ): `(`\n" +
 				":10: case \"a\": expect: files: ../f leaves the case's folder; give a path inside it, without .."},
 		{"bad prints", "cases:\n  - name: a\n    expect:\n      prints: {a: b}\n",
 			":4: case \"a\": expect: prints must be a text or a list of texts"},
 		{"several problems", "cases:\n  - name: a\n    inptu: x\n  - name: b\n    budget: -2\n",
-			":3: case \"a\": unknown key \"inptu\"; a case takes name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, expect\n" +
+			":3: case \"a\": unknown key \"inptu\" (did you mean input?); a case takes name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, expect\n" +
 				":5: case \"b\": budget: -2 is not an amount in USD; give a number, 0 or more, such as 0.25"},
 	}
 	path := filepath.Join(dir, "wf", "t.test.yaml")

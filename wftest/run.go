@@ -367,7 +367,19 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, keep
 			res.Failures = append(res.Failures, msg)
 		}
 	}
-	res.Failures = append(res.Failures, checkFiles(c.Expect.Files, cwd, taskFolder)...)
+	// {{task_folder}} is main's task folder as the run ended: a reset
+	// with task="new" gives it a fresh one. {{task_folder:NAME}} is the
+	// folder of that name.
+	finalFolder := func(folder string) string {
+		if folder != mainTaskFolder {
+			return taskFolder(folder)
+		}
+		if a := final.Agent(orchestrator.MainAgent); a != nil && a.TaskFolder != "" {
+			return a.TaskFolder
+		}
+		return taskFolder(orchestrator.MainAgent)
+	}
+	res.Failures = append(res.Failures, checkFiles(c.Expect.Files, cwd, finalFolder)...)
 	return nil
 }
 

@@ -173,6 +173,9 @@ func (d *policyDecoder) policyKey(p *Policy, k, v *yaml.Node) (bool, error) {
 	case keyDisallowed:
 		p.DisallowedTools, err = d.toolRules(k, v)
 	case keyPermission:
+		if vk := kind(v); vk != "a text" && vk != "empty" {
+			return true, d.errorAt(k, "%s must be one of %s, not %s", keyPermission, strings.Join(permission.Modes, ", "), vk)
+		}
 		p.PermissionMode, err = d.str(k, v)
 		if err == nil && p.PermissionMode != "" {
 			if perr := permission.CheckMode(p.PermissionMode); perr != nil {

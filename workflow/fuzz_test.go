@@ -16,6 +16,8 @@ import (
 // what it returns hangs together. Seeds live in testdata/fuzz/FuzzParseState.
 func FuzzParseState(f *testing.F) {
 	f.Add([]byte("---\nallowed_transitions:\n  - { tag: goto, target: NEXT.md }\n---\nBody {{input}}\n"))
+	f.Add([]byte("---\nallowed_tools: [Read, \"Bash(git log:*)\"]\ndisallowed_tools: Write, Edit(a (b))\npermission_mode: plan\n---\nLook.\n"))
+	f.Add([]byte("---\nallowed_tools: \"Bash(x\"\n---\nLook.\n"))
 	f.Add([]byte("---\nallowed_transitions:\n  - { tag: fork-workflow, target: ../w/, next: J, task: new, item: a }\n  - { tag: ask, next: ANS, timeout: 7d }\n---\n"))
 	f.Fuzz(func(t *testing.T, content []byte) {
 		st, err := ParseState("FUZZ.md", content)
@@ -76,6 +78,7 @@ func FuzzParseState(f *testing.F) {
 func FuzzYAMLWorkflow(f *testing.F) {
 	f.Add([]byte(yamlWF))
 	f.Add([]byte("states:\n  A: { sh: echo, timeout: 1 }\n"))
+	f.Add([]byte("states:\n  A: { sh: echo, allowed_tools: [Read], permission_mode: plan }\n"))
 	// One file per worker process, rewritten by each input: a fresh
 	// temporary folder per input would slow the fuzzer down tenfold.
 	p := filepath.Join(f.TempDir(), "FUZZ.yaml")

@@ -52,7 +52,7 @@ func TestToolKeyErrors(t *testing.T) {
 		{"no tool name", "allowed_tools: [\"(git log:*)\"]\n", "names no tool"},
 		{"text after", "allowed_tools: [\"Bash(ls)x\"]\n", "text after its closing parenthesis"},
 		{"mode typo", "permission_mode: acceptEdit\n", "S.md:2: permission_mode: unknown permission mode \"acceptEdit\"; claude accepts acceptEdits, auto, bypassPermissions, default, dontAsk, manual, plan (did you mean \"acceptEdits\"?)"},
-		{"mode not a string", "permission_mode: [plan]\n", "permission_mode must be a string"},
+		{"mode not a string", "permission_mode: [plan]\n", "S.md:2: permission_mode must be one of acceptEdits, auto, bypassPermissions, default, dontAsk, manual, plan, not a list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,5 +87,5 @@ func TestYAMLToolKeys(t *testing.T) {
 		t.Errorf("POLL warnings %q", poll.warnings)
 	}
 	_, err = parseYAMLWorkflow("wf.yaml", []byte("states:\n  A:\n    prompt: hi\n    permission_mode: 1\n"))
-	wantErrContains(t, err, "wf.yaml:4:5: permission_mode must be a string")
+	wantErrContains(t, err, "wf.yaml:4:5: permission_mode must be one of")
 }

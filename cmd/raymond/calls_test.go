@@ -17,13 +17,16 @@ import (
 //
 // Each line holds the session, model and effort flags of the call's argv, the
 // session the call produced, its working directory and the first line of its
-// prompt. Session ids are renamed S1, S2, … in order of first appearance and
+// prompt; with -perm, its --permission-mode or --dangerously-skip-permissions
+// too. The rules of --allowedTools and --disallowedTools, when given, follow,
+// comma-separated. Session ids are renamed S1, S2, … in order of first appearance and
 // the script's work folder is written $WORK:
 //
 //	--resume S1 --fork-session --session-id S2 -> S2 in $WORK: Callee asked …
 func cmdCalls(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 {
-		ts.Fatalf("usage: calls")
+	perm := len(args) == 1 && args[0] == "-perm"
+	if neg || len(args) != 0 && !perm {
+		ts.Fatalf("usage: calls [-perm]")
 	}
 	calls, err := fakeclaude.ReadCalls(ts.Getenv("FAKE_CLAUDE_DIR"))
 	ts.Check(err)
@@ -61,7 +64,24 @@ func cmdCalls(ts *testscript.TestScript, neg bool, args []string) {
 				}
 			case "--fork-session":
 				flags = append(flags, a)
+			case "--dangerously-skip-permissions":
+				if perm {
+					flags = append(flags, a)
+				}
+			case "--permission-mode":
+				if perm && i+1 < len(c.Argv) {
+					i++
+					flags = append(flags, a, c.Argv[i])
+				}
 			}
+		}
+		// Tool rules show when given, one word per flag, as the fake
+		// split them: a prompt they swallowed would show among them.
+		if len(c.AllowedTools) > 0 {
+			flags = append(flags, "--allowedTools", strings.Join(c.AllowedTools, ","))
+		}
+		if len(c.DisallowedTools) > 0 {
+			flags = append(flags, "--disallowedTools", strings.Join(c.DisallowedTools, ","))
 		}
 		prompt, _, _ := strings.Cut(c.Prompt, "\n")
 		fmt.Fprintf(&b, "%s -> %s in %s: %s\n", strings.Join(flags, " "), sid(c.SessionID), rel(c.Cwd), rel(prompt))

@@ -22,12 +22,15 @@ var testHelp = help{
 Run workflow tests: the cases of test files (*.test.yaml), each of which
 runs its workflow through the real orchestrator with scripted replies
 instead of a model and checks where it went: final status, result, the path
-of every agent, steps, reminders, retries, cost, states never visited. No
+of every agent, steps, reminders, retries, cost, states never visited,
+the files it left and what it printed. A case can start from files of its
+own (in a fresh working folder) and be killed and resumed mid-way. No
 model, no network.
 
 PATH is a test file (any name) or a folder searched for *.test.yaml, with
 its subfolders but not .git, .raymond or node_modules; default ".". Cases
-run in parallel, each in a temporary project folder of its own.
+run in parallel, each in a temporary project folder of its own, removed
+afterwards unless --keep.
 
 The report is written like 'go test': a line per case, what failed below
 it (a path as a diff: - expected, + actual), a line per file, a summary.

@@ -16,7 +16,7 @@
 # already and changes nothing.
 set -euo pipefail
 dir=$RAYMOND_TASK_FOLDER
-answer=$(printf '%s\n' "${RAYMOND_RESULT:-}" | tr -d '\r')
+answer=$(if [ -n "${RAYMOND_RESULT_FILE:-}" ]; then cat "$RAYMOND_RESULT_FILE"; else printf '%s' "${RAYMOND_RESULT:-}"; fi | tr -d '\r')
 pending_re='^- \[ \][[:space:]]*[0-9]+\.[[:space:]]*.+$'
 item_re='^- \[[ x!]\][[:space:]]*[0-9]+\.[[:space:]]*.+$'
 

@@ -14,7 +14,8 @@
 # the plan.md it wrote the first time.
 set -euo pipefail
 dir=$RAYMOND_TASK_FOLDER
-answer=${RAYMOND_RESULT:-}
+answer=$(if [ -n "${RAYMOND_RESULT_FILE:-}" ]; then cat "$RAYMOND_RESULT_FILE"; else printf '%s' "${RAYMOND_RESULT:-}"; fi; printf x)
+answer=${answer%x} # keep its trailing newlines
 if [ ! -f "$dir/plan.md" ]; then
   printf '%s\n' "$answer" > "$dir/plan-answer.md.tmp"
   mv "$dir/plan-answer.md.tmp" "$dir/plan-answer.md"

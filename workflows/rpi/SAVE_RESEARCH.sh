@@ -4,7 +4,7 @@
 # file it wrote the first time.
 set -euo pipefail
 dir=$RAYMOND_TASK_FOLDER
-findings=${RAYMOND_RESULT:-}
+findings=$(if [ -n "${RAYMOND_RESULT_FILE:-}" ]; then cat "$RAYMOND_RESULT_FILE"; else printf '%s' "${RAYMOND_RESULT:-}"; fi)
 if [ ! -f "$dir/research.md" ]; then
   if [ -z "${findings//[[:space:]]/}" ]; then
     findings='(The research phase returned nothing.)'

@@ -9,7 +9,7 @@
 # items are skipped) instead of copying its files: see README.md.
 set -euo pipefail
 dir=$RAYMOND_TASK_FOLDER
-task=${RAYMOND_INPUT:-}
+task=$(if [ -n "${RAYMOND_INPUT_FILE:-}" ]; then cat "$RAYMOND_INPUT_FILE"; else printf '%s' "${RAYMOND_INPUT:-}"; fi)
 if [ -z "${task//[[:space:]]/}" ]; then
   echo '<result>Nothing to do: give the task as --input, for example --input "Add a --json flag to the list command".</result>'
   exit 0
