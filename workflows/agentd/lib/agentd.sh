@@ -86,9 +86,12 @@ yaml_get() {
 
 # yaml_set sets the top-level key $2 of the YAML file $1 to $3 in place: the
 # key's line is replaced, or added at the end, and every other line is kept.
+# The new content is written beside the file and renamed over it, so a kill
+# never leaves half a file; the copy keeps the file's mode.
 yaml_set() {
   local file=$1 tmp
   tmp=$(mktemp "$file.XXXXXX")
+  cp -p "$file" "$tmp"
   awk -v key="$2" -v val="$3" '
     !done && $0 ~ "^" key ":" { print key ": " val; done = 1; next }
     { print }
