@@ -216,3 +216,16 @@ func askCounts(r *Run) string {
 	return fmt.Sprintf("%s: %d answered, %d timed out, %d pending; %s waiting in all",
 		count(len(r.Asks), "ask", "asks"), answered, expired, askPending(r), dur(waited))
 }
+
+// visitCaps writes where visit caps fired, one line each.
+func (p *textReport) visitCaps(r *Run) {
+	p.title(false, "Visit caps")
+	for _, c := range r.VisitCaps {
+		p.wrapped(c.Agent+": ", visitCapSummary(r, c))
+	}
+}
+
+// visitCapSummary says in one line where a cap fired and what followed.
+func visitCapSummary(r *Run, c *VisitCap) string {
+	return fmt.Sprintf("%s at %s, entry %d past max_visits %d; %s", c.State, offset(r, c.Time), c.Visits+1, c.Max, c.Taken)
+}

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -194,6 +195,10 @@ func (b *builder) event(e *transcript.Event) {
 		b.askClosed(e)
 	case transcript.EventWarning:
 		r.Warnings = append(r.Warnings, warningText(e))
+	case transcript.EventVisitCap:
+		r.VisitCaps = append(r.VisitCaps, &VisitCap{Time: e.Time, Agent: e.Agent, State: e.State, Visits: e.Visits, Max: e.Max,
+			Tag: e.Tag, Target: e.Target, Payload: e.Payload, Taken: report.VisitCapTaken(e)})
+		b.visitCap(e)
 	}
 }
 
@@ -288,6 +293,29 @@ func (b *builder) transition(e *transcript.Event) {
 	b.open[a.ID] = nil
 	if e.Target != "" {
 		b.visit(a, e.Target, e.Tag, e.Depth)
+	}
+}
+
+// visitCap closes the visit the transition into a capped state opened:
+// it ran no step, because of the cap, and the agent went on by the
+// state's on_max_visits, which opens a visit at its target (a return, for
+// a result that pops the stack).
+func (b *builder) visitCap(e *transcript.Event) {
+	a := b.agent(e.Agent)
+	v := b.open[a.ID]
+	depth := 0
+	if v != nil && len(v.Steps) == 0 && sameState(v.State, e.State) {
+		v.NotRun = fmt.Sprintf("visit cap %d reached", e.Max)
+		v.Exit, v.Target = "on_max_visits", e.Target
+		depth = v.Depth
+	}
+	b.open[a.ID] = nil
+	switch {
+	case e.Target == "":
+	case e.Tag == "result":
+		b.visit(a, e.Target, "result", max(depth-1, 0))
+	default:
+		b.visit(a, e.Target, "on_max_visits", depth)
 	}
 }
 

@@ -99,6 +99,7 @@ type htmlPage struct {
 	CriticalMore  int
 	Agents        []*htmlAgent
 	Asks          []*htmlAsk
+	VisitCaps     []htmlVisitCap
 	Graph         *htmlWorkflow
 	AgentFilter   []string // agent ids offered by the step filter
 	ProblemSteps  int
@@ -109,6 +110,13 @@ type htmlPage struct {
 	anchors  map[string]string
 	critical map[string]bool
 	askOf    map[string]*htmlAsk // by the name of the step that asked
+}
+
+// htmlVisitCap is one visit_cap event as the report's Visit caps section
+// shows it.
+type htmlVisitCap struct {
+	Agent, Line string
+	Failed      bool
 }
 
 // htmlFact is one line of the summary.
@@ -154,6 +162,9 @@ func buildPage(r *Run) *htmlPage {
 	}
 	p.Agents = htmlAgents(r, steps, anchors)
 	p.Asks = htmlAsks(r, steps, anchors)
+	for _, c := range r.VisitCaps {
+		p.VisitCaps = append(p.VisitCaps, htmlVisitCap{Agent: c.Agent, Line: visitCapSummary(r, c), Failed: c.Tag == ""})
+	}
 	p.Graph = buildWorkflow(r)
 	p.askOf = make(map[string]*htmlAsk, len(p.Asks))
 	for i, k := range r.Asks {
@@ -221,6 +232,9 @@ func htmlFacts(r *Run) []htmlFact {
 	add("Waits", waits, htmlClassIf(len(r.Waits) > 0, "warn"))
 	if len(r.Asks) > 0 {
 		add("Asks", askCounts(r), htmlClassIf(askPending(r) > 0, "warn"))
+	}
+	if len(r.VisitCaps) > 0 {
+		add("Visit caps", htmlPlural(len(r.VisitCaps), "cap fired", "caps fired"), "warn")
 	}
 	if r.Entry != "" {
 		add("Entry", r.Entry, "")

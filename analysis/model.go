@@ -95,9 +95,29 @@ type Run struct {
 	States []*StateStats `json:"states"`
 	// Asks are the questions agents put to a person, in the order asked.
 	Asks []*Ask `json:"asks,omitempty"`
+	// VisitCaps are the entries past a state's max_visits, in order: where
+	// a cap fired and what the agent did instead.
+	VisitCaps []*VisitCap `json:"visit_caps,omitempty"`
 	// CriticalPath: the names of the chain of steps that determined the
 	// wall time, first to last (see CriticalPath in critical.go).
 	CriticalPath []string `json:"critical_path"`
+}
+
+// VisitCap is one visit_cap event: an agent's entry into State was past
+// its max_visits (Max), after Visits entries. Tag and Target (or Payload,
+// for a result) are the on_max_visits it took; Tag is "" when it had none
+// and the agent failed.
+type VisitCap struct {
+	Time    time.Time `json:"time"`
+	Agent   string    `json:"agent"`
+	State   string    `json:"state"`
+	Visits  int       `json:"visits"`
+	Max     int       `json:"max_visits"`
+	Tag     string    `json:"tag,omitempty"`
+	Target  string    `json:"target,omitempty"`
+	Payload *string   `json:"payload,omitempty"`
+	// Taken says it in words: "goto ASK.md", "the agent fails".
+	Taken string `json:"taken"`
 }
 
 // Tokens adds up the usage of steps.

@@ -39,6 +39,9 @@ type pathLine struct {
 	resumed int
 	// lastNotRun is set when the last visit of the line ran no step.
 	lastNotRun bool
+	// lastWhy is why the last visit ran no step when it says so itself
+	// (a visit cap), "" to take the agent's reason.
+	lastWhy string
 }
 
 // path writes, per agent, the states it went through.
@@ -275,6 +278,7 @@ func foldVisits(group []*Agent, steps map[string]*Step) []*pathLine {
 			lines = append(lines, last)
 		}
 		last.lastNotRun = len(v.Steps) == 0
+		last.lastWhy = v.NotRun
 		for _, g := range group {
 			if i >= len(g.Path) {
 				continue
@@ -353,6 +357,9 @@ func (p *textReport) visitLine(l *pathLine, agents int, why string) {
 		marks = append(marks, "agent failed, then resumed")
 	case l.resumed > 1:
 		marks = append(marks, fmt.Sprintf("%d agent failures, then resumed", l.resumed))
+	}
+	if l.lastWhy != "" {
+		why = l.lastWhy
 	}
 	switch {
 	case l.lastNotRun && l.times > 1:

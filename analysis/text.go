@@ -88,6 +88,9 @@ func WriteText(w io.Writer, r *Run, o TextOptions) error {
 	if len(r.Asks) > 0 {
 		p.asks(r)
 	}
+	if len(r.VisitCaps) > 0 {
+		p.visitCaps(r)
+	}
 	if len(r.Steps) > 0 {
 		p.states(r, o.Sort)
 		p.timeline(r)

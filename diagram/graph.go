@@ -24,6 +24,9 @@ const (
 	kindTimeout  kind = "timeout"
 	kindResult   kind = "result"
 	kindWorkflow kind = "workflow"
+	// kindCap is a state's on_max_visits: taken instead of the entry past
+	// its max_visits.
+	kindCap kind = "on_max_visits"
 )
 
 // node is one state (or a workflow's end) to draw.
@@ -127,6 +130,8 @@ func edgeKind(e lint.GraphEdge) (kind, string) {
 	switch {
 	case e.ToWorkflow != "":
 		return kindWorkflow, e.Tag
+	case e.Role == "on_max_visits":
+		return kindCap, fmt.Sprintf("after %d visits", e.Visits)
 	case e.Role == "return":
 		return kindReturn, "return"
 	case e.Role == "timeout_next":

@@ -49,11 +49,11 @@ func HTML(g lint.Graph, title string) string {
 }
 
 // kindOrder lists the edge kinds for the legend and the markers.
-var kindOrder = []kind{kindGoto, kindReset, kindCall, kindFunction, kindReturn, kindFork, kindForkNext, kindAsk, kindTimeout, kindResult, kindWorkflow}
+var kindOrder = []kind{kindGoto, kindReset, kindCall, kindFunction, kindReturn, kindFork, kindForkNext, kindAsk, kindTimeout, kindCap, kindResult, kindWorkflow}
 
 // dashed are the kinds drawn with dashes: the ways back and the ways out
 // that are not the agent's own choice.
-var dashed = map[kind]bool{kindReturn: true, kindForkNext: true, kindTimeout: true}
+var dashed = map[kind]bool{kindReturn: true, kindForkNext: true, kindTimeout: true, kindCap: true}
 
 // Legend returns the key to the drawing's arrows and boxes, as an HTML
 // paragraph of class "legend".

@@ -11,13 +11,14 @@ import (
 var mermaidArrows = map[kind]string{
 	kindGoto: "-->", kindReset: "==>", kindCall: "-->", kindFunction: "-->", kindReturn: "-.->",
 	kindFork: "--o", kindForkNext: "-.->", kindAsk: "-->", kindTimeout: "-.-x", kindResult: "-->", kindWorkflow: "==>",
+	kindCap: "-.->",
 }
 
 // colours are the stroke colour of each edge kind, in Mermaid and HTML.
 var colours = map[kind]string{
 	kindGoto: "#555555", kindReset: "#b03060", kindCall: "#1f6fb2", kindFunction: "#1f8f8f", kindReturn: "#1f6fb2",
 	kindFork: "#8a4fbf", kindForkNext: "#8a4fbf", kindAsk: "#c77700", kindTimeout: "#c77700", kindResult: "#2e7d32",
-	kindWorkflow: "#6d4c41",
+	kindWorkflow: "#6d4c41", kindCap: "#827717",
 }
 
 // Mermaid returns g as a Mermaid flowchart: one subgraph per workflow,

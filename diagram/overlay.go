@@ -99,6 +99,8 @@ func viaKind(via string) kind {
 	switch via {
 	case "ask timeout":
 		return kindTimeout
+	case "on_max_visits":
+		return kindCap
 	case "result":
 		return kindResult
 	case "return":

@@ -51,6 +51,9 @@ type node struct {
 	// broken is set when a transition of the state names no state: it is
 	// reported, and the graph checks do not blame the state for it again.
 	broken bool
+	// capped is set for a state with max_visits and no on_max_visits: an
+	// agent that loops through it fails once past the cap.
+	capped bool
 }
 
 // edge is one transition a state may take within its scope.
@@ -60,6 +63,8 @@ type edge struct {
 	input     bool   // carries an input
 	vars      []string
 	place     place
+	// visits is the max_visits after which an on_max_visits edge is taken.
+	visits int
 }
 
 // place is where something is written.
@@ -256,6 +261,10 @@ func (c *checker) loadError(n *node, err error) {
 		f.Check, f.Fix = "invalid-utf8", "save the file as UTF-8"
 	case strings.Contains(msg, "the file is empty") || strings.Contains(msg, "nothing after its frontmatter"):
 		f.Check, f.Fix = "empty-state", "write the prompt the agent should follow"
+	case strings.Contains(msg, "on_max_visits"):
+		f.Check, f.Fix = "invalid-on-max-visits", "write it like { tag: goto, target: MANUAL_FIX.md }: goto or reset with a target, or result with a payload"
+	case strings.Contains(msg, "max_visits"):
+		f.Check, f.Fix = "invalid-max-visits", "give a whole number of at least 1, like max_visits: 3"
 	case strings.Contains(msg, "force_implicit"):
 		f.Check, f.Fix = "invalid-force-implicit", "keep exactly one allowed transition that fixes everything, or remove force_implicit"
 	case strings.Contains(msg, "permission_mode"):
@@ -312,6 +321,12 @@ func (c *checker) state(si *scopeInfo, n *node) {
 				"remove the key: a script runs no claude, so it has no tools to limit")
 			continue
 		}
+		if strings.HasPrefix(msg, "on_max_visits without max_visits") {
+			msg, _, _ = strings.Cut(msg, ";")
+			c.report("on-max-visits-without-max-visits", Warning, c.at(n, "on_max_visits"), msg,
+				"add max_visits: N beside it, or remove on_max_visits")
+			continue
+		}
 		c.report("frontmatter-warning", Warning, c.at(n, ""), msg, "see the message")
 	}
 	p := st.Policy
@@ -331,6 +346,7 @@ func (c *checker) state(si *scopeInfo, n *node) {
 		}
 	}
 	c.toolRules(n, p)
+	c.fallback(si, n)
 	if st.Script {
 		// A script prints its tags when it runs: only a tag written whole
 		// on one line, with nothing the shell fills in, is read here, and a

@@ -56,9 +56,13 @@ type GraphEdge struct {
 	// Tag is the tag that takes it: goto, reset, call, function, fork,
 	// ask, or a -workflow tag.
 	Tag string
-	// Role is "target" for the tag's own target, or the attribute that
-	// names the state: return, next, timeout_next.
+	// Role is "target" for the tag's own target, the attribute that
+	// names the state (return, next, timeout_next), or "on_max_visits"
+	// for the transition a state's visit cap takes (Tag goto or reset).
 	Role string
+	// Visits is the state's max_visits on an on_max_visits edge: it is
+	// taken after that many visits.
+	Visits int
 	// To is the state it leads to; for a cross-workflow tag, the state of
 	// workflow ToWorkflow (a Workflow's Dir) it enters at.
 	To, ToWorkflow string
@@ -90,7 +94,7 @@ func BuildGraph(scopes *workflow.Scopes, arg string) (Graph, error) {
 				gs.Tools = permission.Summary(p.AllowedTools, p.DisallowedTools, p.PermissionMode)
 			}
 			for _, e := range n.edges {
-				gs.Edges = append(gs.Edges, GraphEdge{Tag: e.tag, Role: e.role, To: e.to})
+				gs.Edges = append(gs.Edges, GraphEdge{Tag: e.tag, Role: e.role, To: e.to, Visits: e.visits})
 			}
 			for _, l := range c.links {
 				if l.from == w.Dir && l.state == name {

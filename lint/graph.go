@@ -115,7 +115,7 @@ func (c *checker) loops(si *scopeInfo, reach map[string]bool) {
 	var ends []string
 	for _, name := range si.names {
 		n := si.nodes[name]
-		if n.result || n.dynamic || n.broken {
+		if n.result || n.dynamic || n.broken || n.capped {
 			ends = append(ends, name)
 		}
 		for _, e := range n.edges {

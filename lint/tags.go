@@ -100,6 +100,8 @@ func (c *checker) edge(si *scopeInfo, n *node, e edge) {
 	}
 	check := "missing-target"
 	switch {
+	case e.role == "on_max_visits":
+		check = "missing-on-max-visits-target"
 	case e.role == "return":
 		check = "missing-return"
 	case e.tag == parsing.Ask:
@@ -110,20 +112,57 @@ func (c *checker) edge(si *scopeInfo, n *node, e edge) {
 	if e.role != "target" {
 		what = fmt.Sprintf(" %s=%q", e.role, e.to)
 	}
-	fix := "name a state of this workflow"
+	if e.role == "on_max_visits" {
+		c.report(check, Error, e.place, fmt.Sprintf("on_max_visits <%s> %s: %v", e.tag, e.to, err), fixFor(si, e.to, err))
+		return
+	}
+	if te, ok := errors.AsType[*workflow.TargetError](err); ok && te.Kind == workflow.Ambiguous {
+		check = "ambiguous-state-resolution"
+	}
+	fix := fixFor(si, e.to, err)
+	c.report(check, Error, e.place, fmt.Sprintf("<%s>%s: %v", e.tag, what, err), fix)
+}
+
+// fixFor is the fix of a name that resolves to no state of si: the state
+// it is probably a misspelling of, or the states there are.
+func fixFor(si *scopeInfo, name string, err error) string {
 	if te, ok := errors.AsType[*workflow.TargetError](err); ok {
 		switch te.Kind {
 		case workflow.Ambiguous:
-			check, fix = "ambiguous-state-resolution", "add the extension (.md or .sh) to say which state"
+			return "add the extension (.md or .sh) to say which state"
 		case workflow.NotFound:
-			if s := spelling.Suggest(e.to, append(si.names, stems(si.names)...)); s != "" {
-				fix = fmt.Sprintf("did you mean %s?", s)
+			if s := spelling.Suggest(name, append(si.names, stems(si.names)...)); s != "" {
+				return fmt.Sprintf("did you mean %s?", s)
 			} else if len(si.names) > 0 {
-				fix = "name one of " + strings.Join(si.names, ", ")
+				return "name one of " + strings.Join(si.names, ", ")
 			}
 		}
 	}
-	c.report(check, Error, e.place, fmt.Sprintf("<%s>%s: %v", e.tag, what, err), fix)
+	return "name a state of this workflow"
+}
+
+// fallback records the on_max_visits of n as an edge of the graph: the
+// way out of a loop its cap gives. A result fallback ends the agent (or
+// returns), and a cap without a fallback fails it: either way a loop
+// through n does not run for ever.
+func (c *checker) fallback(si *scopeInfo, n *node) {
+	p := n.st.Policy
+	if p.MaxVisits == 0 {
+		return
+	}
+	t, ok := p.Fallback()
+	switch {
+	case !ok:
+		n.capped = true
+	case t.Name == parsing.Result:
+		n.result = true
+	default:
+		pl := c.at(n, "on_max_visits")
+		if p2 := c.at(n, t.Target); p2.line >= pl.line && p2.col > 0 {
+			pl = p2
+		}
+		c.edge(si, n, edge{tag: t.Name, role: "on_max_visits", to: t.Target, place: pl, input: true, visits: p.MaxVisits})
+	}
 }
 
 // templated reports whether s holds a {{placeholder}}, filled in when the

@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -45,6 +46,16 @@ func (m *Machine) visit(a *state.Agent, now time.Time, p PreparedStep) []Effect 
 	return nil
 }
 
+// capSource says where the cap of the state r is written: its
+// frontmatter, or the YAML workflow's file.
+func (m *Machine) capSource(r state.Ref) string {
+	switch path.Ext(m.scopePath(r.Scope)) {
+	case ".yaml", ".yml":
+		return "the YAML workflow"
+	}
+	return "frontmatter"
+}
+
 // capped takes the state's on_max_visits instead of the entry past its
 // cap: a goto or reset to its target, or a result with its payload. The
 // target is entered as any state is, so its own cap applies; a chain of
@@ -57,8 +68,8 @@ func (m *Machine) capped(a *state.Agent, now time.Time, p PreparedStep, key stri
 	fb := p.OnMaxVisits
 	if fb == nil {
 		ev.Message = "no on_max_visits: the agent fails"
-		return append([]Effect{note(a.ID, ev)}, m.fail(a, now, fmt.Sprintf("%s: visit cap reached (max_visits: %d); add on_max_visits to go elsewhere, or raise max_visits",
-			s.State, p.MaxVisits))...)
+		return append([]Effect{note(a.ID, ev)}, m.fail(a, now, fmt.Sprintf("%s: visit cap reached (max_visits: %d, from %s); add on_max_visits to go elsewhere, or raise max_visits",
+			s.State, p.MaxVisits, m.capSource(s.Ref)))...)
 	}
 	if slices.Contains(s.Capped, key) {
 		ev.Message = "on_max_visits loops back to a state over its cap: the agent fails"

@@ -130,7 +130,7 @@ func TestVisitCapWithoutFallbackFailsTheAgent(t *testing.T) {
 	assert.Empty(t, c.tick())
 	a := c.agent("main")
 	assert.Equal(t, state.AgentFailed, a.Status)
-	assert.Contains(t, a.LastError, "START.md: visit cap reached (max_visits: 1); add on_max_visits to go elsewhere")
+	assert.Contains(t, a.LastError, "START.md: visit cap reached (max_visits: 1, from frontmatter); add on_max_visits to go elsewhere")
 	assert.Equal(t, state.StatusFailed, c.m.Run().Status)
 	require.Len(t, c.capEvents(), 1)
 	assert.Empty(t, c.capEvents()[0].Tag)
@@ -144,7 +144,8 @@ func TestVisitCapWithoutFallbackFailsTheAgent(t *testing.T) {
 }
 
 func TestVisitCountsSurviveResetsAndCalls(t *testing.T) {
-	c := newCapRun(t, map[string]capSpec{"WORK.md": {max: 3, fallback: &parsing.Tag{Name: parsing.Result, Payload: "gave up"}}})
+	c := newCapRun(t, map[string]capSpec{"WORK.md": {max: 3, fallback: &parsing.Tag{Name: parsing.Result, Payload: "gave up"}},
+		"BACK.md": {max: 5}})
 	c.tick()
 	c.emit("main", tag(parsing.Reset, "WORK.md"))
 	require.Equal(t, "WORK.md", c.tick()["main"])
@@ -161,9 +162,11 @@ func TestVisitCountsSurviveResetsAndCalls(t *testing.T) {
 	assert.Len(t, a.Stack, 1)
 	assert.Equal(t, ptr("gave up"), a.Pending.Input)
 	assert.True(t, a.Pending.Returned)
+	assert.Equal(t, 1, a.Visits["BACK.md"], "a return state reached by a result is an entry")
 	// A result fallback on an empty stack completes the agent.
 	c.emit("main", tag(parsing.Result, "x"))
 	require.Equal(t, "BACK.md", c.tick()["main"])
+	assert.Equal(t, 2, a.Visits["BACK.md"])
 	c.emit("main", tag(parsing.Goto, "WORK.md"))
 	assert.Empty(t, c.tick())
 	assert.Equal(t, state.AgentCompleted, a.Status)
@@ -266,4 +269,15 @@ func TestVisitKeysTellWorkflowsApart(t *testing.T) {
 	assert.Equal(t, "REVIEW.md", m.visitKey(state.Ref{State: "REVIEW.md"}))
 	assert.Equal(t, "REVIEW.md", m.visitKey(state.Ref{Scope: "/wf", State: "REVIEW.md"}))
 	assert.Equal(t, "/lib/review/REVIEW.md", m.visitKey(state.Ref{Scope: "/lib/review", State: "REVIEW.md"}))
+}
+
+func TestAnAnswerEntersTheAsksNext(t *testing.T) {
+	c := newCapRun(t, map[string]capSpec{"ANS.md": {max: 1, fallback: gotoTag("DONE.md")}})
+	c.tick()
+	c.emit("main", tag(parsing.Goto, "ANS.md"))
+	require.Equal(t, "ANS.md", c.tick()["main"])
+	c.emit("main", tag(parsing.Ask, "Again?", "next", "ANS.md"))
+	require.Equal(t, state.AgentAsking, c.agent("main").Status)
+	c.apply(Answered{Now: t0, AskID: c.agent("main").Ask.ID, Answer: "yes"})
+	assert.Equal(t, "DONE.md", c.tick()["main"], "the answer's entry into ANS.md is past its cap")
 }

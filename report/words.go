@@ -201,6 +201,8 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 		return fmt.Sprintf("%s expired unanswered; goes on at %s", e.AskID, e.Target), showImportant
 	case transcript.EventAsking:
 		return because("waiting for answers", e.Message), showNone
+	case transcript.EventVisitCap:
+		return fmt.Sprintf("%s: visit cap %d reached; %s", e.State, e.Max, VisitCapTaken(e)), showImportant
 	case transcript.EventAPIRetry:
 		return fmt.Sprintf("%s: API error %d, claude retries (attempt %d)", e.State, e.Code, e.Attempt), showNormal
 	}
@@ -407,4 +409,18 @@ func firstLine(s string) string {
 		line = strings.ToValidUTF8(line[:80], "") + "…"
 	}
 	return line
+}
+
+// VisitCapTaken says what a visit_cap event took instead of the entry:
+// "goto ASK.md", "result \"gave up\"", or "the agent fails".
+func VisitCapTaken(e *transcript.Event) string {
+	switch {
+	case e.Tag == "":
+		return "the agent fails"
+	case e.Payload != nil && e.Target == "":
+		return fmt.Sprintf("%s %q", e.Tag, *e.Payload)
+	case e.Payload != nil:
+		return fmt.Sprintf("%s %q to %s", e.Tag, *e.Payload, e.Target)
+	}
+	return e.Tag + " " + e.Target
 }

@@ -47,6 +47,13 @@ func TestProgress(t *testing.T) {
 			"ask_main_1 expired unanswered", true, "[main] ask_main_1 expired unanswered"},
 		{"asking", transcript.Event{Type: transcript.EventAsking, Status: "asking", Message: "2 asks wait for an answer"},
 			"", false, "waiting for answers: 2 asks wait for an answer"},
+		// visit caps
+		{"visit cap, goto", transcript.Event{Type: transcript.EventVisitCap, Agent: "main", State: "REVISE.md", Visits: 2, Max: 2, Tag: "goto", Target: "ASK.md"},
+			"REVISE.md: visit cap 2 reached; goto ASK.md", true, "[main] REVISE.md: visit cap 2 reached; goto ASK.md"},
+		{"visit cap, result", transcript.Event{Type: transcript.EventVisitCap, Agent: "main", State: "W.md", Visits: 1, Max: 1, Tag: "result", Payload: ptr("gave up")},
+			`W.md: visit cap 1 reached; result "gave up"`, true, `[main] W.md: visit cap 1 reached; result "gave up"`},
+		{"visit cap, fails", transcript.Event{Type: transcript.EventVisitCap, Agent: "main", State: "W.md", Visits: 3, Max: 3},
+			"W.md: visit cap 3 reached; the agent fails", true, "[main] W.md: visit cap 3 reached; the agent fails"},
 
 		// drive.go
 		{"run started", transcript.Event{Type: transcript.EventRunStarted, Run: "r1", State: "START.md", Message: "/wf"},

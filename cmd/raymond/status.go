@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -140,7 +142,29 @@ func printStatus(w io.Writer, r *state.Run, row project.Listing, served *daemon.
 			a.ID, a.Status, a.CurrentState, len(a.Stack), orDash(a.SessionID), a.Attempts, orDash(oneLine(a.LastError)))
 	}
 	tw.Flush()
+	printVisits(w, r)
 	printAsks(w, r)
+}
+
+// printVisits writes each agent's entries into the states that have a
+// max_visits, when any agent has some.
+func printVisits(w io.Writer, r *state.Run) {
+	var lines []string
+	for _, a := range r.Agents {
+		for _, key := range slices.Sorted(maps.Keys(a.Visits)) {
+			lines = append(lines, fmt.Sprintf("  %s\t%s\t%d", a.ID, key, a.Visits[key]))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nvisits (states with max_visits):")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  AGENT\tSTATE\tENTRIES")
+	for _, l := range lines {
+		fmt.Fprintln(tw, l)
+	}
+	tw.Flush()
 }
 
 // printAsks writes the pending asks of run r, oldest first, and how to
