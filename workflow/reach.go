@@ -57,7 +57,10 @@ func (ss *Scopes) Reached(from *Scope) []*Scope {
 // shell fills in.
 func bodyTags(st *State) []parsing.Tag {
 	if !st.Script {
-		tags, _ := parsing.Tags(st.Body)
+		tags, err := parsing.Tags(st.Body)
+		if err != nil {
+			return nil
+		}
 		return tags
 	}
 	var out []parsing.Tag
