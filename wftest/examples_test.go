@@ -29,11 +29,12 @@ func bundled(t *testing.T) []string {
 	root := workflowsDir(t)
 	examples, err := filepath.Glob(filepath.Join(root, "examples", "*", "START.md"))
 	require.NoError(t, err)
-	dirs := []string{filepath.Join(root, "demo")}
+	dirs := []string{filepath.Join(root, "demo"), filepath.Join(root, "rpi"),
+		filepath.Join(root, "agentd", "plan"), filepath.Join(root, "agentd", "impl"), filepath.Join(root, "agentd", "archive")}
 	for _, e := range examples {
 		dirs = append(dirs, filepath.Dir(e))
 	}
-	require.GreaterOrEqual(t, len(dirs), 7, "the demo and six examples")
+	require.GreaterOrEqual(t, len(dirs), 11, "the demo, rpi, agentd's three and six examples")
 	return dirs
 }
 
