@@ -128,7 +128,7 @@ func TestReplyErrorFields(t *testing.T) {
 		msg   string // Err's message, without the file
 	}{
 		{"bad reply", "replies:\n  A: [a]\n  B:\n    - b\n    - {text: b, tiems: 2}\n", "B", 2,
-			`B reply 2: unknown key "tiems"; a reply takes text, outcome, times, repeat, cost, delay, wait_for, reset, say, tools, template`},
+			`B reply 2: unknown key "tiems"; a reply takes text, outcome, times, repeat, cost, delay, wait_for, reset, say, tools, writes, template`},
 		{"bad list", "replies:\n  A: a\n", "A", 0, `A must hold a list of replies: start each reply with "- "`},
 		{"bad key", "replies:\n  x/A: [a]\n", "x/A", 0,
 			`"x/A" is not a state: "x" is not the id of an agent (main, main_worker1, …); name a state such as WORKER.md, or one agent's state such as main_worker1/WORKER.md`},

@@ -56,6 +56,13 @@
 //	tools    tool calls streamed before the answer, each a mapping of name
 //	         (required), input (a mapping), result (the tool's output) and
 //	         error (true for a failed call)
+//	writes   files the step writes as it starts, before its init line: a
+//	         mapping of paths to contents, both rendered; a relative path
+//	         starts from the step's working directory, and missing folders
+//	         are made. It stands in for what a model writes with its tools,
+//	         so that a script state after it reads a verdict or a plan as
+//	         it would after a real step. A file that cannot be written ends
+//	         the step as an invocation error
 //	template false: the texts are used as written, placeholders included
 //	         (default true; see Templates)
 //

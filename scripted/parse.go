@@ -16,7 +16,7 @@ import (
 // replyKeys and toolKeys are the keys a reply and a tool take, as error
 // messages list them.
 const (
-	replyKeys = "text, outcome, times, repeat, cost, delay, wait_for, reset, say, tools, template"
+	replyKeys = "text, outcome, times, repeat, cost, delay, wait_for, reset, say, tools, writes, template"
 	toolKeys  = "name, input, result, error"
 )
 
@@ -254,6 +254,8 @@ func parseFields(fields Mapping) (*reply, error) {
 			rep.say, err = texts(f.Value)
 		case "tools":
 			rep.tools, err = parseTools(f.Value)
+		case "writes":
+			rep.writes, err = parseWrites(f.Value)
 		case "template":
 			var render bool
 			render, err = boolean(f.Value)
@@ -272,6 +274,28 @@ func parseFields(fields Mapping) (*reply, error) {
 		rep.reset = defaultReset
 	}
 	return rep, nil
+}
+
+// parseWrites reads the files a reply writes: a mapping of paths to their
+// content.
+func parseWrites(v any) ([]write, error) {
+	m, ok := v.(Mapping)
+	if !ok {
+		return nil, errors.New("must be a mapping of file paths to their content, such as {notes/{{item}}.md: \"done\"}")
+	}
+	out := make([]write, 0, len(m))
+	for _, f := range m {
+		path, err := fileName(f.Key)
+		if err != nil {
+			return nil, fmt.Errorf("a path: %w", err)
+		}
+		content, err := text(f.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, write{path: path, content: content})
+	}
+	return out, nil
 }
 
 // checkFields refuses combinations of keys that mean nothing.

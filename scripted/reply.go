@@ -58,6 +58,9 @@ type reply struct {
 	waitFor string
 	say     []string
 	tools   []tool
+	// writes are the files the step writes as it starts, standing in for
+	// the files a model writes with its tools.
+	writes []write
 	// verbatim (template: false) leaves the reply's texts as written:
 	// placeholders are not filled in.
 	verbatim bool
@@ -72,6 +75,13 @@ type tool struct {
 	input   map[string]any
 	result  string
 	isError bool
+}
+
+// write is a file a reply writes: its path and content, as written in the
+// file (rendered when the step runs).
+type write struct {
+	path    string
+	content string
 }
 
 // left reports whether the reply can answer one more step.

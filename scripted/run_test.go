@@ -3,6 +3,8 @@ package scripted
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -328,4 +330,46 @@ replies:
 	}
 	assert.Equal(t, map[string]int{"system": 6, "assistant": 7, "user": 2, "rate_limit_event": 1, "result": 5}, types)
 	assert.Equal(t, "Done <goto>NEXT</goto>", all[5]["result"], "tags are written as they are, not escaped")
+}
+
+func TestRunWritesFiles(t *testing.T) {
+	dir := t.TempDir()
+	r := parse(t, `
+replies:
+  REVIEW.md:
+    - text: "<goto>CHECK.sh</goto>"
+      writes:
+        "{{input}}/REVIEW.md": "Verdict: {{verdict}}\n"
+        `+dir+`/abs/{{verdict}}.txt: "absolute"
+    - text: "verbatim"
+      template: false
+      writes: {"{{input}}.md": "{{input}}"}
+`)
+	req := request("REVIEW.md", map[string]string{"input": "changes/x", "verdict": "APPROVED"})
+	req.Step.Cwd = dir
+	res, _ := run(t, r, req)
+	assert.Equal(t, claude.Success, res.Outcome)
+	got, err := os.ReadFile(filepath.Join(dir, "changes/x/REVIEW.md"))
+	require.NoError(t, err, "a relative path starts from the step's working directory; its folders are made")
+	assert.Equal(t, "Verdict: APPROVED\n", string(got))
+	got, err = os.ReadFile(filepath.Join(dir, "abs/APPROVED.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "absolute", string(got))
+
+	run(t, r, req)
+	got, err = os.ReadFile(filepath.Join(dir, "{{input}}.md"))
+	require.NoError(t, err, "template: false writes path and content as written")
+	assert.Equal(t, "{{input}}", string(got))
+}
+
+func TestRunWritesFailure(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "file"), nil, 0o644))
+	r := parse(t, "replies:\n  W.md:\n    - {text: done, writes: {file/under/a/file.txt: x}}\n")
+	req := request("W.md", nil)
+	req.Step.Cwd = dir
+	res, rec := run(t, r, req)
+	assert.Equal(t, claude.InvocationError, res.Outcome, "a reply that cannot write its file fails the step, as a claude that cannot start")
+	assert.Contains(t, res.Stderr, "scripted reply for W.md: writes: ")
+	assert.Empty(t, rec.lines)
 }

@@ -183,6 +183,17 @@ func (r *Runner) playReply(ctx context.Context, req step.Request, h claude.Handl
 	if q.agent != "" {
 		s.list = q.agent + "/" + req.Step.State
 	}
+	if err := s.writeFiles(); err != nil {
+		// The reply cannot be played as written: the step ends as a claude
+		// that refuses to start does, naming the file.
+		if h.OnStderr != nil {
+			h.OnStderr(err.Error())
+		}
+		now := time.Now()
+		res := claude.NewDecoder(nil).Finish(claude.End{ExitCode: 1, Stderr: err.Error() + "\n"})
+		res.Started, res.Ended = now, now
+		return res, nil
+	}
 	s.writeInit()
 	// The step's wall-clock limit holds for a scripted step as for a real
 	// one: a reply that waits or sleeps past it ends as a step timeout.

@@ -2,6 +2,8 @@ package scripted
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -76,6 +78,25 @@ func (s *stream) messages() {
 	for _, t := range s.rep.tools {
 		s.tool(t)
 	}
+}
+
+// writeFiles writes the reply's files, its paths and contents rendered, a
+// relative path taken from the step's working directory, making the folders
+// a path needs.
+func (s *stream) writeFiles() error {
+	for _, w := range s.rep.writes {
+		path := s.render(w.path)
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(s.req.Step.Cwd, path)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("scripted reply for %s: writes: %w", s.list, err)
+		}
+		if err := os.WriteFile(path, []byte(s.render(w.content)), 0o644); err != nil {
+			return fmt.Errorf("scripted reply for %s: writes: %w", s.list, err)
+		}
+	}
+	return nil
 }
 
 // finish ends the step as the reply's outcome says and returns the Result

@@ -176,7 +176,7 @@ func TestRecordAsksAndScripts(t *testing.T) {
 	assert.NotContains(t, got, "run for real")
 	assert.Contains(t, got, "    POLL.sh:\n      - text: |\n          checking the build\n          <goto>REVIEW</goto>\n        template: false\n")
 
-	for _, e := range []string{"ask timeout ESCALATE", "call-workflow lib/CHECK"} {
+	for _, e := range []string{"ask timeout ESCALATE", "call-workflow lib/CHECK", "on_max_visits ASK.sh"} {
 		tag, st, ok := splitEntry(e)
 		assert.True(t, ok)
 		assert.Equal(t, e, tag+" "+st)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,7 +66,11 @@ func failureText(r *wftest.CaseResult) string {
 func TestExamples(t *testing.T) {
 	files, err := wftest.Discover([]string{workflowsDir(t)})
 	require.NoError(t, err)
-	for _, dir := range append(bundled(t), exampleFolders(t)...) {
+	shipped := []string{filepath.Join(workflowsDir(t), "rpi")}
+	for _, w := range []string{"plan", "impl", "archive"} {
+		shipped = append(shipped, filepath.Join(workflowsDir(t), "agentd", w))
+	}
+	for _, dir := range slices.Concat(bundled(t), exampleFolders(t), shipped) {
 		assert.Contains(t, files, filepath.Join(dir, filepath.Base(dir)+wftest.TestFileSuffix),
 			"every bundled workflow carries a test file")
 	}

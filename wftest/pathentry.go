@@ -15,10 +15,11 @@ import (
 
 // pathTags are the tags that lead into a state: the transition tags, where
 // result is a return to the caller's state, the cross-workflow tags, ask
-// (the state an answered ask went on to) and "ask timeout" (the
-// timeout_next of an ask that expired).
+// (the state an answered ask went on to), "ask timeout" (the timeout_next
+// of an ask that expired) and on_max_visits (the fallback a visit cap took
+// instead of the transition into a state entered too often).
 var pathTags = []string{"goto", "reset", "call", "function", "fork", "result",
-	"call-workflow", "function-workflow", "fork-workflow", "reset-workflow", "ask", "ask timeout"}
+	"call-workflow", "function-workflow", "fork-workflow", "reset-workflow", "ask", "ask timeout", "on_max_visits"}
 
 // splitEntry reads a path entry: the tag ("" for none) and the state.
 // ok is false for an entry of two words whose first is not a tag.

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"slices"
+	"strings"
 
 	"raymond/parsing"
 )
@@ -9,8 +10,10 @@ import (
 // Reached returns from and every scope its states lead into through
 // cross-workflow tags, found in their prompts (answers a model is told to
 // give) and policies, transitively: the workflows a run of from can enter.
-// A tag whose specifier does not resolve is skipped. Scripts are not read:
-// what a script prints is known only when it runs.
+// A tag whose specifier does not resolve is skipped. Of a script, only the
+// tags written whole on one line with nothing the shell fills in (no $ or
+// backquote in the tag) are read, as lint reads them: the rest of what a
+// script prints is known only when it runs.
 func (ss *Scopes) Reached(from *Scope) []*Scope {
 	out := []*Scope{from}
 	seen := map[string]bool{from.Dir(): true}
@@ -22,15 +25,13 @@ func (ss *Scopes) Reached(from *Scope) []*Scope {
 		}
 		for _, name := range states {
 			st, err := s.Load(name)
-			if err != nil || st.Script {
+			if err != nil {
 				continue
 			}
 			var specs []string
-			if tags, err := parsing.Tags(st.Body); err == nil {
-				for _, t := range tags {
-					if parsing.CrossWorkflow(t.Name) {
-						specs = append(specs, t.Target)
-					}
+			for _, t := range bodyTags(st) {
+				if parsing.CrossWorkflow(t.Name) {
+					specs = append(specs, t.Target)
 				}
 			}
 			for _, r := range st.Policy.Rules {
@@ -45,6 +46,32 @@ func (ss *Scopes) Reached(from *Scope) []*Scope {
 				}
 				seen[next.Dir()] = true
 				out = append(out, next)
+			}
+		}
+	}
+	return out
+}
+
+// bodyTags returns the tags written in a state's body: a prompt's, or a
+// script's literal ones, line by line, leaving out comments and tags the
+// shell fills in.
+func bodyTags(st *State) []parsing.Tag {
+	if !st.Script {
+		tags, err := parsing.Tags(st.Body)
+		if err != nil {
+			return nil
+		}
+		return tags
+	}
+	var out []parsing.Tag
+	for line := range strings.SplitSeq(st.Body, "\n") {
+		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		tags, _ := parsing.Tags(line)
+		for _, t := range tags {
+			if !strings.ContainsAny(t.Raw, "$`") {
+				out = append(out, t)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -38,10 +39,17 @@ func TestMain(m *testing.M) {
 // the fake's replies as a file named by FAKE_CLAUDE_SCRIPT (default
 // $FAKE_CLAUDE_DIR/script.yaml).
 //
+// WORKFLOWS is the repository's workflows/ folder, for scripts that run the
+// workflows raymond ships as a user would.
+//
 // With UPDATE_SCRIPTS=1, a `cmp` whose expected file is a section of the
 // script passes and rewrites that section with what it got: run it, then
 // read the diff (docs/testing.md).
 func TestScript(t *testing.T) {
+	workflows, err := filepath.Abs(filepath.Join("..", "..", "workflows"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: updateScripts(os.Getenv("UPDATE_SCRIPTS")),
@@ -50,6 +58,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("CLAUDE_CONFIG_DIR", env.WorkDir+"/.fake-claude")
 			env.Setenv("FAKE_CLAUDE_SCRIPT", env.WorkDir+"/script.yaml")
 			env.Setenv("NO_COLOR", "1")
+			env.Setenv("WORKFLOWS", workflows)
 			// Under -race every re-executed helper would sleep 1 s at exit.
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			return os.MkdirAll(env.WorkDir+"/.fake-claude", 0o755)

@@ -1,0 +1,143 @@
+# Helpers shared by the script states of the agentd workflows (plan, impl,
+# archive). Each script sources this file with
+#
+#   . "$(dirname "${BASH_SOURCE[0]}")/../lib/agentd.sh"
+#
+# so the three workflows must stay beside this lib/ folder. Only bash,
+# coreutils, sed, awk and grep are used, in ways GNU and BSD (macOS) agree on.
+#
+# A script states its transition on stdout, which raymond reads for tags, so
+# nothing from a file or an input is echoed there unchecked: change paths are
+# checked against a strict pattern first, and free text goes through attr or
+# plain before it reaches a tag.
+
+# The phases of a change, in the order a change goes through them.
+AGENTD_PHASES="proposed challenged rejected implementing complete archived"
+
+# die prints a one-line message for the person on stderr and stops the
+# script with status 1, which fails the agent with that message.
+die() {
+  printf 'agentd: %s\n' "$*" >&2
+  exit 1
+}
+
+# say shows a line of progress on the terminal (a <print>, not a tag).
+say() {
+  printf '<print>%s</print>\n' "$(plain "$*")"
+}
+
+# plain drops < and > from a text, so it can never make a tag.
+plain() {
+  local v=${1//</}
+  printf '%s' "${v//>/}"
+}
+
+# attr escapes a value for a tag attribute: & " < > as entities. With sed,
+# since bash 5.2 reads & in the replacement of ${v//x/y} as the text matched.
+attr() {
+  printf '%s' "$1" | sed -e 's/&/\&amp;/g' -e 's/"/\&quot;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g'
+}
+
+# check_change_path fails unless $1 is a path raymond's tags and the model's
+# prompts can carry as it is: letters, digits and . _ / - only.
+check_change_path() {
+  local p=$1
+  [ -n "$p" ] || die "no change folder given; run with --input CHANGE_FOLDER (for example --input changes/add-login)"
+  if [[ ! $p =~ ^[A-Za-z0-9._/][A-Za-z0-9._/-]*$ ]]; then
+    die "\"$(plain "$p")\" is not a change folder this workflow accepts: use letters, digits and . _ / - only"
+  fi
+  case "/$p/" in
+    */./* | //) die "\"$p\" is not a change folder: name the folder itself, like changes/add-login" ;;
+  esac
+}
+
+# remember_change records the change folder in the agent's task folder, where
+# the later script states read it back (a fallback transition of a visit cap
+# carries no input).
+remember_change() {
+  printf '%s\n' "$1" >"$RAYMOND_TASK_FOLDER/change"
+}
+
+# change prints the change folder this run works on.
+change() {
+  local f=$RAYMOND_TASK_FOLDER/change
+  [ -s "$f" ] || die "the task folder $RAYMOND_TASK_FOLDER has no change recorded; start the workflow again with --input CHANGE_FOLDER"
+  head -n 1 "$f"
+}
+
+# change_id prints the id of the change in folder $1: the folder's name.
+change_id() {
+  basename "$1"
+}
+
+# yaml_get prints the value of the top-level key $2 of the YAML file $1, without
+# quotes and trailing comment; nothing when the key is absent.
+yaml_get() {
+  awk -v key="$2" -v q="'" '
+    $0 ~ "^" key ":" {
+      v = substr($0, length(key) + 2)
+      sub(/[ \t]+#.*$/, "", v)
+      gsub(/^[ \t]+|[ \t]+$/, "", v)
+      if (v ~ /^".*"$/ || (substr(v, 1, 1) == q && substr(v, length(v), 1) == q && length(v) > 1)) v = substr(v, 2, length(v) - 2)
+      print v
+      exit
+    }' "$1"
+}
+
+# yaml_set sets the top-level key $2 of the YAML file $1 to $3 in place: the
+# key's line is replaced, or added at the end, and every other line is kept.
+# The new content is written beside the file and renamed over it, so a kill
+# never leaves half a file; the copy keeps the file's mode.
+yaml_set() {
+  local file=$1 tmp
+  tmp=$(mktemp "$file.XXXXXX")
+  cp -p "$file" "$tmp"
+  awk -v key="$2" -v val="$3" '
+    !done && $0 ~ "^" key ":" { print key ": " val; done = 1; next }
+    { print }
+    END { if (!done) print key ": " val }' "$file" >"$tmp"
+  mv "$tmp" "$file"
+}
+
+# phase prints the phase in the change folder $1's STATE.yaml, "none" when the
+# folder has no STATE.yaml, and fails on a phase this workflow does not know.
+phase() {
+  local state=$1/STATE.yaml p
+  if [ ! -f "$state" ]; then
+    echo none
+    return
+  fi
+  p=$(yaml_get "$state" phase)
+  [ -n "$p" ] || die "$state has no phase: line; add one (phase: proposed) or remove the file to plan the change anew"
+  case " $AGENTD_PHASES " in
+    *" $p "*) echo "$p" ;;
+    *) die "$state has phase \"$(plain "$p")\", which is not one of: $AGENTD_PHASES" ;;
+  esac
+}
+
+# set_phase writes phase $2 into the change folder $1's STATE.yaml, with the
+# time of the change, creating the file (with change_id) when it is missing.
+set_phase() {
+  local state=$1/STATE.yaml
+  if [ ! -f "$state" ]; then
+    printf 'change_id: %s\n' "$(change_id "$1")" >"$state"
+  fi
+  yaml_set "$state" phase "$2"
+  yaml_set "$state" updated "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+}
+
+# verdicts prints, one per line, the verdicts written in file $1 on lines
+# like "Verdict: APPROVED" (markdown emphasis, a list dash or a heading mark
+# around them are allowed; case and - or space in place of _ do not matter).
+verdicts() {
+  [ -f "$1" ] || return 0
+  tr -d '\r' <"$1" | sed -e 's/[*`]//g' -e 's/^[[:space:]#>-]*//' |
+    awk 'tolower($0) ~ /^verdict[[:space:]]*:/ {
+      v = $0
+      sub(/^[^:]*:[[:space:]]*/, "", v)
+      sub(/[[:space:]]*$/, "", v)
+      v = toupper(v)
+      gsub(/[ -]+/, "_", v)
+      print v
+    }'
+}
