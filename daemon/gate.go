@@ -195,6 +195,11 @@ func (g *Gate) acquire(ctx context.Context, run string) (func(), error) {
 		g.drop(t)
 	}
 	g.mu.Unlock()
+	if given && err == errQuiesced {
+		// The slot came as the run quiesced, and select chose either: the
+		// step counts as in flight already (Status said so), so it runs.
+		return g.release, nil
+	}
 	if given {
 		g.release()
 	} else {
