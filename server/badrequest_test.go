@@ -97,3 +97,39 @@ func TestBadRequests(t *testing.T) {
 		t.Errorf("runs after bad requests: %+v", l)
 	}
 }
+
+// TestBadRequestMessages checks that the messages of refused requests speak
+// of the API's fields and tokens, not of the server's Go types.
+func TestBadRequestMessages(t *testing.T) {
+	e := newEnv(t, helloReplies, map[string]states{"hello": hello})
+	for _, c := range []struct {
+		name string
+		req  request
+		want string
+	}{
+		{"budget a string", request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "hello", "budget": "3"}`},
+			`the body is not the JSON object expected: "budget" must be a number, not a string`},
+		{"input a number", request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "hello", "input": 42}`},
+			`the body is not the JSON object expected: "input" must be a string, not a number`},
+		{"an array", request{method: "POST", path: "/api/v1/runs", body: `["hello"]`},
+			`the body is not the JSON object expected: it is an array; send a JSON object`},
+		{"answer a bool", request{method: "POST", path: "/api/v1/runs/20200101-000000-000000-abcdef/asks/ask_main_1", body: `{"answer": true}`},
+			`the body is not the JSON object expected: "answer" must be a string, not true or false`},
+		{"stale token", request{method: "GET", path: "/api/v1/daemon", header: map[string]string{"Authorization": "Bearer 0123"}},
+			"the token does not match this daemon's: use the one in .raymond/serve.token"},
+		{"no token", request{method: "GET", path: "/api/v1/daemon", noToken: true},
+			"this needs the header 'Authorization: Bearer TOKEN'"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, body := e.do(c.req)
+			var er errorBody
+			decodeJSON(t, string(body), &er)
+			if !strings.HasPrefix(er.Error.Message, c.want) {
+				t.Errorf("message %q, want it to start with %q", er.Error.Message, c.want)
+			}
+			if strings.Contains(er.Error.Message, "Go ") {
+				t.Errorf("message %q names Go types", er.Error.Message)
+			}
+		})
+	}
+}

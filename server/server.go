@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"time"
 
@@ -210,8 +211,13 @@ func (s *Server) authorized(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !s.hasToken(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="raymond"`)
-			writeError(w, http.StatusUnauthorized, "unauthorized",
-				"this needs the header 'Authorization: Bearer TOKEN'; the token is in .raymond/serve.token")
+			msg := "this needs the header 'Authorization: Bearer TOKEN'; the token is in .raymond/serve.token"
+			if strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+				// A stale token (the file was deleted and the daemon
+				// made a new one) must not read as a missing header.
+				msg = "the token does not match this daemon's: use the one in .raymond/serve.token (a new one is made when the file is deleted)"
+			}
+			writeError(w, http.StatusUnauthorized, "unauthorized", msg)
 			return
 		}
 		h(w, r)
@@ -319,7 +325,54 @@ func decode(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
 	case errors.Is(err, io.EOF):
 		writeError(w, http.StatusBadRequest, "bad_json", "the body is empty; send a JSON object")
 	default:
-		writeError(w, http.StatusBadRequest, "bad_json", "the body is not the JSON object expected: "+strings.TrimPrefix(err.Error(), "json: "))
+		writeError(w, http.StatusBadRequest, "bad_json", "the body is not the JSON object expected: "+jsonProblem(err))
 	}
 	return false
+}
+
+// jsonProblem says what is wrong with a body in the API's terms: a value of
+// the wrong type names its field and the type wanted, not the server's Go
+// types.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return strings.TrimPrefix(err.Error(), "json: ")
+	}
+	if te.Field == "" {
+		return fmt.Sprintf("it is %s; send a JSON object", withArticle(te.Value))
+	}
+	return fmt.Sprintf("%q must be %s, not %s", te.Field, jsonKind(te.Type), withArticle(te.Value))
+}
+
+// jsonKind names the JSON type that decodes into t.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	default:
+		return "an object"
+	}
+}
+
+// withArticle puts the article before the name of a JSON value's type, as the json
+// package gives it (string, number, array, object, bool).
+func withArticle(kind string) string {
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "bool":
+		return "true or false"
+	}
+	return "a " + kind
 }
