@@ -519,7 +519,18 @@ func (d *Daemon) Delete(id string) error {
 	_, driving := d.runs[id]
 	d.mu.Unlock()
 	if driving || !project.Ended(r.Status) {
-		return errorf(ErrConflict, "run %s has not ended (status %s): only completed, failed or budget_exceeded runs are deleted; pause and let it end, or finish it first", id, r.Status)
+		// A paused run cannot end by being paused again: say how such a
+		// run goes away (the CLI's rm takes runs nobody drives).
+		var next string
+		switch {
+		case driving:
+			next = fmt.Sprintf("let it finish, or pause it (POST /api/v1/runs/%s/pause) and remove it with 'raymond rm %s'", id, id)
+		case r.DrivenBy != nil:
+			next = fmt.Sprintf("process %d drives it: let it finish, or stop it there and remove it with 'raymond rm %s'", *r.DrivenBy, id)
+		default:
+			next = fmt.Sprintf("resume it (POST /api/v1/runs/%s/resume) until it ends, or remove it with 'raymond rm %s'", id, id)
+		}
+		return errorf(ErrConflict, "run %s has not ended (status %s): only completed, failed or budget_exceeded runs are deleted here; %s", id, r.Status, next)
 	}
 	if r.DrivenBy != nil {
 		return errorf(ErrConflict, "run %s is driven by another process (pid %d): stop it there first", id, *r.DrivenBy)

@@ -245,11 +245,18 @@ func TestPauseAndResume(t *testing.T) {
 	run, err := d.Launch(Launch{Workflow: wf})
 	require.NoError(t, err)
 	id := run.WorkflowID
+	err = d.Delete(id)
+	require.ErrorIs(t, err, ErrConflict, "a running run is not deleted")
+	require.ErrorContains(t, err, "pause it (POST /api/v1/runs/"+id+"/pause) and remove it with 'raymond rm "+id+"'")
 	require.NoError(t, d.Pause(id))
 	require.NoError(t, os.WriteFile(filepath.Join(p.Dir, "release"), nil, 0o644))
 	waitStatus(t, d, id, state.StatusPaused)
 	require.ErrorIs(t, d.Pause(id), ErrConflict, "a paused run has nothing to pause")
-	require.ErrorIs(t, d.Delete(id), ErrConflict, "a paused run is not deleted")
+	err = d.Delete(id)
+	require.ErrorIs(t, err, ErrConflict, "a paused run is not deleted")
+	// Pausing again cannot make it deletable: the message says what can.
+	require.ErrorContains(t, err, "resume it (POST /api/v1/runs/"+id+"/resume) until it ends, or remove it with 'raymond rm "+id+"'")
+	require.NotContains(t, err.Error(), "pause and let it end")
 
 	require.NoError(t, d.Resume(id, nil))
 	waitStatus(t, d, id, state.StatusCompleted)
