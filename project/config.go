@@ -129,9 +129,21 @@ func ParseConfig(path string, data []byte) (*Settings, error) {
 			continue
 		}
 		seen[key] = true
-		err := md.PrimitiveDecode(raw[key], setter(func(v any) error { return s.set(key, v) }))
+		var inner *keyError
+		err := md.PrimitiveDecode(raw[key], setter(func(v any) error {
+			err := s.set(key, v)
+			errors.As(err, &inner)
+			return err
+		}))
 		var pe toml.ParseError
-		if errors.As(err, &pe) && pe.Position.Line == 0 && len(k) > 1 {
+		switch {
+		case err != nil && inner != nil:
+			// A problem with one key of a table ([serve]) is given
+			// at that key, not at the table's header.
+			if e := at(&md, raw[key], []string{inner.key}, inner.err); errors.As(e, &pe) && pe.Position.Line > 0 {
+				err = e
+			}
+		case errors.As(err, &pe) && pe.Position.Line == 0 && len(k) > 1:
 			// A table made by a dotted key has no position: give
 			// the error at the dotted key.
 			err = at(&md, raw[key], k[1:], errors.New(pe.Message))
@@ -372,12 +384,12 @@ func (sv *Serve) set(v any) error {
 		case "roots":
 			list, ok := v.([]any)
 			if !ok {
-				return fmt.Errorf("serve.roots must be an array of folders, not %s", tomlType(v))
+				return &keyError{key: key, err: fmt.Errorf("serve.roots must be an array of folders, not %s", tomlType(v))}
 			}
 			for _, e := range list {
 				s, ok := e.(string)
 				if !ok || s == "" {
-					return fmt.Errorf("serve.roots must hold folder names, not %s", tomlType(e))
+					return &keyError{key: key, err: fmt.Errorf("serve.roots must hold folder names, not %s", tomlType(e))}
 				}
 				sv.Roots = append(sv.Roots, s)
 			}
@@ -404,11 +416,22 @@ func (sv *Serve) set(v any) error {
 			}
 		}
 		if err != nil {
-			return err
+			return &keyError{key: key, err: err}
 		}
 	}
 	return nil
 }
+
+// keyError is the problem with one key of a table, so that ParseConfig
+// can give the key's line rather than the table's.
+type keyError struct {
+	key string
+	err error
+}
+
+func (e *keyError) Error() string { return e.err.Error() }
+
+func (e *keyError) Unwrap() error { return e.err }
 
 // sortedKeys returns the keys of m in order, so the first problem reported
 // is the same every time.

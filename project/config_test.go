@@ -91,6 +91,10 @@ func TestParseConfigErrors(t *testing.T) {
 		{name: "table for a string", text: "quiet = true\n[model]\nname = \"x\"\n", want: []string{"c.toml:2:", "model must be a string, not a table"}},
 		{name: "unknown on_ask", text: "quiet = true\non_ask = \"never\"\n", want: []string{"c.toml:2:", `unknown mode "never"; use auto, prompt, pause, reject`}},
 		{name: "bool on_ask", text: "on_ask = true", want: []string{"c.toml:1:", "on_ask must be a string"}},
+		{name: "serve typo", text: "model = \"x\"\n\n[serve]\naddr = \"127.0.0.1:1\"\nadr = \"x\"\n", want: []string{"c.toml:5:", "unknown key serve.adr; did you mean serve.addr?"}},
+		{name: "serve wrong type", text: "[serve]\n\nmax_steps = \"3\"\n", want: []string{"c.toml:3:", "serve.max_steps must be a whole number"}},
+		{name: "serve dotted", text: "quiet = true\nserve.allow_remote = \"yes\"\n", want: []string{"c.toml:2:", "serve.allow_remote must be true or false"}},
+		{name: "serve roots", text: "[serve]\nroots = [\"a\", 3]\n", want: []string{"c.toml:2:", "serve.roots must hold folder names"}},
 		{name: "inline array", text: "debug = false\neffort = [1, 2]\n", want: []string{"c.toml:2:", "effort must be a string, not an array"}},
 	}
 	for _, tt := range tests {
