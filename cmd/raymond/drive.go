@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"raymond/claude"
+	"raymond/daemon"
 	"raymond/orchestrator"
 	"raymond/project"
 	"raymond/registry"
@@ -220,7 +221,7 @@ func (d *driving) driveAndReport(ctx context.Context, id string, override bool) 
 		asker.Close()
 	}
 	if err != nil {
-		err = driveFailed(id, r, err)
+		err = driveFailed(id, r, servedError(d.project.Dir, err))
 		d.summarize(id, r, err)
 		return err
 	}
@@ -269,6 +270,23 @@ func driveFailed(id string, r *state.Run, err error) error {
 		return &exitError{code: exitNoClaude, msg: fmt.Sprintf("run %s: %v\nThe run is paused; once that is fixed: %s", id, err, next)}
 	}
 	return driveError(err)
+}
+
+// servedError turns the refusal to drive a run that the project's daemon
+// drives into one that says so: the daemon goes on by itself, and its page or
+// API pauses and resumes the run. Other errors are returned as they are.
+func servedError(dir string, err error) error {
+	var le *state.LockedError
+	if !errors.As(err, &le) {
+		return err
+	}
+	info, ok := daemon.Running(filepath.Join(dir, ".raymond"))
+	if !ok || info.PID != le.PID {
+		return err
+	}
+	return &exitError{code: exitNotDriven, msg: fmt.Sprintf(
+		"run %s is driven by raymond serve (process %d) and goes on by itself; pause or resume it from its page (%s) or its API (POST /api/v1/runs/%s/pause or /resume)",
+		le.ID, info.PID, info.URL, le.ID)}
 }
 
 // driveError maps an error of Driver.Drive to the exit status it means.

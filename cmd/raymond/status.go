@@ -143,7 +143,7 @@ func printStatus(w io.Writer, r *state.Run, row project.Listing, served *daemon.
 	}
 	tw.Flush()
 	printVisits(w, r)
-	printAsks(w, r)
+	printAsks(w, r, served != nil)
 }
 
 // printVisits writes each agent's entries into the states that have a
@@ -168,8 +168,9 @@ func printVisits(w io.Writer, r *state.Run) {
 }
 
 // printAsks writes the pending asks of run r, oldest first, and how to
-// answer them.
-func printAsks(w io.Writer, r *state.Run) {
+// answer them. A run the daemon drives goes on by itself once answered
+// (served): it is not resumed by hand.
+func printAsks(w io.Writer, r *state.Run, served bool) {
 	var answered []string
 	for _, a := range r.Agents {
 		if a.Status == state.AgentAsking && a.Ask != nil && a.Ask.Answer != nil {
@@ -215,6 +216,11 @@ func printAsks(w io.Writer, r *state.Run) {
 	}
 	if open == 0 {
 		fmt.Fprintf(w, "\nnone can be answered any more: raymond resume %s goes on\n", project.ShellQuote(r.WorkflowID))
+		return
+	}
+	if served {
+		fmt.Fprintf(w, "\nanswer with: raymond answer %s ASK_ID TEXT (the daemon that drives it goes on by itself)\n",
+			project.ShellQuote(r.WorkflowID))
 		return
 	}
 	fmt.Fprintf(w, "\nanswer with: raymond answer %s ASK_ID TEXT, then: raymond resume %s\n",
