@@ -159,13 +159,9 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 		return &exitError{code: exitUsage, msg: fmt.Sprintf("cannot listen on %s: %v", *addr, err)}
 	}
 	bound := ln.Addr().String()
-	url := "http://" + bound + "/"
-	hosts := []string{bound}
-	if h, port, err := net.SplitHostPort(bound); err == nil && (h == "127.0.0.1" || h == "::1") {
-		hosts = append(hosts, net.JoinHostPort("localhost", port))
-	}
+	url := "http://" + pageHost(bound) + "/"
+	hosts := serveHosts(bound, host, remote)
 	if remote {
-		hosts = append(hosts, host)
 		log.Warn("listening on a non-loopback address: anyone who can reach it and holds the token can run workflows on this machine; put TLS in front of it",
 			"addr", bound)
 	}
@@ -247,6 +243,53 @@ func loopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// serveHosts returns the Host header values the daemon bound to bound
+// answers, asked for host: the address itself, localhost on loopback, and
+// with remote the host asked for. A daemon listening on every interface
+// (0.0.0.0, ::, or no host) also answers this machine's name and the
+// addresses of its interfaces: those are what a remote browser or client
+// names it by, and refusing them would leave --allow-remote unreachable
+// from anywhere but loopback.
+func serveHosts(bound, host string, remote bool) []string {
+	hosts := []string{bound}
+	h, port, err := net.SplitHostPort(bound)
+	if err != nil {
+		return hosts
+	}
+	if h == "127.0.0.1" || h == "::1" {
+		hosts = append(hosts, net.JoinHostPort("localhost", port))
+	}
+	if !remote {
+		return hosts
+	}
+	hosts = append(hosts, host)
+	if ip := net.ParseIP(h); ip == nil || !ip.IsUnspecified() {
+		return hosts
+	}
+	if name, err := os.Hostname(); err == nil && name != "" {
+		hosts = append(hosts, name)
+	}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			hosts = append(hosts, n.IP.String(), net.JoinHostPort(n.IP.String(), port))
+		}
+	}
+	return hosts
+}
+
+// pageHost is the host:port of the page's address for a daemon bound to
+// bound: a daemon on every interface is shown at loopback, an address that
+// works on this machine, rather than at 0.0.0.0 or [::], which no browser
+// can open.
+func pageHost(bound string) string {
+	h, port, err := net.SplitHostPort(bound)
+	if ip := net.ParseIP(h); err == nil && ip != nil && ip.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return bound
 }
 
 // serveRoots returns the folders to find workflows under: the flags', else

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"raymond/daemon"
+	"raymond/server"
 )
 
 // cmdAPI calls the API of the daemon that serves the project in $WORK
@@ -134,4 +136,47 @@ func TestSDNotify(t *testing.T) {
 	}
 	t.Setenv("NOTIFY_SOCKET", "")
 	sdNotify("READY=1") // without systemd: nothing, and no error
+}
+
+// TestServeHostsWildcard checks that a daemon told to listen on every
+// interface with --allow-remote answers the names a remote client uses for
+// this machine, and still answers no other name (DNS rebinding).
+func TestServeHostsWildcard(t *testing.T) {
+	name, err := os.Hostname()
+	if err != nil || name == "" {
+		t.Skip("this machine has no host name")
+	}
+	srv := server.New(server.Config{Token: "t", Hosts: serveHosts("[::]:7777", "0.0.0.0", true)})
+	status := func(host string) int {
+		req := httptest.NewRequest("GET", "/healthz", nil)
+		req.Host = host
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	want := []string{name + ":7777", "127.0.0.1:7777"}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			want = append(want, net.JoinHostPort(n.IP.String(), "7777"))
+		}
+	}
+	for _, h := range want {
+		if got := status(h); got != http.StatusOK {
+			t.Errorf("Host %s: status %d, want 200", h, got)
+		}
+	}
+	if got := status("evil.example:7777"); got != http.StatusMisdirectedRequest {
+		t.Errorf("Host evil.example: status %d, want 421", got)
+	}
+
+	if got := pageHost("[::]:7777"); got != "127.0.0.1:7777" {
+		t.Errorf("the page of a daemon on every interface is at %s, want 127.0.0.1:7777", got)
+	}
+	if got := pageHost("192.0.2.7:7777"); got != "192.0.2.7:7777" {
+		t.Errorf("the page of a daemon on one address is at %s, want that address", got)
+	}
+	if got := serveHosts("[::]:7777", "0.0.0.0", false); len(got) != 1 {
+		t.Errorf("without remote, hosts %v, want only the bound address", got)
+	}
 }
