@@ -119,6 +119,10 @@ func TestBadRequestMessages(t *testing.T) {
 			"the token does not match this daemon's: use the one in .raymond/serve.token"},
 		{"no token", request{method: "GET", path: "/api/v1/daemon", noToken: true},
 			"this needs the header 'Authorization: Bearer TOKEN'"},
+		{"huge", request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "hello", "input": "` + strings.Repeat("x", MaxBody) + `"}`},
+			"the body is over 1048576 bytes: send a smaller one"},
+		{"cross-site", request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "hello"}`, header: map[string]string{"Origin": "https://elsewhere.example"}},
+			"requests from another site may not change anything here: use the daemon's own page, or send the request without Origin"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, body := e.do(c.req)

@@ -163,7 +163,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead && crossSite(r) {
-		writeError(w, http.StatusForbidden, "cross_site", "requests from another site may not change anything here")
+		writeError(w, http.StatusForbidden, "cross_site", "requests from another site may not change anything here: use the daemon's own page, or send the request without Origin and Sec-Fetch-Site headers, as curl and scripts do")
 		return
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -319,7 +319,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
 	case err == nil:
 		return true
 	case errors.As(err, &mbe):
-		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the body is over %d bytes", MaxBody))
+		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the body is over %d bytes: send a smaller one; a long input belongs in a file the workflow reads", MaxBody))
 	case errors.Is(err, io.EOF) && optional:
 		return true
 	case errors.Is(err, io.EOF):
