@@ -25,6 +25,8 @@ type fakeAPI struct {
 	daemon    map[string]any
 	subs      map[chan fakeEvent]bool
 	nextRun   int
+	// refuseDelete has the next DELETE of a run refused with this message.
+	refuseDelete string
 
 	// What the page sent, for the test to check.
 	launched chan map[string]any
@@ -165,6 +167,12 @@ func (f *fakeAPI) routes(mux *http.ServeMux) {
 		f.withRun(w, r, func(run *fakeRun) {
 			if run.status != "completed" && run.status != "failed" {
 				fakeError(w, http.StatusConflict, "run_not_finished", "the run is "+run.status+": pause it and wait, then delete")
+				return
+			}
+			if msg := f.refuseDelete; msg != "" {
+				f.refuseDelete = ""
+				f.actions <- "delete refused"
+				fakeError(w, http.StatusConflict, "run_busy", msg)
 				return
 			}
 			delete(f.runs, run.id)

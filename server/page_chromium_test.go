@@ -404,6 +404,17 @@ func TestPageInChromium(t *testing.T) {
 	d.waitText("#run-result", "Two findings, both fixed.")
 	d.waitText("#run-timeline", "run ended: completed")
 	d.screenshot("run")
+	// A refused delete says why and leaves the run shown and followed.
+	fake.mu.Lock()
+	fake.refuseDelete = "the run is being copied: try again in a moment"
+	fake.mu.Unlock()
+	d.click("#run-delete")
+	d.click("#run-delete-yes")
+	assert.Equal(t, "delete refused", receive(t, fake.actions))
+	d.waitText("#run-action-message", "try again in a moment")
+	d.waitText("#run-status", "completed")
+	d.waitText("#run-timeline", "run ended: completed")
+	assert.Equal(t, "#/runs/"+id, d.hash())
 	d.click("#run-delete")
 	d.click("#run-delete-yes")
 	assert.Equal(t, "delete", receive(t, fake.actions))

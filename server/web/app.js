@@ -631,10 +631,16 @@ function wireRunControls() {
   });
   $("run-delete-yes").addEventListener("click", () =>
     act($("run-delete-yes"), async () => {
-      await api("DELETE", runPath(""));
       const id = model.runID;
-      // Follow it no more: a fetch due now would find it gone.
+      // Follow it no more before it goes: a fetch of it due or in flight
+      // would find it gone, and the browser logs the 404.
       closeRun();
+      try {
+        await api("DELETE", "/runs/" + encodeURIComponent(id));
+      } catch (err) {
+        openRun(id);
+        throw err;
+      }
       model.run = null;
       model.runs.delete(id);
       location.hash = "#/";
