@@ -83,6 +83,7 @@ func cmdZipDir(ts *testscript.TestScript, neg bool, args []string) {
 //	httpserve -wrong site URL
 //	httpserve -away site URL
 //
+// VAR holds the server's URL and VAR_ADDR its HOST:PORT.
 // With -stall, the server sends its headers and a few bytes and then
 // nothing until the script ends; with -wrong, it serves each file with one
 // byte changed; with -away, it redirects every request to the same path on
@@ -135,4 +136,5 @@ func cmdHTTPServe(ts *testscript.TestScript, neg bool, args []string) {
 		srv.Close()
 	})
 	ts.Setenv(args[1], srv.URL)
+	ts.Setenv(args[1]+"_ADDR", strings.TrimPrefix(srv.URL, "http://"))
 }

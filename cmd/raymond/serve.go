@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"raymond/catalog"
@@ -156,6 +157,12 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return &usageError{
+				msg:  fmt.Sprintf("cannot listen on %s: another program (perhaps the daemon of another project) uses that port", *addr),
+				hint: "Give a free port with --addr (127.0.0.1:0 picks one), or stop the program that holds it.",
+			}
+		}
 		return &exitError{code: exitUsage, msg: fmt.Sprintf("cannot listen on %s: %v", *addr, err)}
 	}
 	bound := ln.Addr().String()
