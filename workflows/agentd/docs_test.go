@@ -122,6 +122,37 @@ func TestPhaseKeepsOtherLines(t *testing.T) {
 	assert.Contains(t, stderr, `agentd: changes/x/STATE.yaml has phase "shipped", which is not one of: proposed challenged rejected implementing complete archived`)
 }
 
+// TestPhaseOfAWindowsFile reads and sets the phase of a STATE.yaml saved by
+// a Windows editor: CRLF line ends and a byte order mark are not part of the
+// phase (which would otherwise read as "challenged\r", unknown), a space
+// before the colon is YAML too, and the file keeps its line ends when set.
+func TestPhaseOfAWindowsFile(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "changes", "x"), 0o755))
+	write := func(content string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "changes", "x", "STATE.yaml"), []byte(content), 0o644))
+	}
+	read := func() string {
+		got, err := os.ReadFile(filepath.Join(dir, "changes", "x", "STATE.yaml"))
+		require.NoError(t, err)
+		return string(got)
+	}
+
+	write("change_id: x\r\nphase: challenged\r\nowner: ana\r\n")
+	out, stderr, ok := sh(t, dir, "phase changes/x; set_phase changes/x implementing; phase changes/x")
+	require.True(t, ok, stderr)
+	assert.Equal(t, "challenged\nimplementing\n", out)
+	assert.Regexp(t, `^change_id: x\r\nphase: implementing\r\nowner: ana\r\nupdated: [0-9T:-]+Z\r\n$`, read(),
+		"the lines set keep the file's CRLF ends")
+
+	write("\ufeffphase : 'complete'")
+	out, stderr, ok = sh(t, dir, "phase changes/x; set_phase changes/x archived")
+	require.True(t, ok, stderr)
+	assert.Equal(t, "complete\n", out, "a byte order mark, a space before the colon and no final newline")
+	assert.Regexp(t, "^\ufeffphase: archived\nupdated: [0-9T:-]+Z\n$", read(),
+		"the phase: line is replaced, not added a second time, and the mark is kept")
+}
+
 func TestChangePaths(t *testing.T) {
 	dir := t.TempDir()
 	for _, p := range []string{"changes/add-login", "agentd/changes/v1.2_fix", "/srv/repo/changes/x", "../other/changes/x"} {

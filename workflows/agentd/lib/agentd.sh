@@ -14,6 +14,9 @@
 # The phases of a change, in the order a change goes through them.
 AGENTD_PHASES="proposed challenged rejected implementing complete archived"
 
+# The UTF-8 byte order mark some Windows editors put at the start of a file.
+BOM=$(printf '\357\273\277')
+
 # die prints a one-line message for the person on stderr and stops the
 # script with status 1, which fails the agent with that message.
 die() {
@@ -71,11 +74,16 @@ change_id() {
 }
 
 # yaml_get prints the value of the top-level key $2 of the YAML file $1, without
-# quotes and trailing comment; nothing when the key is absent.
+# quotes and trailing comment; nothing when the key is absent. A file saved on
+# Windows reads the same: CRLF line ends and a leading byte order mark are not
+# part of any key or value.
 yaml_get() {
-  awk -v key="$2" -v q="'" '
-    $0 ~ "^" key ":" {
-      v = substr($0, length(key) + 2)
+  awk -v key="$2" -v q="'" -v bom="$BOM" '
+    { sub(/\r$/, "") }
+    NR == 1 && index($0, bom) == 1 { $0 = substr($0, length(bom) + 1) }
+    $0 ~ "^" key "[ \t]*:" {
+      v = $0
+      sub("^" key "[ \t]*:", "", v)
       sub(/[ \t]+#.*$/, "", v)
       gsub(/^[ \t]+|[ \t]+$/, "", v)
       if (v ~ /^".*"$/ || (substr(v, 1, 1) == q && substr(v, length(v), 1) == q && length(v) > 1)) v = substr(v, 2, length(v) - 2)
@@ -85,17 +93,23 @@ yaml_get() {
 }
 
 # yaml_set sets the top-level key $2 of the YAML file $1 to $3 in place: the
-# key's line is replaced, or added at the end, and every other line is kept.
-# The new content is written beside the file and renamed over it, so a kill
-# never leaves half a file; the copy keeps the file's mode.
+# key's line is replaced, or added at the end, and every other line is kept,
+# as are the file's line ends (CRLF when its first line has one) and byte order
+# mark. The new content is written beside the file and renamed over it, so a
+# kill never leaves half a file; the copy keeps the file's mode.
 yaml_set() {
   local file=$1 tmp
   tmp=$(mktemp "$file.XXXXXX")
   cp -p "$file" "$tmp"
-  awk -v key="$2" -v val="$3" '
-    !done && $0 ~ "^" key ":" { print key ": " val; done = 1; next }
-    { print }
-    END { if (!done) print key ": " val }' "$file" >"$tmp"
+  awk -v key="$2" -v val="$3" -v bom="$BOM" '
+    NR == 1 {
+      if (index($0, bom) == 1) { mark = bom; $0 = substr($0, length(bom) + 1) }
+      if ($0 ~ /\r$/) eol = "\r"
+    }
+    { line = $0; sub(/\r$/, "", line) }
+    !done && line ~ "^" key "[ \t]*:" { print mark key ": " val eol; mark = ""; done = 1; next }
+    { print mark $0; mark = "" }
+    END { if (!done) print key ": " val eol }' "$file" >"$tmp"
   mv "$tmp" "$file"
 }
 
