@@ -73,6 +73,17 @@ func TestMermaid(t *testing.T) {
 	assert.Equal(t, strings.Count(m, "|")/2, strings.Count(m, "linkStyle"), "every arrow has its style")
 }
 
+// TestMermaidCapLabels labels a visit cap's fallback with its count, in the
+// singular for a cap of one.
+func TestMermaidCapLabels(t *testing.T) {
+	m := Mermaid(graphOf(t, map[string]string{
+		"START.md": "---\nmax_visits: 1\non_max_visits: { tag: goto, target: MORE.md }\n---\n<goto>START</goto>",
+		"MORE.md":  "---\nmax_visits: 2\non_max_visits: { tag: result, payload: done }\n---\n<goto>START</goto>",
+	}))
+	assert.Contains(t, m, `w0_s1 -.->|"after 1 visit"| w0_s0`)
+	assert.NotContains(t, m, "after 1 visits")
+}
+
 func TestMermaidQuotes(t *testing.T) {
 	assert.Equal(t, `"a #quot;b#quot; c"`, mermaidText("a \"b\"\nc"))
 }

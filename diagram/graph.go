@@ -131,6 +131,9 @@ func edgeKind(e lint.GraphEdge) (kind, string) {
 	case e.ToWorkflow != "":
 		return kindWorkflow, e.Tag
 	case e.Role == "on_max_visits":
+		if e.Visits == 1 {
+			return kindCap, "after 1 visit"
+		}
 		return kindCap, fmt.Sprintf("after %d visits", e.Visits)
 	case e.Role == "return":
 		return kindReturn, "return"
