@@ -161,6 +161,15 @@ func (c *checker) fallback(si *scopeInfo, n *node) {
 		if p2 := c.at(n, t.Target); p2.line >= pl.line && p2.col > 0 {
 			pl = p2
 		}
+		if file, err := si.s.Resolve(t.Target); err == nil && file == n.name {
+			// The state is over its cap when the fallback enters it again,
+			// so the fallback can only ever fail the agent.
+			n.capped = true
+			c.report("invalid-on-max-visits", Error, pl,
+				fmt.Sprintf("on_max_visits <%s> %s leads back to %s itself, which is past its cap then: the agent always fails there", t.Name, t.Target, n.name),
+				"name another state (one that asks a person or gives up), or leave on_max_visits out to fail with the cap's own message")
+			return
+		}
 		c.edge(si, n, edge{tag: t.Name, role: "on_max_visits", to: t.Target, place: pl, input: true, visits: p.MaxVisits})
 	}
 }
