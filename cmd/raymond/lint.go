@@ -218,7 +218,8 @@ func lintBeforeRun(env *cmdEnv, workflowArg string, fetcher workflow.Fetcher) er
 	}
 	var warnings []lint.Finding
 	for _, f := range r.Only(lint.Warning) {
-		if f.Check == "unknown-key" || f.Check == "frontmatter-warning" {
+		switch f.Check {
+		case "unknown-key", "frontmatter-warning", "tool-limits-on-script":
 			continue // the run prints these itself when it loads the state
 		}
 		warnings = append(warnings, f)
