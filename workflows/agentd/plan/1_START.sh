@@ -11,6 +11,17 @@ request=${input#"$dir"}
 request=${request#"${request%%[![:space:]]*}"}
 dir=${dir%/}
 dir=${dir#./}
+# A folder whose path holds a space would be cut at it, and the rest taken
+# for a request: refuse it (a folder that exists, or a new change inside
+# one), rather than plan a new change named after the first word.
+if [ ! -e "$dir" ]; then
+  whole=${input%"${input##*[![:space:]]}"}
+  for ((i = ${#dir} + 1; i <= ${#whole}; i++)); do
+    if [[ $i -eq ${#whole} || ${whole:i:1} == [[:space:]/] ]] && [ -d "${whole:0:i}" ]; then
+      die "\"$(plain "${whole:0:i}")\" has a space in its path, and this workflow takes change folders of letters, digits and . _ / - only: rename the folder, or plan the change in another one"
+    fi
+  done
+fi
 check_change_path "$dir"
 remember_change "$dir"
 [ ! -e "$dir" ] || [ -d "$dir" ] || die "$dir is a file, not a change folder"
