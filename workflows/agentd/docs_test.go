@@ -96,6 +96,19 @@ func TestVerdicts(t *testing.T) {
 			"a line that does not start with Verdict: is not a verdict; a missing file has none")
 }
 
+// TestVerdictWithAFullStop reads a verdict line ended as a sentence, as a
+// model (or a person adding the line by hand) often writes it: the stop is
+// not part of the verdict, which would otherwise be none of the three words
+// and fail the run.
+func TestVerdictWithAFullStop(t *testing.T) {
+	dir := t.TempDir()
+	text := "## Challenge 1\nVerdict: Approved.\n\n## Challenge 2\n**Verdict:** NEEDS_REVISION.\r\nVerdict: major issues!\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "proposal.md"), []byte(text), 0o644))
+	out, stderr, ok := sh(t, dir, "verdicts proposal.md")
+	require.True(t, ok, stderr)
+	assert.Equal(t, "APPROVED\nNEEDS_REVISION\nMAJOR_ISSUES\n", out)
+}
+
 func TestPhaseKeepsOtherLines(t *testing.T) {
 	dir := t.TempDir()
 	state := "# owner: ana\nchange_id: \"x\"\nphase: 'proposed'   # set by plan\nphases_seen: 2\nnotes:\n  - phase: not this one\n"

@@ -142,14 +142,15 @@ set_phase() {
 
 # verdicts prints, one per line, the verdicts written in file $1 on lines
 # like "Verdict: APPROVED" (markdown emphasis, a list dash or a heading mark
-# around them are allowed; case and - or space in place of _ do not matter).
+# around them are allowed; case, - or space in place of _, and a full stop or
+# exclamation mark at the end do not matter).
 verdicts() {
   [ -f "$1" ] || return 0
   tr -d '\r' <"$1" | sed -e 's/[*`]//g' -e 's/^[[:space:]#>-]*//' |
     awk 'tolower($0) ~ /^verdict[[:space:]]*:/ {
       v = $0
       sub(/^[^:]*:[[:space:]]*/, "", v)
-      sub(/[[:space:]]*$/, "", v)
+      sub(/[[:space:].!]*$/, "", v)
       v = toupper(v)
       gsub(/[ -]+/, "_", v)
       print v
