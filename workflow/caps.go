@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"errors"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
@@ -16,9 +17,17 @@ var FallbackTags = []string{parsing.Goto, parsing.Reset, parsing.Result}
 
 // visits decodes max_visits: a whole number of at least 1.
 func (d *policyDecoder) visits(k, v *yaml.Node) (int, error) {
-	n, err := strconv.Atoi(v.Value)
-	if kind(v) != "a number" || err != nil || n < 1 {
-		return 0, d.errorAt(k, "%s must be a whole number of at least 1 (how many times an agent may enter this state in a run), not %q", keyMaxVisits, v.Value)
+	r := resolved(v)
+	n, err := strconv.Atoi(r.Value)
+	if kind(r) == "a number" && errors.Is(err, strconv.ErrRange) {
+		return 0, d.errorAt(k, "%s: %s is too large a number; give a smaller one, or leave %s out for no cap", keyMaxVisits, r.Value, keyMaxVisits)
+	}
+	if kind(r) != "a number" || err != nil || n < 1 {
+		got := strconv.Quote(r.Value)
+		if r.Kind != yaml.ScalarNode || kind(r) == "empty" {
+			got = kind(r)
+		}
+		return 0, d.errorAt(k, "%s must be a whole number of at least 1 (how many times an agent may enter this state in a run), not %s", keyMaxVisits, got)
 	}
 	return n, nil
 }
