@@ -79,7 +79,8 @@ func runAnswer(_ context.Context, env *cmdEnv, args []string) error {
 	if id, err = resolveRunID(p.Store, id); err != nil {
 		return err
 	}
-	if _, err := p.Store.Read(id); err != nil {
+	run, err := p.Store.Read(id)
+	if err != nil {
 		return notFound(p.Store, id, err)
 	}
 	if info, token, ok := drivingDaemon(p, id); ok {
@@ -94,6 +95,10 @@ func runAnswer(_ context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	msg := fmt.Sprintf("raymond: answered %s of run %s; go on with: raymond resume %s", k.ID, id, project.ShellQuote(id))
+	if run.Options.Scripted {
+		// resume refuses such a run without its replies; say so now.
+		msg += " --replies FILE"
+	}
 	switch {
 	case pending == 1:
 		msg += fmt.Sprintf(" (1 more ask waits for an answer; 'raymond status %s' shows it)", id)
