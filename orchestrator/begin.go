@@ -69,6 +69,14 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 			Warnings: st.Warnings, Prompt: prompt, MaxVisits: st.Policy.MaxVisits,
 		}
 		if t, ok := st.Policy.Fallback(); ok {
+			// The target by its file name, as a tag's is resolved: ASK is
+			// ASK.md, counted, drawn and answered as ASK.md. One that does
+			// not resolve is kept as written, and fails when it is taken.
+			if t.Target != "" {
+				if name, err := scope.Resolve(t.Target); err == nil {
+					t.Target = name
+				}
+			}
 			ps.OnMaxVisits = &t
 		}
 		out.Steps = append(out.Steps, ps)
