@@ -4,7 +4,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/agentd.sh"
 
-dir=${RAYMOND_INPUT:-}
+dir=$(trim "${RAYMOND_INPUT:-}")
 dir=${dir%/}
 dir=${dir#./}
 check_change_path "$dir"

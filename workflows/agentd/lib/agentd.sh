@@ -41,6 +41,14 @@ attr() {
   printf '%s' "$1" | sed -e 's/&/\&amp;/g' -e 's/"/\&quot;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g'
 }
 
+# trim prints $1 without the white space around it: an input read from a
+# file or a pipe (--input @FILE, --input -) ends in a line end.
+trim() {
+  local v=$1
+  v=${v#"${v%%[![:space:]]*}"}
+  printf '%s' "${v%"${v##*[![:space:]]}"}"
+}
+
 # check_change_path fails unless $1 is a path raymond's tags and the model's
 # prompts can carry as it is: letters, digits and . _ / - only.
 check_change_path() {

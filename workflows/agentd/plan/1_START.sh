@@ -4,8 +4,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/agentd.sh"
 
-input=${RAYMOND_INPUT:-}
-input=${input#"${input%%[![:space:]]*}"}
+input=$(trim "${RAYMOND_INPUT:-}")
 dir=${input%%[[:space:]]*}
 request=${input#"$dir"}
 request=${request#"${request%%[![:space:]]*}"}
@@ -15,10 +14,9 @@ dir=${dir#./}
 # for a request: refuse it (a folder that exists, or a new change inside
 # one), rather than plan a new change named after the first word.
 if [ ! -e "$dir" ]; then
-  whole=${input%"${input##*[![:space:]]}"}
-  for ((i = ${#dir} + 1; i <= ${#whole}; i++)); do
-    if [[ $i -eq ${#whole} || ${whole:i:1} == [[:space:]/] ]] && [ -d "${whole:0:i}" ]; then
-      die "\"$(plain "${whole:0:i}")\" has a space in its path, and this workflow takes change folders of letters, digits and . _ / - only: rename the folder, or plan the change in another one"
+  for ((i = ${#dir} + 1; i <= ${#input}; i++)); do
+    if [[ $i -eq ${#input} || ${input:i:1} == [[:space:]/] ]] && [ -d "${input:0:i}" ]; then
+      die "\"$(plain "${input:0:i}")\" has a space in its path, and this workflow takes change folders of letters, digits and . _ / - only: rename the folder, or plan the change in another one"
     fi
   done
 fi
