@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"raymond/permission"
 	"raymond/state"
 	"raymond/step"
 )
@@ -203,7 +204,7 @@ func Neutral(res *Result, req step.Request) step.Result {
 	case res.Outcome == UsageLimit:
 		out.Outcome, out.Reason = step.UsageLimit, FirstLine(res.Text)
 	case res.RootRefused, res.Outcome == AuthError, res.Outcome == BillingError:
-		out.Outcome, out.Reason = step.Unusable, unusableReason(res)
+		out.Outcome, out.Reason = step.Unusable, unusableReason(res, req)
 	case res.Outcome == StepTimeout:
 		res.runID = req.RunID
 		out.Outcome, out.Reason = step.Failed, outcomeReason(res)
@@ -296,14 +297,24 @@ func mib(n int) string {
 	return fmt.Sprintf("%.1f MiB", v)
 }
 
-// unusableReason says why claude cannot run any step, and what to do.
-func unusableReason(res *Result) string {
+// unusableReason says why claude cannot run any step of req, and what to
+// do. A refusal as root names what asked for bypassPermissions: the run's
+// --dangerously-skip-permissions, its --permission-mode, or the state's own
+// permission_mode, which dropping the run's flag would not change.
+func unusableReason(res *Result, req step.Request) string {
+	const sandbox = " If you run inside a sandbox you set up yourself, you may export " +
+		"IS_SANDBOX=1 for claude; raymond never sets it for you"
 	switch {
+	case res.RootRefused && req.Step.PermissionMode == permission.Bypass:
+		return req.Step.State + " has permission_mode: bypassPermissions, which claude refuses when run as root. " +
+			"Run raymond as a normal user, or give the state another permission_mode (or none, to take the run's)." + sandbox
+	case res.RootRefused && !req.Options.SkipPermissions && req.Options.PermissionMode == permission.Bypass:
+		return "claude refuses --permission-mode bypassPermissions when run as root. " +
+			"Run raymond as a normal user, or use another --permission-mode (the default is acceptEdits)." + sandbox
 	case res.RootRefused:
 		return "claude refuses --dangerously-skip-permissions (and bypassPermissions) when run as root. " +
 			"Run raymond as a normal user, or drop --dangerously-skip-permissions and use --permission-mode " +
-			"(the default is acceptEdits). If you run inside a sandbox you set up yourself, you may export " +
-			"IS_SANDBOX=1 for claude; raymond never sets it for you"
+			"(the default is acceptEdits)." + sandbox
 	case res.Outcome == AuthError:
 		return "claude is not logged in (" + FirstLine(res.Text+res.Stderr) + "). Run `claude` once to log in, then resume the run"
 	default:

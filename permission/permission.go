@@ -85,7 +85,10 @@ func Known(rule string) bool {
 }
 
 // CheckRule refuses a rule claude could not mean: empty, without a tool
-// name, with unbalanced parentheses or with text after its closing one.
+// name, starting with "-", with unbalanced parentheses or with text after
+// its closing one. Rules are passed as arguments of claude's variadic
+// --allowedTools and --disallowedTools, so a rule such as "--model" would
+// be read as one of claude's options, not as a tool.
 func CheckRule(rule string) error {
 	r := strings.TrimSpace(rule)
 	if r == "" {
@@ -100,6 +103,9 @@ func CheckRule(rule string) error {
 	}
 	if len(parts) != 1 {
 		return fmt.Errorf("tool rule %q holds %d rules; write one per list item", r, len(parts))
+	}
+	if strings.HasPrefix(r, "-") {
+		return fmt.Errorf("tool rule %q starts with -, which claude would read as one of its own options, not as a tool; name a tool, like Read or Bash(git log:*)", r)
 	}
 	if Name(r) == "" {
 		return fmt.Errorf("tool rule %q names no tool; write the tool before the parentheses, like Bash(git log:*)", r)

@@ -47,6 +47,11 @@ func TestCheckRule(t *testing.T) {
 		"Bash(ls)x":  "text after",
 		"Read Edit":  "holds 2 rules",
 		`"Bash(ls)"`: "holds its quote marks",
+		// Passed after --allowedTools, a rule starting with - would be
+		// one of claude's options: --model would change the model.
+		"--model": "starts with -",
+		"--":      "starts with -",
+		"-x(ls)":  "starts with -",
 	} {
 		if err := CheckRule(rule); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("CheckRule(%q) = %v, want %q", rule, err, want)

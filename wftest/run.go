@@ -299,7 +299,11 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, keep
 	if err != nil {
 		return err
 	}
-	opts := state.Options{Input: c.Input, MaxParallel: c.MaxParallel, Debug: true, ProjectDir: dir}
+	// A case runs no claude, so nothing is granted by skipping
+	// permissions; without it a state with permission_mode:
+	// bypassPermissions could not be tested, since a case has no
+	// --dangerously-skip-permissions to give.
+	opts := state.Options{Input: c.Input, MaxParallel: c.MaxParallel, Debug: true, ProjectDir: dir, SkipPermissions: true}
 	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: f.Workflow, Options: opts, BudgetUSD: c.BudgetUSD, Cwd: cwd, TaskFolderPattern: filepath.Join(dir, ".raymond", "tasks", "{{run_id}}", "{{agent_id}}")})
 	if err != nil {
 		return fmt.Errorf("start the run: %w", err)

@@ -247,3 +247,25 @@ cases:
 	assert.Equal(t, "replies for START.md ran out: step main_START_002 found none left; "+
 		"the answer of main_START_001 before it was refused: <goto>GONE.md</goto> is not one of the transitions START.md allows", got[0])
 }
+
+// TestRunBypassState: a case runs no claude, so a state that asks for
+// permission_mode: bypassPermissions is tested like any other, where a run
+// not started with --dangerously-skip-permissions refuses it and the case
+// had no flag to give.
+func TestRunBypassState(t *testing.T) {
+	rep := runFiles(t, map[string]string{
+		"wf/START.md": "---\nallowed_transitions:\n  - { tag: goto, target: FIX.md }\n---\nLook. <goto>FIX.md</goto>\n",
+		"wf/FIX.md":   "---\npermission_mode: bypassPermissions\ndisallowed_tools: [WebFetch]\n---\nFix it. <result>ok</result>\n",
+		"wf/wf.test.yaml": `
+cases:
+  - name: through the bypass state
+    replies:
+      START: ["<goto>FIX.md</goto>"]
+      FIX: ["<result>fixed</result>"]
+    expect:
+      result: fixed
+`,
+	}, Options{}, "wf/wf.test.yaml")
+	require.NoError(t, rep.Files[0].Err)
+	assert.Empty(t, rep.Files[0].Cases[0].Failures)
+}

@@ -51,6 +51,7 @@ func TestToolKeyErrors(t *testing.T) {
 		{"stray close", "disallowed_tools: [\"Bash)\"]\n", "has a ) without its ("},
 		{"no tool name", "allowed_tools: [\"(git log:*)\"]\n", "names no tool"},
 		{"text after", "allowed_tools: [\"Bash(ls)x\"]\n", "text after its closing parenthesis"},
+		{"an option", "allowed_tools: \"Read --model opus\"\n", "S.md:2: allowed_tools: tool rule \"--model\" starts with -, which claude would read as one of its own options"},
 		{"mode typo", "permission_mode: acceptEdit\n", "S.md:2: permission_mode: unknown permission mode \"acceptEdit\"; claude accepts acceptEdits, auto, bypassPermissions, default, dontAsk, manual, plan (did you mean \"acceptEdits\"?)"},
 		{"mode not a string", "permission_mode: [plan]\n", "S.md:2: permission_mode must be one of acceptEdits, auto, bypassPermissions, default, dontAsk, manual, plan, not a list"},
 	}

@@ -54,7 +54,10 @@ case "$upper" in
   DONE*) verdict=done ;;
   FAILED*)
     verdict=failed
-    reason=$(printf '%s' "${first:6}" | sed -E 's/^[[:space:]:—-]+//')
+    # The separator as whole characters: in a bracket, a locale that is
+    # not UTF-8 reads — as three bytes and would strip the first bytes of
+    # a reason that starts with “, … or →.
+    reason=$(printf '%s' "${first:6}" | sed -E 's/^([[:space:]]|:|—|-)+//')
     [ -n "$reason" ] || reason='no reason given'
     ;;
   *)

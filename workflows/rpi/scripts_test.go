@@ -226,6 +226,27 @@ func TestRecordCutsReasonsBetweenCharacters(t *testing.T) {
 	}
 }
 
+// TestRecordKeepsAReasonsFirstCharacter: the separator after FAILED (a
+// colon, a dash, an em dash) is stripped as whole characters. In a locale
+// that is not UTF-8, stripping the em dash's bytes one by one also ate
+// the first bytes of a reason that starts with a curly quote, an ellipsis
+// or an arrow (all begin with the em dash's first bytes), leaving invalid
+// UTF-8 in retry and plan.md.
+func TestRecordKeepsAReasonsFirstCharacter(t *testing.T) {
+	for _, locale := range []string{"C", "C.UTF-8"} {
+		for _, answer := range []string{"FAILED: “go test” fails", "FAILED — “go test” fails", "FAILED:—“go test” fails", "Failed - “go test” fails"} {
+			tk := newTask(t)
+			tk.env = []string{"LC_ALL=" + locale}
+			tk.write("input.txt", "task\n")
+			tk.write("research.md", "notes\n")
+			tk.write("plan.md", planHead+"- [ ] 1. A — a\n")
+			assert.Equal(t, "<print>Item failed, one more try: “go test” fails</print>\n<goto>NEXT.sh</goto>\n", tk.implement(answer), "%s in %s", answer, locale)
+			tk.implement("FAILED: …and again")
+			assert.Equal(t, planHead+"- [!] 1. A — a [Failed: …and again]\n", tk.read("plan.md"), "%s in %s", answer, locale)
+		}
+	}
+}
+
 func TestRecordIsIdempotent(t *testing.T) {
 	tk := newTask(t)
 	tk.write("input.txt", "task\n")
