@@ -23,7 +23,8 @@ if [ ! -f "$dir/input.txt" ]; then
 fi
 [ -f "$dir/started" ] || : > "$dir/started"
 
-# Earlier runs of the same task that stopped before their summary. With the
+# Earlier runs of the same task that have not reached their summary: they
+# stopped, or they are still running (a script cannot tell). With the
 # default task folders (.raymond/tasks/<run id>/main) a run's siblings are
 # two levels up; with another task_folder_pattern nothing matches and no
 # hint is given.
@@ -34,6 +35,6 @@ for other in "$dir"/../../*/main; do
   [ ! -f "$other/summarizing" ] || continue
   cmp -s "$other/input.txt" "$dir/input.txt" || continue
   run=$(basename "$(dirname "$other")")
-  echo "<print>note: run ${run//[<>]/} has the same task and stopped before its summary; to continue it instead of starting over: raymond resume ${run//[<>]/}</print>"
+  echo "<print>note: run ${run//[<>]/} has the same task and has not reached its summary (raymond status ${run//[<>]/} says whether it is still running); to continue it instead of starting over: raymond resume ${run//[<>]/}</print>"
 done
 echo '<goto>NEXT.sh</goto>'

@@ -301,7 +301,7 @@ func TestStartHintsAtAnUnfinishedRunOfTheSameTask(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(d, "input.txt"), []byte("the task\n"), 0o644))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(done, "summarizing"), nil, 0o644))
-	assert.Equal(t, "<print>note: run r0 has the same task and stopped before its summary; to continue it instead of starting over: raymond resume r0</print>\n<goto>NEXT.sh</goto>\n",
+	assert.Equal(t, "<print>note: run r0 has the same task and has not reached its summary (raymond status r0 says whether it is still running); to continue it instead of starting over: raymond resume r0</print>\n<goto>NEXT.sh</goto>\n",
 		tk.run("START.sh", "the task"))
 	assert.Equal(t, "the task\n", tk.read("input.txt"))
 	assert.Equal(t, "<goto>NEXT.sh</goto>\n", newTask(t).run("START.sh", "another task"))
