@@ -376,19 +376,32 @@ func TestPageInChromium(t *testing.T) {
 	d.click("#asks [data-key='" + id + "/ask-2'] button[type=submit]")
 	d.waitText("#asks [data-key='"+id+"/ask-2']", "This question expired or was already answered.")
 
-	// The usage limit: a banner with a countdown.
+	// The usage limit: a banner with a countdown. The gate is held until
+	// the limit resets (held_until), but the daily cap is not reached: its
+	// banner stays hidden.
+	limitUntil := time.Now().Add(42 * time.Minute).Format(time.RFC3339)
 	fake.setDaemon(func(m map[string]any) {
-		m["usage_limit_until"] = time.Now().Add(42 * time.Minute).Format(time.RFC3339)
+		m["usage_limit_until"] = limitUntil
+		m["held_until"] = limitUntil
 		m["steps_running"] = 1
 		m["spend_today_usd"] = 0.75
 	})
 	d.waitText("#limit-banner", "Usage limit reached")
 	d.waitText("#limit-left", "41m")
 	d.waitText("#steps", "steps 1 / 8")
+	d.until("no daily-cap banner under a usage limit alone", `() => document.querySelector("#held-banner").hidden`)
 	d.screenshot("home")
 	d.do(emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}))
 	d.screenshot("home-dark")
 	d.do(emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "light"}}))
+
+	// The day's spend reaches the cap: its banner shows too.
+	fake.setDaemon(func(m map[string]any) { m["spend_today_usd"] = 10.0 })
+	d.waitText("#held-banner", "The daily spending cap is reached")
+	fake.setDaemon(func(m map[string]any) {
+		m["usage_limit_until"], m["held_until"], m["spend_today_usd"] = nil, nil, 0.75
+	})
+	d.waitGone("#held-banner:not([hidden])")
 
 	// The run ends; it can be deleted, after a confirmation.
 	fake.update(id, func(r *fakeRun) {

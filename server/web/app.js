@@ -171,11 +171,14 @@ function renderDaemon() {
     $("limit-left").dataset.until = d.usage_limit_until;
   }
   show($("limit-banner"), limited);
-  if (d.held_until) {
+  // held_until is also set by a usage limit alone: the cap's banner shows
+  // only when the day's spend has reached the cap.
+  const capped = !!d.held_until && d.daily_cap_usd > 0 && d.spend_today_usd >= d.daily_cap_usd;
+  if (capped) {
     $("held-until").textContent = when(d.held_until);
     $("held-until").dateTime = d.held_until;
   }
-  show($("held-banner"), !!d.held_until);
+  show($("held-banner"), capped);
   tick();
 }
 
