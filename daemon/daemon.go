@@ -350,6 +350,10 @@ func (d *Daemon) fromManifest(path string) (dir string, env map[string]string) {
 	return dir, m.Environment
 }
 
+// Stopping says whether Shutdown has begun: the daemon parks its runs and
+// starts no new one.
+func (d *Daemon) Stopping() bool { return d.isClosing() }
+
 func (d *Daemon) isClosing() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()

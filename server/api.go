@@ -27,7 +27,14 @@ type Workflows interface {
 	Changed() <-chan struct{}
 }
 
+// healthz says the daemon is up, or 503 once it is stopping: a proxy or a
+// monitor then stops sending it work it would refuse.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	if s.d != nil && s.d.Stopping() {
+		writeError(w, http.StatusServiceUnavailable, "stopping",
+			"the daemon is stopping: its runs park at their next step boundary and it starts no new one; it answers again once restarted")
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 

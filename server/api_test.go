@@ -429,6 +429,9 @@ func TestLaunchWhileStopping(t *testing.T) {
 	e.call(request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "hello"}`}, http.StatusServiceUnavailable, &er)
 	er.check(t, "stopping")
 	sameFiles(t, before, e.snapshot(), "a launch while stopping")
+	// The health check says so, for a proxy or a monitor.
+	e.call(request{method: "GET", path: "/healthz", noToken: true}, http.StatusServiceUnavailable, &er)
+	er.check(t, "stopping")
 }
 
 func TestMetrics(t *testing.T) {
