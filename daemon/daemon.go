@@ -126,8 +126,9 @@ func errorf(kind error, format string, args ...any) error {
 	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Open takes the project's daemon lock and reads its runs. Nothing is driven
-// until Recover or Launch.
+// Open takes the project's daemon lock and reads its runs, and holds the
+// gate until the usage limit a run waits for resets. Nothing is driven until
+// Recover or Launch.
 func Open(cfg Config) (*Daemon, error) {
 	if cfg.Project == nil || cfg.Runner == nil {
 		return nil, errors.New("daemon: a project and a runner are required")
@@ -154,7 +155,24 @@ func Open(cfg Config) (*Daemon, error) {
 		d.log.Warn("some runs cannot be read", "err", err)
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
+	d.holdForWaits()
 	return d, nil
+}
+
+// holdForWaits holds the gate until the latest usage-limit reset a run of
+// the project waits for. A limit outlives the daemon and belongs to the
+// account, not to a run: the daemon holds every run until it resets, even
+// when it resumes nothing (--no-recover) or the run waits in another process.
+func (d *Daemon) holdForWaits() {
+	now := d.clock.Now()
+	for _, l := range d.Runs() {
+		if l.Status != state.StatusWaiting {
+			continue
+		}
+		if r, err := d.store.Read(l.RunID); err == nil && r.Wait != nil && r.Wait.Until.After(now) {
+			d.gate.holdUntil(r.Wait.Until)
+		}
+	}
 }
 
 // Watch follows the state folder until ctx ends, so the index sees every
@@ -674,16 +692,9 @@ type Recovered struct {
 func (d *Daemon) Recover() Recovered {
 	parked := d.readParked()
 	var out Recovered
-	now := d.clock.Now()
 	for _, l := range d.Runs() {
 		if l.DrivenBy != nil {
 			continue
-		}
-		if l.Status == state.StatusWaiting {
-			// A usage limit outlives the daemon: hold every run until it resets.
-			if r, err := d.store.Read(l.RunID); err == nil && r.Wait != nil && r.Wait.Until.After(now) {
-				d.gate.holdUntil(r.Wait.Until)
-			}
 		}
 		resume := l.Interrupted || l.Status == state.StatusAsking || l.Status == state.StatusCreated ||
 			l.Status == state.StatusPaused && parked[l.RunID]

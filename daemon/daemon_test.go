@@ -335,6 +335,30 @@ func TestRecoverHoldsTheGateForAWaitingRun(t *testing.T) {
 	require.True(t, st.UsageLimit.Equal(until))
 }
 
+// A usage limit belongs to the account: a daemon that resumes nothing
+// (--no-recover) still holds every step until the limit a run waits for
+// resets.
+func TestOpenHoldsTheGateWithoutRecover(t *testing.T) {
+	p, wf, r := testProject(t, twoSteps, twoStepReplies)
+	id := create(t, p, wf, state.StatusWaiting)
+	run, err := p.Store.Read(id)
+	require.NoError(t, err)
+	until := time.Now().Add(2 * time.Hour).Truncate(time.Second)
+	run.Wait = &state.Wait{Until: until, Reason: "usage limit"}
+	require.NoError(t, p.Store.Write(run))
+
+	d, err := Open(Config{Project: p, Runner: r})
+	require.NoError(t, err)
+	defer func() {
+		d.Shutdown(context.Background())
+		d.Close()
+	}()
+	st := d.Gate().Status()
+	require.NotNil(t, st.UsageLimit, "a launch would hit the same limit")
+	require.True(t, st.UsageLimit.Equal(until))
+	require.Equal(t, 0, d.Active(), "nothing is resumed")
+}
+
 func TestSkipPermissionsOnlyWhenTheDaemonAllows(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		p, wf, r := testProject(t, twoSteps, `replies:
