@@ -24,6 +24,7 @@ import (
 	"raymond/script"
 	"raymond/scripted"
 	"raymond/server"
+	"raymond/state"
 	"raymond/step"
 )
 
@@ -211,6 +212,16 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 			log.Error("cannot resume", "run", id, "err", why)
 		}
 		fmt.Fprintf(env.stderr, "  recovered: %d runs resumed, %d left paused\n", len(rec.Resumed), len(rec.Paused))
+	} else {
+		// Say what a start would have resumed, so the runs left standing
+		// are not forgotten.
+		left := 0
+		for _, l := range d.Runs() {
+			if l.DrivenBy == nil && (l.Interrupted || l.Status == state.StatusAsking || l.Status == state.StatusCreated) {
+				left++
+			}
+		}
+		fmt.Fprintf(env.stderr, "  recovered: nothing (--no-recover); %d runs interrupted or asking wait for a resume from the page\n", left)
 	}
 	sdNotify("READY=1\nSTATUS=serving " + url)
 
