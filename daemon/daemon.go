@@ -570,7 +570,8 @@ func (d *Daemon) Delete(id string) error {
 
 // Answer answers ask askID of run id. An ask past its deadline, answered
 // already, or no longer pending is ErrConflict; an unknown one ErrNotFound.
-// A run nobody drives gets the answer recorded and is driven again.
+// A run nobody drives gets the answer recorded and is driven again (by the
+// next start, when the daemon is stopping).
 func (d *Daemon) Answer(id, askID, text string) error {
 	r, err := d.Detail(id)
 	if err != nil {
@@ -617,7 +618,13 @@ func (d *Daemon) Answer(id, askID, text string) error {
 	if err := d.record(id, askID, text, now); err != nil {
 		return err
 	}
-	return d.drive(id, nil)
+	if err := d.drive(id, nil); err != nil && !errors.Is(err, ErrClosing) {
+		return err
+	}
+	// A stopping daemon drives nothing new, but the answer is in the run's
+	// state: the next start drives the run on with it. Saying "stopping"
+	// here would have the person answer again, and be refused.
+	return nil
 }
 
 // record writes an answer into a run nobody drives, holding its lock.

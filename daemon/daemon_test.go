@@ -236,6 +236,37 @@ func TestAnswerAnAsk(t *testing.T) {
 	require.Equal(t, "blue", *got.Result)
 }
 
+// An answer given while the daemon stops is kept, said to be kept, and
+// used by the next start.
+func TestAnswerWhileStopping(t *testing.T) {
+	p, wf, r := testProject(t, map[string]string{
+		"START.md": "Ask.\n",
+		"END.md":   "Use {{input}}.\n",
+	}, `replies:
+  START.md: ["<ask next=\"END.md\">Which colour?</ask>"]
+  END.md: ["<result>{{input}}</result>"]
+`)
+	d, err := Open(Config{Project: p, Runner: r, Clock: &orchestrator.InstantClock{}})
+	require.NoError(t, err)
+	go func() { _ = d.Watch(t.Context()) }()
+	run, err := d.Launch(Launch{Workflow: wf})
+	require.NoError(t, err)
+	id := run.WorkflowID
+	var asks []PendingAsk
+	require.Eventually(t, func() bool {
+		asks = d.Asks()
+		return len(asks) == 1
+	}, 20*time.Second, 5*time.Millisecond)
+	d.Shutdown(context.Background())
+	require.NoError(t, d.Answer(id, asks[0].AskID, "blue"), "the answer is kept for the next start")
+	require.NoError(t, d.Close())
+
+	again := openDaemon(t, p, r)
+	require.Equal(t, []string{id}, again.Recover().Resumed)
+	got := waitStatus(t, again, id, state.StatusCompleted)
+	require.Equal(t, "blue", *got.Result)
+}
+
 func TestPauseAndResume(t *testing.T) {
 	p, wf, r := testProject(t, twoSteps, `replies:
   START.md: [{text: "<goto>END.md</goto>", wait_for: release}]
