@@ -219,7 +219,10 @@ func (f *fakeAPI) routes(mux *http.ServeMux) {
 		})
 	})
 	mux.HandleFunc("GET /report/{id}", func(w http.ResponseWriter, r *http.Request) {
-		f.reports <- r.URL.RequestURI()
+		select {
+		case f.reports <- r.URL.RequestURI():
+		default: // a load no check waits for must not block the page
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, "<!doctype html><meta charset=utf-8><title>report</title><h1>Transcript of %s</h1><p>Steps will show here.</p>", r.PathValue("id"))
 	})

@@ -403,6 +403,16 @@ func TestPageInChromium(t *testing.T) {
 	})
 	d.waitGone("#held-banner:not([hidden])")
 
+	// The run fails without a result: its page says none, not "none yet".
+	fake.update(id, func(r *fakeRun) {
+		r.status = "failed"
+		r.agents[0]["status"] = "failed"
+	})
+	d.click("#runs a[href='#/runs/" + id + "']")
+	d.waitText("#run-status", "failed")
+	d.until("no result, and none to come", `() => document.querySelector("#run-result").textContent === "none"`)
+	d.click("a[href='#/']")
+
 	// The run ends; it can be deleted, after a confirmation.
 	fake.update(id, func(r *fakeRun) {
 		r.status = "completed"

@@ -436,7 +436,8 @@ function renderRun() {
   show($("run-wait"), waiting);
   $("run-failure").textContent = r.error || "";
   show($("run-failure"), !!r.error);
-  $("run-result").textContent = r.result != null ? r.result : "none yet";
+  // A run that ended without one has none; "yet" would promise one.
+  $("run-result").textContent = r.result != null ? r.result : FINISHED.has(r.status) ? "none" : "none yet";
   $("run-result").className = r.result != null ? "" : "muted";
   // "Pausing…" stays until the run has parked (or ended).
   const note = $("run-action-message");
