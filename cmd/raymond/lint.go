@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,8 +62,8 @@ func runLint(_ context.Context, env *cmdEnv, args []string) error {
 	}
 	ss := workflow.NewScopes(lintFetcher(paths))
 	defer ss.Close()
-	var reports []lint.Report
-	for _, p := range expandLintPaths(paths) {
+	expanded, reports := expandLintPaths(paths, workflow.Find)
+	for _, p := range expanded {
 		r, err := lint.Check(ss, p)
 		if err != nil {
 			return &usageError{msg: err.Error(), hint: "Give a workflow folder, a state file, or a YAML or zip workflow."}
@@ -110,20 +111,64 @@ func lintFetcher(paths []string) workflow.Fetcher {
 }
 
 // expandLintPaths replaces each folder that is not a workflow but holds
-// some by those workflows (workflow.Find); folders it could not read are
-// left out.
-func expandLintPaths(paths []string) []string {
+// some by those workflows (find is workflow.Find). A folder under it that
+// could not be read may hold a workflow: it is not passed over in silence
+// but comes back as a report with an error, so that lint of a tree never
+// says "no problems" about what it did not see.
+func expandLintPaths(paths []string, find func(string) ([]string, error)) ([]string, []lint.Report) {
 	var out []string
+	var unread []lint.Report
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			if found, _ := workflow.Find(p); len(found) > 0 {
+			found, err := find(p)
+			missed := pathErrors(err)
+			if len(found) > 0 || len(missed) > 0 {
 				out = append(out, found...)
+				self := false
+				for _, pe := range missed {
+					unread = append(unread, unreadFolder(pe))
+					self = self || pe.Path == p
+				}
+				if len(found) == 0 && !self {
+					out = append(out, p) // its own states, if any, are still linted
+				}
 				continue
 			}
 		}
 		out = append(out, p)
 	}
-	return out
+	return out, unread
+}
+
+// pathErrors returns the *fs.PathError values err wraps, alone or joined.
+func pathErrors(err error) []*fs.PathError {
+	if pe, ok := err.(*fs.PathError); ok {
+		return []*fs.PathError{pe}
+	}
+	switch e := err.(type) {
+	case interface{ Unwrap() []error }:
+		var out []*fs.PathError
+		for _, inner := range e.Unwrap() {
+			out = append(out, pathErrors(inner)...)
+		}
+		return out
+	case interface{ Unwrap() error }:
+		return pathErrors(e.Unwrap())
+	}
+	return nil
+}
+
+// unreadFolder is the report on a folder that lint could not look in.
+func unreadFolder(pe *fs.PathError) lint.Report {
+	file, err := filepath.Abs(pe.Path)
+	if err != nil {
+		file = pe.Path
+	}
+	return lint.Report{Workflow: pe.Path, Findings: []lint.Finding{{
+		Check: "workflow-parse-error", Severity: lint.Error, File: file,
+		Message: fmt.Sprintf("cannot look in this folder for workflows: %v", pe.Err),
+		Fix:     "make the folder readable to you (chmod u+rx), or move it out of the folder you lint",
+	}}}
 }
 
 // shown returns path relative to the working folder when it is inside it.
