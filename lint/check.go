@@ -158,6 +158,13 @@ func (c *checker) unstartable(arg string, startErr error) (*workflow.Scope, erro
 		return nil, nil
 	}
 	if _, err := s.Entry(); err != nil {
+		var te *workflow.TargetError
+		if errors.As(err, &te) && te.Kind == workflow.OutsideScope {
+			// The entry state is there, but a link out of the workflow:
+			// the state's own finding (unreadable-state or -script) says
+			// so; "add a START.md" would be wrong.
+			return s, nil
+		}
 		f := Finding{Check: "no-entry-point", Severity: Error, File: abs, Message: stripPrefix(err.Error(), abs),
 			Fix: "add a START.md (or 1_START.md) state, or give the state to start from"}
 		if strings.Contains(err.Error(), "both") {
@@ -230,7 +237,15 @@ func (c *checker) load(si *scopeInfo) {
 			n.dynamic = true
 			// The finding's file names the workflow and the state already.
 			msg := strings.TrimPrefix(err.Error(), "workflow "+si.s.Label()+": ")
-			c.loadError(n, errors.New(strings.TrimPrefix(msg, name+": ")))
+			msg = strings.TrimPrefix(msg, name+": ")
+			var te *workflow.TargetError
+			var pe *fs.PathError
+			unreadable := errors.As(err, &pe)
+			if errors.As(err, &te) && te.Kind == workflow.OutsideScope {
+				// Said of the state itself, not of a target leading to it.
+				msg, unreadable = strings.Replace(te.Msg, fmt.Sprintf("target %q", te.Target), name, 1), true
+			}
+			c.loadError(n, errors.New(msg), unreadable)
 			continue
 		}
 		n.st = st
@@ -246,8 +261,10 @@ func stateFile(s *workflow.Scope, name string) string {
 	return filepath.Join(s.Dir(), name)
 }
 
-// loadError turns the failure to load the state n into a finding.
-func (c *checker) loadError(n *node, err error) {
+// loadError turns the failure to load the state n into a finding;
+// unreadable says the file itself could not be read from the workflow (a
+// link out of it, no permission), as opposed to what it holds.
+func (c *checker) loadError(n *node, err error, unreadable bool) {
 	f := placed(err, n.file)
 	f.Message = stripPrefix(f.Message, n.name)
 	msg := f.Message
@@ -255,6 +272,8 @@ func (c *checker) loadError(n *node, err error) {
 	switch {
 	case strings.HasSuffix(n.name, ".sh"):
 		f.Check, f.Fix = "unreadable-script", "make the script a readable file inside the workflow"
+	case unreadable:
+		f.Check, f.Fix = "unreadable-state", "make the state a readable file inside the workflow"
 	case strings.Contains(msg, "NUL byte"):
 		f.Check, f.Fix = "nul-byte", "remove the NUL byte: a prompt must be text"
 	case strings.Contains(msg, "not valid UTF-8"):
