@@ -386,7 +386,7 @@ func (c *checker) state(si *scopeInfo, n *node) {
 			if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
 				continue
 			}
-			found, _ := parsing.Tags(line)
+			found, _ := parsing.AllTags(line)
 			for _, t := range found {
 				if strings.ContainsAny(t.Raw, "$`") {
 					n.dynamic = true
@@ -411,14 +411,15 @@ func (c *checker) state(si *scopeInfo, n *node) {
 		return
 	}
 	c.rules(si, n)
-	tags, err := parsing.Tags(st.Body)
-	if err != nil {
-		var pe *parsing.Error
+	// A malformed tag is reported, and the well-formed tags beside it are
+	// still checked: the model sees them all.
+	tags, malformed := parsing.AllTags(st.Body)
+	for _, pe := range malformed {
 		pl := place{file: n.file, line: st.BodyLine}
-		if errors.As(err, &pe) && pe.Tag != "" {
+		if pe.Tag != "" {
 			pl = c.inBody(n, strings.Index(st.Body, pe.Tag))
 		}
-		c.report("malformed-tag", Warning, pl, err.Error(),
+		c.report("malformed-tag", Warning, pl, pe.Error(),
 			"write the tag as <name attr=\"value\">BODY</name>, or quote it in `code` when it is an example")
 	}
 	var unquoted []parsing.Tag
