@@ -218,6 +218,9 @@ func (c *checker) load(si *scopeInfo) {
 		c.add(f)
 		return
 	}
+	// Every state is named before any is checked: a did-you-mean, or the
+	// list of states a fix offers, is drawn from all of them, not from the
+	// ones that sort before the state being checked.
 	for _, name := range names {
 		if strings.EqualFold(name, "README.md") {
 			continue // a workflow's documentation, not a state a run reaches
@@ -232,6 +235,9 @@ func (c *checker) load(si *scopeInfo) {
 		} else {
 			n.raw, _ = os.ReadFile(si.s.Dir())
 		}
+	}
+	for _, name := range si.names {
+		n := si.nodes[name]
 		st, err := si.s.Load(name)
 		if err != nil {
 			n.dynamic = true
