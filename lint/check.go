@@ -154,6 +154,9 @@ func (c *checker) unstartable(arg string, startErr error) (*workflow.Scope, erro
 		f := placed(err, abs)
 		f.Check, f.Severity = "workflow-parse-error", Error
 		f.Fix = "fix the file at the place named, then lint again"
+		if strings.Contains(f.Message, "is a workflow test") {
+			f.Fix = "lint the workflow the test names (its workflow: key); raymond test runs the test"
+		}
 		c.add(f)
 		return nil, nil
 	}
