@@ -162,10 +162,12 @@ func (c *checker) unstartable(arg string, startErr error) (*workflow.Scope, erro
 	}
 	if _, err := s.Entry(); err != nil {
 		var te *workflow.TargetError
-		if errors.As(err, &te) && te.Kind == workflow.OutsideScope {
-			// The entry state is there, but a link out of the workflow:
-			// the state's own finding (unreadable-state or -script) says
-			// so; "add a START.md" would be wrong.
+		if errors.As(err, &te) && (te.Kind == workflow.OutsideScope || te.Kind == workflow.NotAState && !strings.Contains(te.Msg, "is a folder")) {
+			// The entry state is there, but a link out of the workflow or
+			// not a regular file (a FIFO): the state's own finding
+			// (unreadable-state or -script) says so; "add a START.md"
+			// would be wrong. A folder named START.md is no state, and
+			// no-entry-point says so.
 			return s, nil
 		}
 		f := Finding{Check: "no-entry-point", Severity: Error, File: abs, Message: stripPrefix(err.Error(), abs),
@@ -232,8 +234,12 @@ func (c *checker) load(si *scopeInfo) {
 		n := &node{name: name, file: stateFile(si.s, name)}
 		si.nodes[name] = n
 		if si.s.Kind() != workflow.YAML {
+			// Only a regular file is read: a FIFO named X.md would block
+			// lint for ever (Load refuses it as no state, and says so).
 			if fsys := si.s.FS(); fsys != nil {
-				n.raw, _ = fs.ReadFile(fsys, name)
+				if fi, err := fs.Stat(fsys, name); err == nil && fi.Mode().IsRegular() {
+					n.raw, _ = fs.ReadFile(fsys, name)
+				}
 			}
 		} else {
 			n.raw, _ = os.ReadFile(si.s.Dir())
@@ -250,7 +256,7 @@ func (c *checker) load(si *scopeInfo) {
 			var te *workflow.TargetError
 			var pe *fs.PathError
 			unreadable := errors.As(err, &pe)
-			if errors.As(err, &te) && te.Kind == workflow.OutsideScope {
+			if errors.As(err, &te) && (te.Kind == workflow.OutsideScope || te.Kind == workflow.NotAState) {
 				// Said of the state itself, not of a target leading to it.
 				msg, unreadable = strings.Replace(te.Msg, fmt.Sprintf("target %q", te.Target), name, 1), true
 			}
