@@ -256,9 +256,14 @@ func (c *checker) load(si *scopeInfo) {
 			var te *workflow.TargetError
 			var pe *fs.PathError
 			unreadable := errors.As(err, &pe)
-			if errors.As(err, &te) && (te.Kind == workflow.OutsideScope || te.Kind == workflow.NotAState) {
+			switch {
+			case errors.As(err, &te) && (te.Kind == workflow.OutsideScope || te.Kind == workflow.NotAState):
 				// Said of the state itself, not of a target leading to it.
 				msg, unreadable = strings.Replace(te.Msg, fmt.Sprintf("target %q", te.Target), name, 1), true
+			case errors.As(err, &te) && te.Kind == workflow.Unsafe:
+				// A file name no target can name (a control character):
+				// quoted, so that it cannot break the report's lines.
+				msg, unreadable = strings.Replace(te.Msg, "target ", "the file name ", 1), true
 			}
 			c.loadError(n, errors.New(msg), unreadable)
 			continue
@@ -289,6 +294,9 @@ func (c *checker) loadError(n *node, err error, unreadable bool) {
 		f.Check, f.Fix = "unreadable-script", "make the script a readable file inside the workflow"
 	case unreadable:
 		f.Check, f.Fix = "unreadable-state", "make the state a readable file inside the workflow"
+		if strings.HasPrefix(msg, "the file name ") {
+			f.Fix = "rename the file: no target can name a state whose name holds a control character"
+		}
 	case strings.Contains(msg, "NUL byte"):
 		f.Check, f.Fix = "nul-byte", "remove the NUL byte: a prompt must be text"
 	case strings.Contains(msg, "not valid UTF-8"):

@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"raymond/lint"
 	"raymond/workflow"
@@ -184,6 +186,25 @@ func shown(path string) string {
 	return rel
 }
 
+// printable escapes the control characters of s (a file name with a
+// newline in it, from a hostile workflow) so that a finding stays on its
+// line and cannot pass for another.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // writeLintText writes the findings of r grouped by file, and a count.
 func writeLintText(w io.Writer, r lint.Report) {
 	var b strings.Builder
@@ -191,11 +212,11 @@ func writeLintText(w io.Writer, r lint.Report) {
 	for _, f := range r.Findings {
 		if f.File != file {
 			file = f.File
-			fmt.Fprintf(&b, "%s\n", shown(file))
+			fmt.Fprintf(&b, "%s\n", printable(shown(file)))
 		}
 		b.WriteString("  " + findingLine(f) + "\n")
 	}
-	fmt.Fprintf(&b, "%s: %s\n", r.Workflow, lintCounts(r))
+	fmt.Fprintf(&b, "%s: %s\n", printable(r.Workflow), lintCounts(r))
 	io.WriteString(w, b.String())
 }
 
@@ -209,7 +230,7 @@ func findingLine(f lint.Finding) string {
 	case f.Line > 0:
 		where = fmt.Sprintf("%d: ", f.Line)
 	}
-	return fmt.Sprintf("%s%s: %s [%s]\n    fix: %s", where, f.Severity, f.Message, f.Check, f.Fix)
+	return fmt.Sprintf("%s%s: %s [%s]\n    fix: %s", where, f.Severity, printable(f.Message), f.Check, printable(f.Fix))
 }
 
 // lintCounts says how many errors, warnings and infos r has.
@@ -295,21 +316,21 @@ func lintBeforeRun(env *cmdEnv, workflowArg string, fetcher workflow.Fetcher) er
 
 // findingOneLine is a finding on one line: FILE:LINE:COL: message [check]; fix.
 func findingOneLine(f lint.Finding) string {
-	where := shown(f.File)
+	where := printable(shown(f.File))
 	if f.Line > 0 {
 		where += fmt.Sprintf(":%d", f.Line)
 		if f.Column > 0 {
 			where += fmt.Sprintf(":%d", f.Column)
 		}
 	}
-	return fmt.Sprintf("%s: %s [%s]; %s", where, f.Message, f.Check, f.Fix)
+	return fmt.Sprintf("%s: %s [%s]; %s", where, printable(f.Message), f.Check, printable(f.Fix))
 }
 
 // findingBrief is a finding on one line without its fix: FILE:LINE:COL:
 // message [check].
 func findingBrief(f lint.Finding) string {
 	line := findingOneLine(f)
-	return strings.TrimSuffix(line, "; "+f.Fix)
+	return strings.TrimSuffix(line, "; "+printable(f.Fix))
 }
 
 // lintToolVersion is raymond's version for SARIF's tool.driver.version.

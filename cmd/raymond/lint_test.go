@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"testing"
 
 	"raymond/lint"
@@ -47,5 +48,26 @@ func TestExpandLintPathsReportsUnreadableFolders(t *testing.T) {
 	paths, reports = expandLintPaths([]string{dir}, find)
 	if len(paths) != 0 || len(reports) != 1 || reports[0].Findings[0].Severity != lint.Error {
 		t.Errorf("got paths %q and reports %+v, want only an error report", paths, reports)
+	}
+}
+
+// A file name with a newline (a hostile workflow) cannot break the text
+// report's lines, nor forge a finding or a "no problems found".
+func TestLintTextEscapesControlCharacters(t *testing.T) {
+	r := lint.Report{Workflow: "wf\nwf: no problems found", Findings: []lint.Finding{{
+		Check: "unreadable-state", Severity: lint.Error, File: "wf/A\n  error: fake [x].md",
+		Message: "the file name \"A\\n\" is bad\x1b[2J", Fix: "rename it",
+	}}}
+	var b strings.Builder
+	writeLintText(&b, r)
+	want := "wf/A\\n  error: fake [x].md\n" +
+		"  error: the file name \"A\\n\" is bad\\x1b[2J [unreadable-state]\n" +
+		"    fix: rename it\n" +
+		"wf\\nwf: no problems found: 1 error, 0 warnings, 0 info\n"
+	if b.String() != want {
+		t.Errorf("report:\n%s\nwant:\n%s", b.String(), want)
+	}
+	if got := findingBrief(r.Findings[0]); strings.Contains(got, "\n") || strings.Contains(got, "rename it") {
+		t.Errorf("findingBrief = %q: want one line, without the fix", got)
 	}
 }
