@@ -31,8 +31,8 @@ hidden folders, node_modules/, vendor/ or testdata/) lints each of them.
 
 Each finding has a check id, a severity (error, warning, info), a place and
 a fix; docs/lint.md lists every check. The text report groups findings by
-file and ends with a count. --json prints one JSON object instead;
---sarif FILE also writes SARIF 2.1.0 for code-scanning tools ('-': stdout,
+file and ends with a count. --json prints one JSON array instead, an
+object per workflow with its findings; --sarif FILE also writes SARIF 2.1.0 for code-scanning tools ('-': stdout,
 in place of the report).
 
 raymond run and raymond start lint the workflow first and refuse one with
