@@ -55,6 +55,9 @@ func runLint(_ context.Context, env *cmdEnv, args []string) error {
 	if done, err := parseFlags(flags, args, lintHelp, env.stdout); done || err != nil {
 		return err
 	}
+	if flags.Changed("sarif") && *sarif == "" {
+		return lintHelp.usageError("--sarif needs a FILE to write ('-': stdout)")
+	}
 	if *asJSON && *sarif == "-" {
 		return lintHelp.usageError("--json and --sarif - both want stdout; give --sarif a file")
 	}
