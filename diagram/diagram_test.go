@@ -86,6 +86,8 @@ func TestMermaidCapLabels(t *testing.T) {
 
 func TestMermaidQuotes(t *testing.T) {
 	assert.Equal(t, `"a #quot;b#quot; c"`, mermaidText("a \"b\"\nc"))
+	// Labels are rendered as HTML: a state's name is text, never markup.
+	assert.Equal(t, `"#lt;img src=x onerror=alert(1)#gt;.md"`, mermaidText("<img src=x onerror=alert(1)>.md"))
 }
 
 var (

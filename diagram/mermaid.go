@@ -70,7 +70,12 @@ func Mermaid(g lint.Graph) string {
 	return b.String()
 }
 
+// mermaidEscape writes the characters a Mermaid label may not hold as
+// its entity codes. Mermaid renders a flowchart's labels as HTML: a state
+// file named "<img src=x onerror=…>.md" must show as text, not as markup.
+var mermaidEscape = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "\n", " ", "\r", " ", "\t", " ")
+
 // mermaidText quotes s for a Mermaid label.
 func mermaidText(s string) string {
-	return `"` + strings.NewReplacer(`"`, "#quot;", "\n", " ").Replace(s) + `"`
+	return `"` + mermaidEscape.Replace(s) + `"`
 }

@@ -154,10 +154,22 @@ func (c *checker) unstartable(arg string, startErr error) (*workflow.Scope, erro
 		f := placed(err, abs)
 		f.Check, f.Severity = "workflow-parse-error", Error
 		f.Fix = "fix the file at the place named, then lint again"
+		if strings.Contains(f.Message, "is a workflow test") {
+			f.Fix = "lint the workflow the test names (its workflow: key); raymond test runs the test"
+		}
 		c.add(f)
 		return nil, nil
 	}
 	if _, err := s.Entry(); err != nil {
+		var te *workflow.TargetError
+		if errors.As(err, &te) && (te.Kind == workflow.OutsideScope || te.Kind == workflow.NotAState && !strings.Contains(te.Msg, "is a folder")) {
+			// The entry state is there, but a link out of the workflow or
+			// not a regular file (a FIFO): the state's own finding
+			// (unreadable-state or -script) says so; "add a START.md"
+			// would be wrong. A folder named START.md is no state, and
+			// no-entry-point says so.
+			return s, nil
+		}
 		f := Finding{Check: "no-entry-point", Severity: Error, File: abs, Message: stripPrefix(err.Error(), abs),
 			Fix: "add a START.md (or 1_START.md) state, or give the state to start from"}
 		if strings.Contains(err.Error(), "both") {
@@ -211,6 +223,9 @@ func (c *checker) load(si *scopeInfo) {
 		c.add(f)
 		return
 	}
+	// Every state is named before any is checked: a did-you-mean, or the
+	// list of states a fix offers, is drawn from all of them, not from the
+	// ones that sort before the state being checked.
 	for _, name := range names {
 		if strings.EqualFold(name, "README.md") {
 			continue // a workflow's documentation, not a state a run reaches
@@ -219,18 +234,38 @@ func (c *checker) load(si *scopeInfo) {
 		n := &node{name: name, file: stateFile(si.s, name)}
 		si.nodes[name] = n
 		if si.s.Kind() != workflow.YAML {
+			// Only a regular file is read: a FIFO named X.md would block
+			// lint for ever (Load refuses it as no state, and says so).
 			if fsys := si.s.FS(); fsys != nil {
-				n.raw, _ = fs.ReadFile(fsys, name)
+				if fi, err := fs.Stat(fsys, name); err == nil && fi.Mode().IsRegular() {
+					n.raw, _ = fs.ReadFile(fsys, name)
+				}
 			}
 		} else {
 			n.raw, _ = os.ReadFile(si.s.Dir())
 		}
+	}
+	for _, name := range si.names {
+		n := si.nodes[name]
 		st, err := si.s.Load(name)
 		if err != nil {
 			n.dynamic = true
 			// The finding's file names the workflow and the state already.
 			msg := strings.TrimPrefix(err.Error(), "workflow "+si.s.Label()+": ")
-			c.loadError(n, errors.New(strings.TrimPrefix(msg, name+": ")))
+			msg = strings.TrimPrefix(msg, name+": ")
+			var te *workflow.TargetError
+			var pe *fs.PathError
+			unreadable := errors.As(err, &pe)
+			switch {
+			case errors.As(err, &te) && (te.Kind == workflow.OutsideScope || te.Kind == workflow.NotAState):
+				// Said of the state itself, not of a target leading to it.
+				msg, unreadable = strings.Replace(te.Msg, fmt.Sprintf("target %q", te.Target), name, 1), true
+			case errors.As(err, &te) && te.Kind == workflow.Unsafe:
+				// A file name no target can name (a control character):
+				// quoted, so that it cannot break the report's lines.
+				msg, unreadable = strings.Replace(te.Msg, "target ", "the file name ", 1), true
+			}
+			c.loadError(n, errors.New(msg), unreadable)
 			continue
 		}
 		n.st = st
@@ -246,8 +281,10 @@ func stateFile(s *workflow.Scope, name string) string {
 	return filepath.Join(s.Dir(), name)
 }
 
-// loadError turns the failure to load the state n into a finding.
-func (c *checker) loadError(n *node, err error) {
+// loadError turns the failure to load the state n into a finding;
+// unreadable says the file itself could not be read from the workflow (a
+// link out of it, no permission), as opposed to what it holds.
+func (c *checker) loadError(n *node, err error, unreadable bool) {
 	f := placed(err, n.file)
 	f.Message = stripPrefix(f.Message, n.name)
 	msg := f.Message
@@ -255,6 +292,11 @@ func (c *checker) loadError(n *node, err error) {
 	switch {
 	case strings.HasSuffix(n.name, ".sh"):
 		f.Check, f.Fix = "unreadable-script", "make the script a readable file inside the workflow"
+	case unreadable:
+		f.Check, f.Fix = "unreadable-state", "make the state a readable file inside the workflow"
+		if strings.HasPrefix(msg, "the file name ") {
+			f.Fix = "rename the file: no target can name a state whose name holds a control character"
+		}
 	case strings.Contains(msg, "NUL byte"):
 		f.Check, f.Fix = "nul-byte", "remove the NUL byte: a prompt must be text"
 	case strings.Contains(msg, "not valid UTF-8"):
@@ -367,7 +409,7 @@ func (c *checker) state(si *scopeInfo, n *node) {
 			if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
 				continue
 			}
-			found, _ := parsing.Tags(line)
+			found, _ := parsing.AllTags(line)
 			for _, t := range found {
 				if strings.ContainsAny(t.Raw, "$`") {
 					n.dynamic = true
@@ -392,14 +434,15 @@ func (c *checker) state(si *scopeInfo, n *node) {
 		return
 	}
 	c.rules(si, n)
-	tags, err := parsing.Tags(st.Body)
-	if err != nil {
-		var pe *parsing.Error
+	// A malformed tag is reported, and the well-formed tags beside it are
+	// still checked: the model sees them all.
+	tags, malformed := parsing.AllTags(st.Body)
+	for _, pe := range malformed {
 		pl := place{file: n.file, line: st.BodyLine}
-		if errors.As(err, &pe) && pe.Tag != "" {
+		if pe.Tag != "" {
 			pl = c.inBody(n, strings.Index(st.Body, pe.Tag))
 		}
-		c.report("malformed-tag", Warning, pl, err.Error(),
+		c.report("malformed-tag", Warning, pl, pe.Error(),
 			"write the tag as <name attr=\"value\">BODY</name>, or quote it in `code` when it is an example")
 	}
 	var unquoted []parsing.Tag

@@ -127,3 +127,15 @@ func TestTemplatedTargetsAreNotChecked(t *testing.T) {
 	assert.Empty(t, find(r, "unreachable-state"), "%+v", r.Findings)
 	assert.NotNil(t, r.Findings)
 }
+
+// A state file whose name holds a control character is named quoted, with
+// a fix that says to rename it, not as a frontmatter error.
+func TestControlCharacterInStateName(t *testing.T) {
+	r := check(t, map[string]string{"START.md": "<result>x</result>", "A\nB.md": "<result>y</result>"})
+	got := find(r, "unreadable-state")
+	if assert.Len(t, got, 1) {
+		assert.Equal(t, `the file name "A\nB.md" contains the control character U+000A; a target is the name of a file in the workflow folder`, got[0].Message)
+		assert.Contains(t, got[0].Fix, "rename the file")
+	}
+	assert.Empty(t, find(r, "frontmatter-parse-error"))
+}

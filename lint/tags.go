@@ -123,6 +123,9 @@ func (c *checker) edge(si *scopeInfo, n *node, e edge) {
 	c.report(check, Error, e.place, fmt.Sprintf("<%s>%s: %v", e.tag, what, err), fix)
 }
 
+// fixStates is how many states a fix lists at most: a fix is one line.
+const fixStates = 8
+
 // fixFor is the fix of a name that resolves to no state of si: the state
 // it is probably a misspelling of, or the states there are.
 func fixFor(si *scopeInfo, name string, err error) string {
@@ -133,6 +136,8 @@ func fixFor(si *scopeInfo, name string, err error) string {
 		case workflow.NotFound:
 			if s := spelling.Suggest(name, append(si.names, stems(si.names)...)); s != "" {
 				return fmt.Sprintf("did you mean %s?", s)
+			} else if len(si.names) > fixStates {
+				return fmt.Sprintf("name one of its %d states (%s, …)", len(si.names), strings.Join(si.names[:fixStates], ", "))
 			} else if len(si.names) > 0 {
 				return "name one of " + strings.Join(si.names, ", ")
 			}

@@ -16,6 +16,24 @@ func Tags(text string) ([]Tag, error) {
 	return scanText(text).tags()
 }
 
+// AllTags returns the well-formed transition tags of text, as Tags does,
+// and the error of each malformed one, instead of nothing but the first
+// error: a reader of a prompt (the linter, a diagram) goes on past a
+// malformed tag to the tags beside it, which the model still sees.
+func AllTags(text string) ([]Tag, []*Error) {
+	sc := scanText(text)
+	tags := make([]Tag, 0, len(sc.items))
+	var errs []*Error
+	for _, it := range sc.items {
+		if it.err != nil {
+			errs = append(errs, it.err)
+			continue
+		}
+		tags = append(tags, it.tag)
+	}
+	return tags, errs
+}
+
 // item is one tag the scanner found: well formed, or malformed with err set.
 type item struct {
 	tag Tag

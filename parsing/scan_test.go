@@ -122,6 +122,25 @@ func TestTagsMalformed(t *testing.T) {
 	}
 }
 
+// AllTags goes on past a malformed tag: the well-formed tags around it,
+// and the error of every malformed one, in order.
+func TestAllTags(t *testing.T) {
+	tags, errs := AllTags("<goto a=1>x</goto> then <goto>B</goto>, <call b=2 return=\"R\">y</call> or <result>r</result>")
+	var names []string
+	for _, tg := range tags {
+		names = append(names, tg.Name+" "+tg.Target)
+	}
+	if want := []string{"goto B", "result "}; !reflect.DeepEqual(names, want) {
+		t.Errorf("tags = %q, want %q", names, want)
+	}
+	if len(errs) != 2 || errs[0].Kind != Malformed || !strings.Contains(errs[0].Error(), "<goto a=1>") || !strings.Contains(errs[1].Error(), "<call b=2") {
+		t.Errorf("errs = %v, want the two malformed tags", errs)
+	}
+	if tags, errs := AllTags("<goto>A</goto>"); len(tags) != 1 || errs != nil {
+		t.Errorf("well-formed text: got %v, %v", tags, errs)
+	}
+}
+
 func TestTagsNotMalformed(t *testing.T) {
 	// Things that start like a tag but are prose, or malformed tags that
 	// have no closing tag: none is a tag and none is an error.

@@ -66,11 +66,13 @@ func (s *Scope) entry(path, spec string) (string, error) {
 	case plain != "":
 		return plain, nil
 	}
-	example := "BEGIN.md"
 	if states, err := s.States(); err == nil && len(states) > 0 {
-		example = states[0]
+		return "", fmt.Errorf("%s: no %s or %s%s; %s", path, numberedStart+mdExt, plainStart+mdExt, s.zipLayout(), hint(states[0]))
 	}
-	return "", fmt.Errorf("%s: no %s or %s%s; %s", path, numberedStart+mdExt, plainStart+mdExt, s.zipLayout(), hint(example))
+	// No state at all: a made-up state to start from would send a new
+	// user after a file that is not there.
+	return "", fmt.Errorf("%s: no %s or %s%s, and no other state: a workflow is a folder of states (.md prompts, .sh scripts); write %s, the state a run starts at",
+		path, numberedStart+mdExt, plainStart+mdExt, s.zipLayout(), plainStart+mdExt)
 }
 
 // zipLayout says, for a zip scope, which folder of the archive was taken as

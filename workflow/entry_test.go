@@ -29,7 +29,7 @@ func TestEntry(t *testing.T) {
 			name: "neither start suggests a state", files: map[string]string{"wf/BEGIN.md": "", "wf/A.md": ""}, arg: "wf",
 			wantErr: []string{"wf: no 1_START.md or START.md; give the state file to start from, e.g. raymond run wf/A.md"},
 		},
-		{name: "empty folder", files: map[string]string{"wf/": ""}, arg: "wf", wantErr: []string{"e.g. raymond run wf/BEGIN.md"}},
+		{name: "empty folder", files: map[string]string{"wf/": ""}, arg: "wf", wantErr: []string{"wf: no 1_START.md or START.md, and no other state: a workflow is a folder of states (.md prompts, .sh scripts); write START.md"}},
 		{name: "start is a folder", files: map[string]string{"wf/START.md/": ""}, arg: "wf", wantErr: []string{"no 1_START.md or START.md"}},
 		{name: "missing", files: map[string]string{"wf/": ""}, arg: "wf/NOPE.md", wantErr: []string{"wf/NOPE.md: no such file or folder"}},
 		// Script states run since issue 11.

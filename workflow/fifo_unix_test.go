@@ -5,6 +5,7 @@ package workflow
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -26,5 +27,19 @@ func TestFIFOIsNotAState(t *testing.T) {
 	var te *TargetError
 	if !errors.As(err, &te) || te.Kind != NotAState {
 		t.Errorf("readInScope: got %v, want a NotAState *TargetError", err)
+	}
+}
+
+// A FIFO named workflow.yaml beside the states is not read as the
+// manifest (without the fix this test never returns): opening the
+// workflow fails, saying what the file is.
+func TestFIFOManifestIsNotRead(t *testing.T) {
+	scope := writeScope(t, map[string]string{"START.md": "<result>x</result>"})
+	must(t, syscall.Mkfifo(filepath.Join(scope, ManifestFile), 0o644))
+	ss := NewScopes(nil)
+	defer ss.Close()
+	_, _, err := ss.Start(scope)
+	if err == nil || !strings.Contains(err.Error(), "workflow.yaml is not a regular file") {
+		t.Errorf("Start: got %v, want an error saying workflow.yaml is not a regular file", err)
 	}
 }

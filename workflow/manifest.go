@@ -222,11 +222,11 @@ func (d *policyDecoder) syntaxError(data []byte, what string, err error) error {
 // folderManifest reads the manifest of a folder scope: its own
 // workflow.yaml, or for a folder named states/ without one, its parent's.
 func folderManifest(s *Scope) (*Manifest, error) {
-	data, err := fs.ReadFile(s.fsys, ManifestFile)
 	path := filepath.Join(s.dir, ManifestFile)
+	data, err := readRegular(path, func() ([]byte, error) { return fs.ReadFile(s.fsys, ManifestFile) })
 	if errors.Is(err, fs.ErrNotExist) && filepath.Base(s.dir) == statesDir {
 		path = filepath.Join(filepath.Dir(s.dir), ManifestFile)
-		data, err = os.ReadFile(path)
+		data, err = readRegular(path, func() ([]byte, error) { return os.ReadFile(path) })
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -235,4 +235,16 @@ func folderManifest(s *Scope) (*Manifest, error) {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}
 	return parseManifest(path, data)
+}
+
+// readRegular reads the file at path with read, unless it is there but not
+// a regular file: a FIFO named workflow.yaml would block a reader for ever.
+func readRegular(path string, read func() ([]byte, error)) ([]byte, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return nil, fmt.Errorf("%s is a folder, not a manifest file", path)
+		}
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return read()
 }

@@ -57,10 +57,7 @@ func (ss *Scopes) Reached(from *Scope) []*Scope {
 // shell fills in.
 func bodyTags(st *State) []parsing.Tag {
 	if !st.Script {
-		tags, err := parsing.Tags(st.Body)
-		if err != nil {
-			return nil
-		}
+		tags, _ := parsing.AllTags(st.Body)
 		return tags
 	}
 	var out []parsing.Tag
@@ -68,7 +65,7 @@ func bodyTags(st *State) []parsing.Tag {
 		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
-		tags, _ := parsing.Tags(line)
+		tags, _ := parsing.AllTags(line)
 		for _, t := range tags {
 			if !strings.ContainsAny(t.Raw, "$`") {
 				out = append(out, t)

@@ -37,3 +37,23 @@ func TestReachedReadsLiteralScriptTags(t *testing.T) {
 		}
 	}
 }
+
+// A malformed tag in a prompt does not hide the workflows the tags beside
+// it reach.
+func TestReachedPastAMalformedTag(t *testing.T) {
+	dir := writeScope(t, map[string]string{
+		"main/START.md": "If stuck, <ask next=START>why</ask>. Else <call-workflow return=\"START\">../lib/</call-workflow>",
+		"lib/START.md":  "go",
+	})
+	ss := NewScopes(nil)
+	defer ss.Close()
+	s, _, err := ss.Start(filepath.Join(dir, "main"))
+	must(t, err)
+	var got []string
+	for _, r := range ss.Reached(s) {
+		got = append(got, filepath.Base(r.Dir()))
+	}
+	if len(got) != 2 || got[1] != "lib" {
+		t.Errorf("reached %v, want [main lib]", got)
+	}
+}

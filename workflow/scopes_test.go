@@ -261,6 +261,7 @@ func TestYAMLWorkflow(t *testing.T) {
 func TestYAMLWorkflowErrors(t *testing.T) {
 	tests := []struct{ name, text, want string }{
 		{"no states", "name: x\n", ":1:1: no states: key; this looks like a manifest"},
+		{"a test file", "workflow: wf\ncases:\n  - name: a\n", ":1:1: no states: key; this is a workflow test (it has cases:), not a workflow: raymond test runs it"},
 		{"state-like top level", "START:\n  prompt: hi\n", "put the states under one"},
 		{"empty states", "states: {}\n", ":1:9: states is empty"},
 		{"states not a map", "states: [a]\n", "states must be a mapping"},

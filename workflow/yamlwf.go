@@ -88,6 +88,10 @@ func parseYAMLWorkflow(name string, data []byte) (*yamlWorkflow, error) {
 	wf.manifest.Warnings = d.warnings
 	if states == nil {
 		switch {
+		case seen["cases"]:
+			// A *.test.yaml given where a workflow is wanted: fixing it by
+			// adding states: would be the wrong fix.
+			return nil, d.errorAt(top, "no states: key; this is a workflow test (it has cases:), not a workflow: raymond test runs it, and the workflow it tests is the one its workflow: key names")
 		case stateLike:
 			return nil, d.errorAt(top, "no states: key; put the states under one, like states: { START: { prompt: \"…\" } }")
 		case manifestLike:

@@ -59,7 +59,7 @@ func runCompletion(_ context.Context, env *cmdEnv, args []string) error {
 	case "fish":
 		writeFish(env.stdout, flags)
 	default:
-		return completionHelp.usageError("unknown shell %q%s; give bash, zsh or fish", shell, didYouMean(shell, "", []string{"bash", "zsh", "fish"}))
+		return completionHelp.usageError("unknown shell %q; give bash, zsh or fish%s", shell, didYouMean(shell, "", []string{"bash", "zsh", "fish"}))
 	}
 	return nil
 }

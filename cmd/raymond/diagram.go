@@ -40,6 +40,9 @@ func runDiagram(_ context.Context, env *cmdEnv, args []string) error {
 	if done, err := parseFlags(flags, args, diagramHelp, env.stdout); done || err != nil {
 		return err
 	}
+	if flags.Changed("html") && *htmlFile == "" {
+		return diagramHelp.usageError("--html needs a FILE to write ('-': stdout)")
+	}
 	if flags.Changed("mermaid") && *htmlFile != "" {
 		return diagramHelp.usageError("give --mermaid or --html, not both")
 	}

@@ -329,6 +329,9 @@ func (f *runFlags) readInput(stdin io.Reader, h help) error {
 		f.input = string(data)
 	case strings.HasPrefix(f.input, "@@"):
 		f.input = f.input[1:]
+	case f.input == "@":
+		return &usageError{msg: "--input: @ names no file",
+			hint: fmt.Sprintf("Give --input @FILE to read the input from FILE, or --input @@ for the text @. Run 'raymond %s --help' for usage.", h.name)}
 	case strings.HasPrefix(f.input, "@"):
 		data, err := os.ReadFile(f.input[1:])
 		if err != nil {

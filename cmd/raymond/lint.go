@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"raymond/lint"
 	"raymond/workflow"
@@ -28,8 +31,8 @@ hidden folders, node_modules/, vendor/ or testdata/) lints each of them.
 
 Each finding has a check id, a severity (error, warning, info), a place and
 a fix; docs/lint.md lists every check. The text report groups findings by
-file and ends with a count. --json prints one JSON object instead;
---sarif FILE also writes SARIF 2.1.0 for code-scanning tools ('-': stdout,
+file and ends with a count. --json prints one JSON array instead, an
+object per workflow with its findings; --sarif FILE also writes SARIF 2.1.0 for code-scanning tools ('-': stdout,
 in place of the report).
 
 raymond run and raymond start lint the workflow first and refuse one with
@@ -52,6 +55,9 @@ func runLint(_ context.Context, env *cmdEnv, args []string) error {
 	if done, err := parseFlags(flags, args, lintHelp, env.stdout); done || err != nil {
 		return err
 	}
+	if flags.Changed("sarif") && *sarif == "" {
+		return lintHelp.usageError("--sarif needs a FILE to write ('-': stdout)")
+	}
 	if *asJSON && *sarif == "-" {
 		return lintHelp.usageError("--json and --sarif - both want stdout; give --sarif a file")
 	}
@@ -61,8 +67,8 @@ func runLint(_ context.Context, env *cmdEnv, args []string) error {
 	}
 	ss := workflow.NewScopes(lintFetcher(paths))
 	defer ss.Close()
-	var reports []lint.Report
-	for _, p := range expandLintPaths(paths) {
+	expanded, reports := expandLintPaths(paths, workflow.Find)
+	for _, p := range expanded {
 		r, err := lint.Check(ss, p)
 		if err != nil {
 			return &usageError{msg: err.Error(), hint: "Give a workflow folder, a state file, or a YAML or zip workflow."}
@@ -110,20 +116,64 @@ func lintFetcher(paths []string) workflow.Fetcher {
 }
 
 // expandLintPaths replaces each folder that is not a workflow but holds
-// some by those workflows (workflow.Find); folders it could not read are
-// left out.
-func expandLintPaths(paths []string) []string {
+// some by those workflows (find is workflow.Find). A folder under it that
+// could not be read may hold a workflow: it is not passed over in silence
+// but comes back as a report with an error, so that lint of a tree never
+// says "no problems" about what it did not see.
+func expandLintPaths(paths []string, find func(string) ([]string, error)) ([]string, []lint.Report) {
 	var out []string
+	var unread []lint.Report
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			if found, _ := workflow.Find(p); len(found) > 0 {
+			found, err := find(p)
+			missed := pathErrors(err)
+			if len(found) > 0 || len(missed) > 0 {
 				out = append(out, found...)
+				self := false
+				for _, pe := range missed {
+					unread = append(unread, unreadFolder(pe))
+					self = self || pe.Path == p
+				}
+				if len(found) == 0 && !self {
+					out = append(out, p) // its own states, if any, are still linted
+				}
 				continue
 			}
 		}
 		out = append(out, p)
 	}
-	return out
+	return out, unread
+}
+
+// pathErrors returns the *fs.PathError values err wraps, alone or joined.
+func pathErrors(err error) []*fs.PathError {
+	if pe, ok := err.(*fs.PathError); ok {
+		return []*fs.PathError{pe}
+	}
+	switch e := err.(type) {
+	case interface{ Unwrap() []error }:
+		var out []*fs.PathError
+		for _, inner := range e.Unwrap() {
+			out = append(out, pathErrors(inner)...)
+		}
+		return out
+	case interface{ Unwrap() error }:
+		return pathErrors(e.Unwrap())
+	}
+	return nil
+}
+
+// unreadFolder is the report on a folder that lint could not look in.
+func unreadFolder(pe *fs.PathError) lint.Report {
+	file, err := filepath.Abs(pe.Path)
+	if err != nil {
+		file = pe.Path
+	}
+	return lint.Report{Workflow: pe.Path, Findings: []lint.Finding{{
+		Check: "workflow-parse-error", Severity: lint.Error, File: file,
+		Message: fmt.Sprintf("cannot look in this folder for workflows: %v", pe.Err),
+		Fix:     "make the folder readable to you (chmod u+rx), or move it out of the folder you lint",
+	}}}
 }
 
 // shown returns path relative to the working folder when it is inside it.
@@ -139,6 +189,25 @@ func shown(path string) string {
 	return rel
 }
 
+// printable escapes the control characters of s (a file name with a
+// newline in it, from a hostile workflow) so that a finding stays on its
+// line and cannot pass for another.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // writeLintText writes the findings of r grouped by file, and a count.
 func writeLintText(w io.Writer, r lint.Report) {
 	var b strings.Builder
@@ -146,11 +215,11 @@ func writeLintText(w io.Writer, r lint.Report) {
 	for _, f := range r.Findings {
 		if f.File != file {
 			file = f.File
-			fmt.Fprintf(&b, "%s\n", shown(file))
+			fmt.Fprintf(&b, "%s\n", printable(shown(file)))
 		}
 		b.WriteString("  " + findingLine(f) + "\n")
 	}
-	fmt.Fprintf(&b, "%s: %s\n", r.Workflow, lintCounts(r))
+	fmt.Fprintf(&b, "%s: %s\n", printable(r.Workflow), lintCounts(r))
 	io.WriteString(w, b.String())
 }
 
@@ -164,7 +233,7 @@ func findingLine(f lint.Finding) string {
 	case f.Line > 0:
 		where = fmt.Sprintf("%d: ", f.Line)
 	}
-	return fmt.Sprintf("%s%s: %s [%s]\n    fix: %s", where, f.Severity, f.Message, f.Check, f.Fix)
+	return fmt.Sprintf("%s%s: %s [%s]\n    fix: %s", where, f.Severity, printable(f.Message), f.Check, printable(f.Fix))
 }
 
 // lintCounts says how many errors, warnings and infos r has.
@@ -250,21 +319,21 @@ func lintBeforeRun(env *cmdEnv, workflowArg string, fetcher workflow.Fetcher) er
 
 // findingOneLine is a finding on one line: FILE:LINE:COL: message [check]; fix.
 func findingOneLine(f lint.Finding) string {
-	where := shown(f.File)
+	where := printable(shown(f.File))
 	if f.Line > 0 {
 		where += fmt.Sprintf(":%d", f.Line)
 		if f.Column > 0 {
 			where += fmt.Sprintf(":%d", f.Column)
 		}
 	}
-	return fmt.Sprintf("%s: %s [%s]; %s", where, f.Message, f.Check, f.Fix)
+	return fmt.Sprintf("%s: %s [%s]; %s", where, printable(f.Message), f.Check, printable(f.Fix))
 }
 
 // findingBrief is a finding on one line without its fix: FILE:LINE:COL:
 // message [check].
 func findingBrief(f lint.Finding) string {
 	line := findingOneLine(f)
-	return strings.TrimSuffix(line, "; "+f.Fix)
+	return strings.TrimSuffix(line, "; "+printable(f.Fix))
 }
 
 // lintToolVersion is raymond's version for SARIF's tool.driver.version.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -29,10 +30,15 @@ func resolveRunID(store *state.Store, arg string) (string, error) {
 	if arg == lastRun {
 		runs, err := store.List()
 		if len(runs) == 0 {
-			if err != nil {
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return "", err
 			}
-			return "", noRun(store, arg)
+			// No run yet (not even a .raymond/state folder): say so, not
+			// "open …/.raymond/state: no such file or directory".
+			return "", &usageError{
+				msg:  fmt.Sprintf("no runs in the project at %s, so no last run", filepath.Dir(filepath.Dir(store.Dir))),
+				hint: "Start one with 'raymond run WORKFLOW', or give --project DIR for another project.",
+			}
 		}
 		return runs[0].WorkflowID, nil
 	}

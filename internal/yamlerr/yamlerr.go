@@ -24,10 +24,32 @@ const EndOfStream = "found unexpected end of stream"
 
 // Locate returns the line (from 1) of the syntax error err found in data,
 // and the problem without its "yaml: line N: " prefix. The line is 0 when
-// err says nothing about a place in the text (an unknown anchor, a
-// decoding error); for EndOfStream it is the line after the last.
+// err says nothing about a place in the text (a decoding error); for
+// EndOfStream it is the line after the last; an unknown anchor is placed
+// at the first alias of that name. A problem on a line indented with a
+// tab says so: yaml.v3's "found character that cannot start any token"
+// does not tell a person what is wrong.
 func Locate(data []byte, err error) (int, string) {
+	line, msg := locate(data, err)
+	if line > 0 && !strings.Contains(msg, "tab") && tabIndented(data, line) {
+		msg += "; the line is indented with a tab, and YAML indents with spaces only"
+	}
+	return line, msg
+}
+
+// unknownAnchorRE matches yaml.v3's problem for an alias of no anchor.
+var unknownAnchorRE = regexp.MustCompile(`^unknown anchor '([^']*)' referenced$`)
+
+// locate is Locate without the word on tabs.
+func locate(data []byte, err error) (int, string) {
 	line, msg := split(err)
+	if m := unknownAnchorRE.FindStringSubmatch(msg); m != nil && line == 0 {
+		for k, text := range strings.Split(string(data), "\n") {
+			if aliasRE(m[1]).MatchString(text) {
+				return k + 1, msg
+			}
+		}
+	}
 	if line == 0 && !syntax(msg) {
 		return 0, msg
 	}
@@ -73,4 +95,21 @@ func syntax(msg string) bool {
 		}
 	}
 	return false
+}
+
+// aliasRE matches an alias *name as a whole word.
+func aliasRE(name string) *regexp.Regexp {
+	return regexp.MustCompile(`\*` + regexp.QuoteMeta(name) + `(?:[\s,\]}]|$)`)
+}
+
+// tabIndented reports whether line (from 1) of data has a tab in its
+// indentation.
+func tabIndented(data []byte, line int) bool {
+	lines := strings.Split(string(data), "\n")
+	if line > len(lines) {
+		return false
+	}
+	text := lines[line-1]
+	indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
+	return strings.Contains(indent, "\t")
 }
