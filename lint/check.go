@@ -6,11 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"raymond/internal/spelling"
 	"regexp"
 	"slices"
 	"strings"
 
+	"raymond/internal/spelling"
 	"raymond/parsing"
 	"raymond/permission"
 	"raymond/project"

@@ -2,10 +2,10 @@ package lint
 
 import (
 	"fmt"
-	"raymond/internal/spelling"
 	"slices"
 	"strings"
 
+	"raymond/internal/spelling"
 	"raymond/parsing"
 	"raymond/workflow"
 )

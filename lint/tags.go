@@ -3,9 +3,9 @@ package lint
 import (
 	"errors"
 	"fmt"
-	"raymond/internal/spelling"
 	"strings"
 
+	"raymond/internal/spelling"
 	"raymond/parsing"
 	"raymond/workflow"
 )

@@ -7,13 +7,14 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"raymond/internal/spelling"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"raymond/internal/spelling"
 )
 
 // ConfigKeys are the keys .raymond/config.toml may hold, in the order an

@@ -3,12 +3,13 @@ package project
 import (
 	"os"
 	"path/filepath"
-	"raymond/internal/spelling"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"raymond/internal/spelling"
 )
 
 func ptr[T any](v T) *T { return &v }

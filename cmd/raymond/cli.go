@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"raymond/internal/spelling"
 	"strings"
 
+	"raymond/internal/spelling"
 	"raymond/project"
 )
 
