@@ -35,9 +35,9 @@ type LockedError struct {
 // Error says who drives the run and what to do.
 func (e *LockedError) Error() string {
 	if e.PID > 0 {
-		return fmt.Sprintf("run %s is being driven by process %d; stop it first or wait", e.ID, e.PID)
+		return fmt.Sprintf("run %s is being driven by process %d; wait for it to end, or pause it first (Ctrl-C in its terminal, or kill -INT %d)", e.ID, e.PID, e.PID)
 	}
-	return fmt.Sprintf("run %s is being driven by another process; stop it first or wait", e.ID)
+	return fmt.Sprintf("run %s is being driven by another process; wait for it to end, or pause it first (Ctrl-C in its terminal)", e.ID)
 }
 
 // lockPath returns the lock file of run id.

@@ -25,7 +25,7 @@ func TestLockInProcess(t *testing.T) {
 	if locked.ID != "run" || locked.PID != os.Getpid() {
 		t.Errorf("LockedError = %+v, want run held by %d", locked, os.Getpid())
 	}
-	wantErr(t, err, fmt.Sprintf("run run is being driven by process %d; stop it first or wait", os.Getpid()))
+	wantErr(t, err, fmt.Sprintf("run run is being driven by process %d; wait for it to end, or pause it first (Ctrl-C in its terminal, or kill -INT %d)", os.Getpid(), os.Getpid()))
 
 	pid, held, err := s.Holder("run")
 	if err != nil || !held || pid != os.Getpid() {
@@ -82,7 +82,7 @@ func TestLockInvalidID(t *testing.T) {
 
 func TestLockedErrorWithoutPID(t *testing.T) {
 	err := &LockedError{ID: "r"}
-	if got, want := err.Error(), "run r is being driven by another process; stop it first or wait"; got != want {
+	if got, want := err.Error(), "run r is being driven by another process; wait for it to end, or pause it first (Ctrl-C in its terminal)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
@@ -159,7 +159,7 @@ func TestLockChildProcess(t *testing.T) {
 	if !errors.As(err, &locked) || locked.PID != child {
 		t.Fatalf("Lock while the child holds it: %v, want a *LockedError with pid %d", err, child)
 	}
-	wantErr(t, err, fmt.Sprintf("run run is being driven by process %d; stop it first or wait", child))
+	wantErr(t, err, fmt.Sprintf("run run is being driven by process %d; wait for it to end, or pause it first (Ctrl-C in its terminal, or kill -INT %d)", child, child))
 	pid, held, err := s.Holder("run")
 	if err != nil || !held || pid != child {
 		t.Errorf("Holder = %d, %v, %v; want %d, true", pid, held, err, child)

@@ -95,7 +95,7 @@ func TestLockRefusalNamesOnlyALiveDriver(t *testing.T) {
 	if !errors.As(err, &locked) || locked.PID != 0 {
 		t.Fatalf("Lock = %v, want a *LockedError without a pid", err)
 	}
-	wantErr(t, err, "run run is being driven by another process; stop it first or wait")
+	wantErr(t, err, "run run is being driven by another process; wait for it to end, or pause it first (Ctrl-C in its terminal)")
 }
 
 // TestProbeByPID is how readers tell a held lock where it cannot be tested

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"raymond/daemon"
 	"raymond/project"
 	"raymond/state"
 )
@@ -17,8 +19,9 @@ var rmHelp = help{
 	usage: "raymond rm RUN_ID... | raymond rm --finished [--older-than DUR]",
 	text: `
 Remove runs: each run's state file, its transcript folder and its agents'
-task folders. A run that a process drives is refused ('raymond status ID'
-names the process); stop it first.
+task folders. A run that a process drives is refused, naming the process:
+pause it first (Ctrl-C in its terminal), or wait for it to end. A run the
+project's daemon drives is paused or removed from the daemon's page.
 
 A RUN_ID may be a unique prefix of a run's id, or 'last' for the newest run.
 
@@ -96,7 +99,7 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 	var errs []error
 	for _, r := range runs {
 		if err := project.RemoveRun(p, r); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, rmRefused(p.Dir, err))
 			continue
 		}
 		fmt.Fprintf(env.stdout, "%s\n", r.WorkflowID)
@@ -105,6 +108,23 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 		return &exitError{code: exitFailed, msg: errors.Join(errs...).Error()}
 	}
 	return nil
+}
+
+// rmRefused says what to do about a run that cannot be removed because the
+// project's daemon drives it: pausing the daemon's process, the advice for a
+// run a terminal drives, would stop every run it drives. Other errors are
+// returned as they are.
+func rmRefused(dir string, err error) error {
+	var le *state.LockedError
+	if !errors.As(err, &le) {
+		return err
+	}
+	info, ok := daemon.Running(filepath.Join(dir, ".raymond"))
+	if !ok || info.PID != le.PID {
+		return err
+	}
+	return fmt.Errorf("run %s is driven by raymond serve (process %d); wait for it to end or pause it from the page (%s), then remove it there or with 'raymond rm %s'",
+		le.ID, info.PID, info.URL, le.ID)
 }
 
 // parseAge reads a duration as Go writes one (90m, 36h) or a number of
