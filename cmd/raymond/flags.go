@@ -312,7 +312,9 @@ func parseLogLevel(s string) (level slog.Level, on bool, err error) {
 
 // readInput reads --input where it names its text rather than giving it:
 // "-" is stdin, "@FILE" the content of FILE, and "@@TEXT" the literal
-// "@TEXT". The text is used as read, its last newline included.
+// "@TEXT". The text is used as read, its last newline included. An empty
+// stdin or file is refused: it is far more often a failed command or a
+// truncated file than a wish, and --input '' says that one plainly.
 func (f *runFlags) readInput(stdin io.Reader, h help) error {
 	if !f.changed("input") {
 		return nil
@@ -326,6 +328,10 @@ func (f *runFlags) readInput(stdin io.Reader, h help) error {
 		if isTerminal(stdin) {
 			data = []byte(trimLineEnd(string(data)))
 		}
+		if len(data) == 0 {
+			return &usageError{msg: "--input: stdin is empty",
+				hint: "Pipe the input in, or give --input '' if an empty input is what you mean."}
+		}
 		f.input = string(data)
 	case strings.HasPrefix(f.input, "@@"):
 		f.input = f.input[1:]
@@ -337,6 +343,10 @@ func (f *runFlags) readInput(stdin io.Reader, h help) error {
 		if err != nil {
 			return &usageError{msg: fmt.Sprintf("--input: cannot read %s: %v", f.input[1:], unwrapPath(err)),
 				hint: fmt.Sprintf("--input @FILE reads the input from FILE; write @@ for a text that starts with @. Run 'raymond %s --help' for usage.", h.name)}
+		}
+		if len(data) == 0 {
+			return &usageError{msg: fmt.Sprintf("--input: %s is empty", f.input[1:]),
+				hint: "Write the input into the file, or give --input '' if an empty input is what you mean."}
 		}
 		f.input = string(data)
 	}
