@@ -314,7 +314,8 @@ func parseLogLevel(s string) (level slog.Level, on bool, err error) {
 // "-" is stdin, "@FILE" the content of FILE, and "@@TEXT" the literal
 // "@TEXT". The text is used as read, its last newline included. An empty
 // stdin or file is refused: it is far more often a failed command or a
-// truncated file than a wish, and --input '' says that one plainly.
+// truncated file than a wish, and an empty --input TEXT says that one
+// plainly.
 func (f *runFlags) readInput(stdin io.Reader, h help) error {
 	if !f.changed("input") {
 		return nil
