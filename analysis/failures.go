@@ -81,8 +81,23 @@ func resumedFailures(r *Run) []string {
 	return lines
 }
 
-// failureReason is a failure's error without the state it begins with.
+// failureReason is the first line of a failure's Reason.
 func failureReason(f Failure) string {
-	why, _ := firstLine(strings.TrimPrefix(f.Error, f.State+": "))
+	why, _ := firstLine(f.Reason())
 	return orUnknown(why)
+}
+
+// Reason is the failure's error without the workflow and the state it
+// begins with, for a line that names the state itself ("main failed at
+// CHECK.md: …"). An agent's error is led by its workflow and then its state
+// ("workflow review: CHECK.md: …"), or by its state alone when a raymond
+// before that wrote it; both are cut, so the state is said once.
+func (f Failure) Reason() string {
+	e := f.Error
+	if rest, ok := strings.CutPrefix(e, "workflow "); ok && f.State != "" {
+		if i := strings.Index(rest, ": "+f.State); i >= 0 {
+			e = rest[i+2:]
+		}
+	}
+	return strings.TrimPrefix(e, f.State+": ")
 }

@@ -74,7 +74,7 @@ func readHistory(run *analysis.Run) (*history, error) {
 			if f.ResumedAs == "" {
 				continue
 			}
-			reason := strings.TrimPrefix(f.Error, f.State+": ")
+			reason := f.Reason()
 			return nil, fmt.Errorf("agent %s failed at %s (%s) and a resume ran it again; "+
 				"a replay never resumes, so it would stop at that failure and the case could not pass. "+
 				"Record a run that reached its end without a resume after a failure",

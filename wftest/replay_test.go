@@ -55,7 +55,7 @@ replies:
 	require.Equal(t, "completed", resumed.Status)
 	_, err := Record(resumed, RecordOptions{}, 0)
 	require.Error(t, err)
-	assert.Equal(t, "agent main failed at FIX.md (workflow wf: FIX.md: the answer has no transition tag; FIX.md has no allowed_transitions, so no reminder was sent) and a resume ran it again; "+
+	assert.Equal(t, "agent main failed at FIX.md (the answer has no transition tag; FIX.md has no allowed_transitions, so no reminder was sent) and a resume ran it again; "+
 		"a replay never resumes, so it would stop at that failure and the case could not pass. "+
 		"Record a run that reached its end without a resume after a failure", err.Error())
 }
