@@ -223,6 +223,7 @@ func (c *checker) load(si *scopeInfo) {
 		c.add(f)
 		return
 	}
+	c.manifest(si)
 	// Every state is named before any is checked: a did-you-mean, or the
 	// list of states a fix offers, is drawn from all of them, not from the
 	// ones that sort before the state being checked.
@@ -273,7 +274,33 @@ func (c *checker) load(si *scopeInfo) {
 	}
 }
 
-// stateFile is the file a finding about the state name of s names.
+// manifest reports the warnings of si's manifest (its workflow.yaml, or a
+// YAML workflow's top-level keys): a misspelt default_budget or input is
+// ignored by the run, which says so only as it starts.
+func (c *checker) manifest(si *scopeInfo) {
+	m := si.s.Manifest()
+	if m == nil {
+		return
+	}
+	for _, w := range m.Warnings {
+		file := si.s.Dir() // a YAML workflow's file
+		if si.s.Kind() != workflow.YAML {
+			file = filepath.Join(file, workflow.ManifestFile)
+		}
+		f := placed(errors.New(w), file)
+		f.Severity = Warning
+		f.Check, f.Fix = "frontmatter-warning", "see the message"
+		if unknownKeyRE.MatchString(f.Message) {
+			f.Check, f.Fix = "unknown-key", "remove the key, or spell it as one of the keys docs/writing-workflows.md lists"
+			if s := didYouMeanRE.FindStringSubmatch(f.Message); s != nil {
+				f.Fix = fmt.Sprintf("did you mean %q? rename the key", s[1])
+			}
+			f.Message = didYouMeanSuffixRE.ReplaceAllString(f.Message, "")
+		}
+		c.add(f)
+	}
+}
+
 func stateFile(s *workflow.Scope, name string) string {
 	if s.Kind() == workflow.YAML {
 		return s.Dir()
@@ -344,7 +371,7 @@ var didYouMeanRE = regexp.MustCompile(`did you mean "([^"]*)"\?`)
 // warning about an unknown key.
 var didYouMeanSuffixRE = regexp.MustCompile(` \(did you mean "[^"]*"\?\)$`)
 
-var unknownKeyRE = regexp.MustCompile(`unknown (?:frontmatter |top-level )?key "([^"]*)"`)
+var unknownKeyRE = regexp.MustCompile(`unknown (?:frontmatter |top-level |manifest )?key "([^"]*)"`)
 
 // state checks the loaded state n of si on its own and collects its edges.
 func (c *checker) state(si *scopeInfo, n *node) {

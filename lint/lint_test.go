@@ -74,6 +74,34 @@ func TestUnknownKeyDidYouMean(t *testing.T) {
 	assert.False(t, r.HasErrors())
 }
 
+// A misspelt manifest key leaves the workflow's setting at its default;
+// the run says so as it starts, and lint says it too, where its file is.
+func TestUnknownManifestKey(t *testing.T) {
+	r := check(t, map[string]string{"START.md": "<result>x</result>\n",
+		"workflow.yaml": "name: Review\ndefualt_budget: 2\ninput:\n  mdoe: required\n"})
+	got := find(r, "unknown-key")
+	require.Len(t, got, 2, "%+v", r.Findings)
+	assert.Equal(t, "workflow.yaml", filepath.Base(got[0].File))
+	assert.Equal(t, 2, got[0].Line)
+	assert.Equal(t, `unknown manifest key "defualt_budget" ignored`, got[0].Message)
+	assert.Equal(t, `did you mean "default_budget"? rename the key`, got[0].Fix)
+	assert.Equal(t, 4, got[1].Line)
+	assert.False(t, r.HasErrors())
+
+	dir := t.TempDir()
+	p := filepath.Join(dir, "wf.yaml")
+	require.NoError(t, os.WriteFile(p, []byte("stats: {}\nstates:\n  START:\n    prompt: \"<result>x</result>\"\n"), 0o644))
+	ss := workflow.NewScopes(nil)
+	defer ss.Close()
+	y, err := lint.Check(ss, p)
+	require.NoError(t, err)
+	got = find(y, "unknown-key")
+	require.Len(t, got, 1, "%+v", y.Findings)
+	assert.Equal(t, p, got[0].File)
+	assert.Equal(t, 1, got[0].Line)
+	assert.Equal(t, `did you mean "states"? rename the key`, got[0].Fix)
+}
+
 func TestYAMLWorkflow(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "wf.yaml")

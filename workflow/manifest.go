@@ -87,7 +87,7 @@ func parseManifest(name string, data []byte) (*Manifest, error) {
 			return nil, err
 		}
 		if !known {
-			d.warnAt(k, "unknown manifest key %q ignored", k.Value)
+			d.warnAt(k, "unknown manifest key %q ignored%s", k.Value, didYouMean(k.Value, manifestKeys))
 		}
 	}
 	m.Warnings = d.warnings

@@ -83,7 +83,7 @@ func parseYAMLWorkflow(name string, data []byte) (*yamlWorkflow, error) {
 		if v.Kind == yaml.MappingNode && hasAnyKey(v, "prompt", "sh", "bat", "ps1") {
 			stateLike = true
 		}
-		d.warnAt(k, "unknown top-level key %q ignored", k.Value)
+		d.warnAt(k, "unknown top-level key %q ignored%s", k.Value, didYouMean(k.Value, append([]string{"states"}, manifestKeys...)))
 	}
 	wf.manifest.Warnings = d.warnings
 	if states == nil {
