@@ -214,6 +214,28 @@ func TestUnansweredAskFailsTheCase(t *testing.T) {
 	}, failures(rep)["t/forgot the answer"])
 }
 
+// A timeout asked for an ask that has none is one failure that says what
+// to do, not followed by a line that suggests the timeout again.
+func TestTimeoutOfAnAskWithoutOne(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"wf/START.md": "Ask.",
+		"wf/NEXT.md":  "Go on.",
+		"wf/t.test.yaml": `cases:
+  - name: no deadline
+    replies:
+      START: ['<ask next="NEXT.md">Ship it?</ask>']
+    timeouts: [ask_main_1]
+`,
+	})
+	rep := Run(context.Background(), []string{filepath.Join(dir, "wf", "t.test.yaml")}, Options{})
+	require.NoError(t, rep.Files[0].Err)
+	assert.Equal(t, []string{
+		"status: got asking, want completed",
+		"timeouts: ask_main_1 has no timeout attribute, so it cannot time out; answer it under answers instead",
+	}, failures(rep)["t/no deadline"])
+}
+
 func TestReportShowsAsks(t *testing.T) {
 	yes := "yes"
 	c := &CaseResult{Name: "a", ID: "t/a", Status: "completed", Steps: 2,
