@@ -107,7 +107,7 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	fs.StringVar(&f.onAsk, "on-ask", "auto",
 		"who answers <ask>: `MODE` pause (exit 4 with the questions), prompt (the terminal), reject (the agent fails), or auto: prompt when stdin and stderr are terminals, else pause")
 	fs.BoolVar(&f.confine, "confine", false, "refuse a cd= outside the project folder (default: allowed, with a warning)")
-	fs.BoolVar(&f.debug, "debug", true, "write the transcript folder .raymond/debug/ID (the default)")
+	fs.BoolVar(&f.debug, "debug", true, "write the transcript folder .raymond/debug/ID")
 	fs.BoolVar(&f.noDebug, "no-debug", false, "do not write the transcript folder")
 	if kind != kindStart {
 		fs.BoolVarP(&f.quiet, "quiet", "q", false, "progress shows only transitions, waits and errors")
@@ -127,7 +127,7 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 // and RAYMOND_CLAUDE does not apply again.
 func storedDefaults(fs *pflag.FlagSet) {
 	for _, name := range []string{"model", "effort", "budget", "max-parallel", "max-agents", "max-depth", "max-forks", "timeout",
-		"step-timeout", "permission-mode", "claude", "on-ask"} {
+		"step-timeout", "no-wait", "permission-mode", "dangerously-skip-permissions", "claude", "on-ask", "confine", "debug"} {
 		fl := fs.Lookup(name)
 		if fl == nil {
 			continue
@@ -141,6 +141,8 @@ func storedDefaults(fs *pflag.FlagSet) {
 		switch fl.Value.Type() {
 		case "int", "float64":
 			fl.DefValue = "0"
+		case "bool":
+			fl.DefValue = "false"
 		default:
 			fl.DefValue = ""
 		}

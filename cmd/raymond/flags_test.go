@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -224,4 +225,34 @@ func TestFlagKinds(t *testing.T) {
 	require.ErrorContains(t, err, "unknown flag: --model")
 	_, err = parseRunFlags(t, kindRecover, "--quiet", "--replies", "r.yaml")
 	require.NoError(t, err)
+}
+
+func TestResumeHelpStoredDefaults(t *testing.T) {
+	// A flag that resume does not get keeps the run's stored value, so its
+	// help must not claim run's default (--debug said "default true").
+	fs := newFlagSet("resume")
+	newRunFlags(fs, kindResume)
+	usage := fs.FlagUsages()
+	for _, name := range []string{"debug", "no-wait", "confine", "dangerously-skip-permissions", "model", "timeout"} {
+		line := helpLine(t, usage, name)
+		require.Contains(t, line, "(default: the run's own)", "--%s", name)
+		require.NotContains(t, line, "(default true)", "--%s", name)
+		require.NotContains(t, line, "allowed, with a warning", "--%s", name)
+	}
+	fs = newFlagSet("run")
+	newRunFlags(fs, kindRun)
+	line := helpLine(t, fs.FlagUsages(), "debug")
+	require.Equal(t, 1, strings.Count(line, "default"), "run --debug says its default once: %q", line)
+}
+
+// helpLine returns the line of usage that documents --name.
+func helpLine(t *testing.T, usage, name string) string {
+	t.Helper()
+	for line := range strings.SplitSeq(usage, "\n") {
+		if strings.Contains(line, "--"+name+" ") {
+			return line
+		}
+	}
+	t.Fatalf("no --%s in:\n%s", name, usage)
+	return ""
 }
