@@ -435,6 +435,14 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 					return err
 				}
 			}
+			// A state file edited by hand, or written by another raymond,
+			// may hold an option claude refuses; raymond resume checks
+			// the same before any step.
+			var oe *project.OptionError
+			if err := project.CheckOptions(r.Options); errors.As(err, &oe) {
+				return errorf(ErrConflict, "run %s is stored with %v; the daemon does not drive it so: resume it once from the command line with another value (raymond resume %s %s VALUE)",
+					id, err, id, oe.Flag)
+			}
 			first = false
 			started <- nil
 			return nil

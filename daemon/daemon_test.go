@@ -169,6 +169,33 @@ func TestRecover(t *testing.T) {
 	require.NoFileExists(t, filepath.Join(p.Dir, ".raymond", ParkedFile))
 }
 
+// TestStoredOptionsAreChecked refuses to drive a run whose state file holds
+// an option claude would refuse (edited by hand), at recovery and at a
+// resume, as raymond resume does: nothing runs and the run is left as it was.
+func TestStoredOptionsAreChecked(t *testing.T) {
+	p, wf, r := testProject(t, twoSteps, twoStepReplies)
+	run, err := orchestrator.Create(p.Store, orchestrator.NewRun{Workflow: wf, Cwd: p.Dir,
+		Options: state.Options{PermissionMode: "yolo", MaxParallel: 1}})
+	require.NoError(t, err)
+	run.Status = state.StatusRunning
+	require.NoError(t, p.Store.Write(run))
+	id := run.WorkflowID
+
+	d := openDaemon(t, p, r)
+	rec := d.Recover()
+	require.Empty(t, rec.Resumed)
+	require.Contains(t, rec.Failed[id], `stored with --permission-mode yolo: unknown permission mode "yolo"`)
+	require.Contains(t, rec.Failed[id], "raymond resume "+id+" --permission-mode VALUE")
+	err = d.Resume(id, nil)
+	require.ErrorIs(t, err, ErrConflict)
+	require.ErrorContains(t, err, "--permission-mode yolo")
+	got, err := p.Store.Read(id)
+	require.NoError(t, err)
+	require.Equal(t, state.StatusRunning, got.Status, "the run is left as it was")
+	require.Zero(t, got.TotalCostUSD)
+	require.False(t, d.Driving(id))
+}
+
 func TestShutdownParksRunsTheNextStartResumes(t *testing.T) {
 	p, wf, r := testProject(t, twoSteps, `replies:
   START.md: [{text: "<goto>END.md</goto>", wait_for: release}]
