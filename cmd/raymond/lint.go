@@ -312,7 +312,7 @@ func lintBeforeRun(env *cmdEnv, workflowArg string, fetcher workflow.Fetcher) er
 	}
 	hint := "Fix them, then run again."
 	if len(errs) == 1 {
-		hint = "Fix the state file the message names, then run again."
+		hint = "Fix it as the message says, then run again."
 	}
 	return &usageError{msg: b.String(), hint: hint + "\n('raymond lint " + workflowArg + "' shows every finding; --no-lint skips this check.)"}
 }
