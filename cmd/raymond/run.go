@@ -13,6 +13,7 @@ import (
 	"raymond/orchestrator"
 	"raymond/permission"
 	"raymond/project"
+	"raymond/scripted"
 	"raymond/state"
 	"raymond/workflow"
 )
@@ -113,7 +114,37 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	d.warnReplies(arg, fetcher(p))
 	return d.driveAndReport(ctx, r.WorkflowID, false)
+}
+
+// warnReplies warns of the keys of the replies file that name no state of
+// workflowArg nor of the workflows it reaches: a typo there would otherwise
+// show only as a step that finds no reply. A warning, not an error: one
+// replies file may serve several workflows. raymond test refuses them.
+func (d *driving) warnReplies(workflowArg string, fetcher workflow.Fetcher) {
+	r, ok := d.runner.(*scripted.Runner)
+	if !ok {
+		return
+	}
+	ss := workflow.NewScopes(fetcher)
+	defer ss.Close()
+	scope, _, err := ss.Start(workflowArg)
+	if err != nil {
+		return // creating the run says what is wrong with the argument
+	}
+	reached := ss.Reached(scope)
+	err = r.Check(reached[0], reached[1:]...)
+	if err == nil {
+		return
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		fmt.Fprintf(d.env.stderr, "raymond: warning: %v\n", e)
+	}
 }
 
 // create creates a run of workflow, mapping a workflow that cannot start and
