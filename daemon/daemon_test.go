@@ -369,14 +369,22 @@ func mustAtoi(t *testing.T, s string) int {
 	return n
 }
 
-func TestRecoverHoldsTheGateForAWaitingRun(t *testing.T) {
-	p, wf, r := testProject(t, twoSteps, twoStepReplies)
+// waitingRun makes a run of wf left waiting for a usage limit that resets
+// in two hours; it returns the run's id and the reset time.
+func waitingRun(t *testing.T, p *project.Project, wf string) (string, time.Time) {
+	t.Helper()
 	id := create(t, p, wf, state.StatusWaiting)
 	run, err := p.Store.Read(id)
 	require.NoError(t, err)
 	until := time.Now().Add(2 * time.Hour).Truncate(time.Second)
 	run.Wait = &state.Wait{Until: until, Reason: "usage limit"}
 	require.NoError(t, p.Store.Write(run))
+	return id, until
+}
+
+func TestRecoverHoldsTheGateForAWaitingRun(t *testing.T) {
+	p, wf, r := testProject(t, twoSteps, twoStepReplies)
+	id, until := waitingRun(t, p, wf)
 
 	d, err := Open(Config{Project: p, Runner: r})
 	require.NoError(t, err)
@@ -398,12 +406,7 @@ func TestRecoverHoldsTheGateForAWaitingRun(t *testing.T) {
 // resets.
 func TestOpenHoldsTheGateWithoutRecover(t *testing.T) {
 	p, wf, r := testProject(t, twoSteps, twoStepReplies)
-	id := create(t, p, wf, state.StatusWaiting)
-	run, err := p.Store.Read(id)
-	require.NoError(t, err)
-	until := time.Now().Add(2 * time.Hour).Truncate(time.Second)
-	run.Wait = &state.Wait{Until: until, Reason: "usage limit"}
-	require.NoError(t, p.Store.Write(run))
+	_, until := waitingRun(t, p, wf)
 
 	d, err := Open(Config{Project: p, Runner: r})
 	require.NoError(t, err)

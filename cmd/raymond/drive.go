@@ -276,17 +276,24 @@ func driveFailed(id string, r *state.Run, err error) error {
 // drives into one that says so: the daemon goes on by itself, and its page or
 // API pauses and resumes the run. Other errors are returned as they are.
 func servedError(dir string, err error) error {
-	var le *state.LockedError
-	if !errors.As(err, &le) {
-		return err
-	}
-	info, ok := daemon.Running(filepath.Join(dir, ".raymond"))
-	if !ok || info.PID != le.PID {
+	le, info, ok := servedBy(dir, err)
+	if !ok {
 		return err
 	}
 	return &exitError{code: exitNotDriven, msg: fmt.Sprintf(
 		"run %s is driven by raymond serve (process %d) and goes on by itself; pause or resume it from its page (%s) or its API (POST /api/v1/runs/%s/pause or /resume)",
 		le.ID, info.PID, info.URL, le.ID)}
+}
+
+// servedBy reports whether err refuses a run because the project's daemon
+// drives it, with the refusal and the daemon.
+func servedBy(dir string, err error) (*state.LockedError, daemon.Info, bool) {
+	var le *state.LockedError
+	if !errors.As(err, &le) {
+		return nil, daemon.Info{}, false
+	}
+	info, ok := daemon.Running(filepath.Join(dir, ".raymond"))
+	return le, info, ok && info.PID == le.PID
 }
 
 // driveError maps an error of Driver.Drive to the exit status it means.

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"raymond/daemon"
 	"raymond/project"
 	"raymond/state"
 )
@@ -115,12 +113,8 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 // run a terminal drives, would stop every run it drives. Other errors are
 // returned as they are.
 func rmRefused(dir string, err error) error {
-	var le *state.LockedError
-	if !errors.As(err, &le) {
-		return err
-	}
-	info, ok := daemon.Running(filepath.Join(dir, ".raymond"))
-	if !ok || info.PID != le.PID {
+	le, info, ok := servedBy(dir, err)
+	if !ok {
 		return err
 	}
 	return fmt.Errorf("run %s is driven by raymond serve (process %d); wait for it to end or pause it from the page (%s), then remove it there or with 'raymond rm %s'",
