@@ -92,7 +92,10 @@
 //	delay                 a Go duration waited before the result line; the lines
 //	                      before it are already out
 //	model                 the model named in the output (default: --model, with the
-//	                      aliases opus, sonnet and haiku resolved, else claude-opus-5-5)
+//	                      aliases opus, sonnet, haiku and default resolved; else,
+//	                      for --resume and --fork-session, the model the session
+//	                      answered with last, as the real CLI keeps it; else
+//	                      claude-opus-5-5)
 //	turns                 num_turns of the result (default: tools + 1)
 //	error                 an API failure: rate_limit, overloaded, server_error,
 //	                      authentication_failed or billing_error. The fake streams an
@@ -105,9 +108,14 @@
 //	                      with status rate_limit_status (default "rejected") and
 //	                      rateLimitType five_hour
 //	max_turns, max_budget an error_max_turns or error_max_budget_usd result, with
-//	                      errors and no result field; exit 1. --max-turns N and
-//	                      --max-budget-usd X on the command line cause them too, when
-//	                      the reply has N or more tools or costs more than X
+//	                      errors and no result field; exit 1. --max-turns N on the
+//	                      command line causes the first too, when the reply has N or
+//	                      more tools. --max-budget-usd X causes the second as the
+//	                      real CLI does: the call's cost is spread evenly over its
+//	                      API requests (one per tool, one for the answer) and the
+//	                      call stops after the first request that takes its own
+//	                      spend, counted from $0 also on a resumed session, over X;
+//	                      it is charged what it spent up to there
 //	crash                 stream the messages, then exit with exit (default 1) and no
 //	                      result line
 //	hang                  stream the messages, then block until a signal: SIGTERM

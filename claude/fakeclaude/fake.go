@@ -66,11 +66,13 @@ const (
 	defaultModel   = "claude-opus-5-5"
 )
 
-// modelAliases maps the CLI's model aliases to the ids the fake reports.
+// modelAliases maps the CLI's model aliases to the ids the fake reports;
+// "default" is the CLI's own default.
 var modelAliases = map[string]string{
-	"opus":   "claude-opus-5-5",
-	"sonnet": "claude-sonnet-5-5",
-	"haiku":  "claude-haiku-5-5",
+	"default": defaultModel,
+	"opus":    "claude-opus-5-5",
+	"sonnet":  "claude-sonnet-5-5",
+	"haiku":   "claude-haiku-5-5",
 }
 
 // turn is one run of the fake in progress.
@@ -89,8 +91,11 @@ type turn struct {
 	reply     *Reply
 	delay     time.Duration
 	model     string
-	out       *emitter
-	inited    bool // the init line is out: a SIGINT now is "mid-turn"
+	// sessionModel is the model of the last answer of the session this call
+	// resumes or branches, "" for a new session or none recorded.
+	sessionModel string
+	out          *emitter
+	inited       bool // the init line is out: a SIGINT now is "mid-turn"
 }
 
 func run(inv *invocation) int {
@@ -274,12 +279,15 @@ func (t *turn) sessionNotFound() int {
 	return 1
 }
 
-// modelName is the model the output names: the reply's, else --model (aliases
-// resolved), else the default.
+// modelName is the model the call runs on and its output names: the reply's,
+// else --model (aliases resolved), else, as the real CLI does for --resume and
+// --fork-session, the model the session answered with last, else the default.
 func (t *turn) modelName() string {
 	switch {
 	case t.reply.Model != "":
 		return t.reply.Model
+	case t.opts.model == "" && t.sessionModel != "":
+		return t.sessionModel
 	case t.opts.model == "":
 		return defaultModel
 	case modelAliases[t.opts.model] != "":

@@ -2,6 +2,7 @@ package fakeclaude
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,22 +95,13 @@ func (t *turn) plan() outcome {
 			errors:     []string{fmt.Sprintf("Reached maximum number of turns (%d)", n)},
 			stopReason: "tool_use", terminal: "max_turns", turns: n + 1, used: used}
 
-	case r.MaxBudget || o.maxBudget > 0 && cost > o.maxBudget:
-		limit := o.maxBudget
-		if limit == 0 {
-			limit = cost
+	case r.MaxBudget:
+		return t.overBudget(lines, 1, cost, cost)
+
+	case o.maxBudget > 0:
+		if n, spent, over := budgetStop(cost, len(r.Tools)+1, o.maxBudget); over {
+			return t.overBudget(lines, n, spent, o.maxBudget)
 		}
-		stop := "tool_use"
-		if len(r.Tools) > 0 {
-			lines = append(lines, t.toolUse(r.Tools[0], false)...)
-		} else if len(r.Say) == 0 && r.Text != "" {
-			lines, stop = append(lines, t.say(r.Text)...), "end_turn"
-		}
-		used := turnTokens(1)
-		used.cost = cost
-		return outcome{lines: lines, subtype: "error_max_budget_usd", isError: true,
-			errors:     []string{"Reached maximum budget ($" + strconv.FormatFloat(limit, 'f', -1, 64) + ")"},
-			stopReason: stop, terminal: "budget_exhausted", turns: 1, used: used}
 	}
 	for _, tool := range r.Tools {
 		lines = append(lines, t.toolUse(tool, true)...)
@@ -126,6 +118,49 @@ func (t *turn) plan() outcome {
 	text := r.Text
 	return outcome{lines: lines, subtype: "success", text: &text,
 		stopReason: "end_turn", terminal: "completed", turns: turns, used: used}
+}
+
+// budgetStop is where --max-budget-usd ends a call of requests API requests
+// costing cost in all, as the real CLI checks it: against this call's own
+// spend (from $0, whatever the session cost before), after each request. The
+// fake spreads the cost evenly over the requests: one per tool call and one
+// for the final answer. It returns the request after which the call stops
+// and what the call had spent then, or over false when it never goes over.
+func budgetStop(cost float64, requests int, limit float64) (n int, spent float64, over bool) {
+	for n = 1; n <= requests; n++ {
+		spent = math.Round(cost*float64(n)/float64(requests)*1e9) / 1e9
+		if spent > limit {
+			return n, spent, true
+		}
+	}
+	return 0, 0, false
+}
+
+// overBudget is the outcome of a call stopped by its budget after its n-th
+// API request, having spent spent: the tool calls of the requests before
+// it, then what the n-th request answered (a tool call, left without its
+// result, or the final text), and an error_max_budget_usd result naming
+// limit (the cap, else the spend).
+func (t *turn) overBudget(lines []any, n int, spent, limit float64) outcome {
+	r := t.reply
+	if t.opts.maxBudget > 0 {
+		limit = t.opts.maxBudget
+	}
+	done := min(n-1, len(r.Tools))
+	for _, tool := range r.Tools[:done] {
+		lines = append(lines, t.toolUse(tool, true)...)
+	}
+	stop := "tool_use"
+	if done < len(r.Tools) {
+		lines = append(lines, t.toolUse(r.Tools[done], false)...)
+	} else if len(r.Say) == 0 && r.Text != "" {
+		lines, stop = append(lines, t.say(r.Text)...), "end_turn"
+	}
+	used := turnTokens(n)
+	used.cost = spent
+	return outcome{lines: lines, subtype: "error_max_budget_usd", isError: true,
+		errors:     []string{"Reached maximum budget ($" + strconv.FormatFloat(limit, 'f', -1, 64) + ")"},
+		stopReason: stop, terminal: "budget_exhausted", turns: n, used: used}
 }
 
 // play streams the reply and returns the exit status.

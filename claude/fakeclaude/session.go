@@ -9,8 +9,8 @@ import (
 )
 
 // begin settles the session this call runs in and takes its reply, under the lock of
-// FAKE_CLAUDE_DIR: a resumed session must exist in this cwd (else errNoSession), a
-// branch copies its parent, a new session gets the --session-id or a fresh UUID (an id
+// FAKE_CLAUDE_DIR: a resumed session must exist in this cwd (else errNoSession) and
+// gives the call its last model, a branch copies its parent, a new session gets the --session-id or a fresh UUID (an id
 // in use is refused). The prompt is written into the session at once, so that a
 // session whose call crashes or hangs can still be resumed. It returns the index of
 // the reply, or -1 when none is left; then no session is written.
@@ -34,6 +34,7 @@ func (t *turn) begin(sc *script) (int, error) {
 			if len(parent) > 0 {
 				parentUUID = parent[len(parent)-1].UUID
 			}
+			t.sessionModel = summarize("", "", parent).Model
 			if !o.forkSession {
 				t.sessionID, create = o.resume, false
 				break
@@ -110,6 +111,7 @@ func inUse(id string) error {
 // cumulative usage afterwards.
 func (t *turn) record(text string, used tokens) (tokens, error) {
 	e := newEntry(t.sessionID, t.inv.cwd, t.lastUUID, Message{Role: "assistant", Text: text}, t.version)
+	e.Message.Model = t.model
 	e.CostUSD = used.cost
 	e.Message.Usage = &entryUsage{InputTokens: used.in, OutputTokens: used.out}
 	all, err := appendSession(t.config, t.inv.cwd, t.sessionID, e)

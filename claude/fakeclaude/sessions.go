@@ -38,6 +38,9 @@ type Session struct {
 	CostUSD      float64 `json:"cost_usd"`
 	InputTokens  int     `json:"input_tokens"`
 	OutputTokens int     `json:"output_tokens"`
+	// Model is the model of the session's last answer: the one a --resume or a
+	// --fork-session of it runs on when no --model is given. "" for none named.
+	Model string `json:"model,omitempty"`
 	// History is the conversation: the prompts and the final result texts.
 	History []Message `json:"history"`
 }
@@ -65,9 +68,10 @@ type entry struct {
 }
 
 // entryMessage is the message of a line: a user's content is a string, an
-// assistant's a list of text blocks.
+// assistant's a list of text blocks and the model that wrote them.
 type entryMessage struct {
 	Role    string      `json:"role"`
+	Model   string      `json:"model,omitempty"`
 	Content any         `json:"content"`
 	Usage   *entryUsage `json:"usage,omitempty"`
 }
@@ -191,6 +195,7 @@ func WriteSession(configDir string, s *Session) error {
 			e.ForkedFrom = s.ForkedFrom
 		}
 		if i == last {
+			e.Message.Model = s.Model
 			e.CostUSD = s.CostUSD
 			e.Message.Usage = &entryUsage{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens}
 		}
@@ -205,7 +210,7 @@ func WriteSession(configDir string, s *Session) error {
 }
 
 // summarize turns the lines of a session into a Session: the history in order, the
-// costs and tokens added up, the last forkedFrom.
+// costs and tokens added up, the last forkedFrom and the last answer's model.
 func summarize(id, cwd string, entries []entry) *Session {
 	s := &Session{ID: id, Cwd: cwd, History: []Message{}}
 	for _, e := range entries {
@@ -213,6 +218,9 @@ func summarize(id, cwd string, entries []entry) *Session {
 			s.ForkedFrom = e.ForkedFrom
 		}
 		s.History = append(s.History, Message{Role: e.Message.Role, Text: e.Message.text()})
+		if e.Message.Role == "assistant" {
+			s.Model = e.Message.Model
+		}
 		s.CostUSD += e.CostUSD
 		if u := e.Message.Usage; u != nil {
 			s.InputTokens += u.InputTokens
