@@ -350,15 +350,18 @@ func TestUsageLimitResetInThePastStillWaits(t *testing.T) {
 	}
 }
 
+// TestStepCap: a step's cap is what is left of the run's budget, for a
+// resumed or branched step too (issue 20: Claude Code compares it with the
+// call's own spend, not the session's).
 func TestStepCap(t *testing.T) {
 	m := New(&state.Run{BudgetUSD: 1, TotalCostUSD: 0.4, SessionCosts: map[string]float64{"s": 0.3}})
-	assert.InDelta(t, 0.6, m.stepCap(&state.Step{Mode: state.SessionNew}), 1e-9)
-	assert.InDelta(t, 0.9, m.stepCap(&state.Step{Mode: state.SessionResume, ResumeSession: "s"}), 1e-9)
-	assert.InDelta(t, 0.9, m.stepCap(&state.Step{Mode: state.SessionBranch, ResumeSession: "s"}), 1e-9)
-	m.run.TotalCostUSD = 1
-	assert.InDelta(t, 1e-6, m.stepCap(&state.Step{Mode: state.SessionNew}), 1e-12, "never 0, which would lift the cap")
+	assert.InDelta(t, 0.6, m.stepCap(), 1e-9)
+	m.run.BudgetUSD, m.run.TotalCostUSD = 0.1, 0.064
+	assert.InDelta(t, 0.036, m.stepCap(), 1e-9)
+	m.run.TotalCostUSD = 0.1
+	assert.InDelta(t, 1e-6, m.stepCap(), 1e-12, "never 0, which would lift the cap")
 	m.run.BudgetUSD = 0
-	assert.Zero(t, m.stepCap(&state.Step{Mode: state.SessionNew}))
+	assert.Zero(t, m.stepCap())
 }
 
 // Issue 9 item 4: steps start in the order they became ready. A parent

@@ -259,7 +259,7 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 	}
 	req := step.Request{
 		RunID: r.WorkflowID, Agent: a.ID, Seq: a.Steps, Step: *s, Prompt: prompt,
-		Vars: Vars(r, a), Options: r.Options, MaxBudgetUSD: m.stepCap(s),
+		Vars: Vars(r, a), Options: r.Options, MaxBudgetUSD: m.stepCap(),
 	}
 	if s.Mode != state.SessionNew && s.ResumeSession != "" {
 		req.PriorCostUSD, req.PriorCostKnown = r.SessionCosts[s.ResumeSession]
@@ -268,20 +268,17 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 }
 
 // stepCap is the --max-budget-usd of a step: what is left of the run's
-// budget, plus, for a resumed or branched step, what its session lineage
-// has cost so far (Claude Code does not say whether it compares the cap with
-// the call's cost or the lineage's cumulative one; this cap is right for the
-// second and a bound for the first). Rounded down to the micro-dollar, and
-// never 0, which would mean no cap.
-func (m *Machine) stepCap(s *state.Step) float64 {
+// budget. Claude Code compares the cap with the spend of that one call,
+// from $0 also for a resumed or branched step, checked after each API
+// request, so a run ends within one request of its budget; adding what the
+// session cost before would let a resumed step overspend by that much.
+// Rounded down to the micro-dollar, and never 0, which would mean no cap.
+func (m *Machine) stepCap() float64 {
 	r := m.run
 	if r.BudgetUSD <= 0 {
 		return 0
 	}
 	left := r.BudgetUSD - r.TotalCostUSD
-	if s.Mode != state.SessionNew && s.ResumeSession != "" {
-		left += r.SessionCosts[s.ResumeSession]
-	}
 	return max(math.Floor(math.Round(left*1e9)/1e3)/1e6, 1e-6)
 }
 

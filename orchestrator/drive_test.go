@@ -171,24 +171,25 @@ func TestDriveBudgetStopsNewSteps(t *testing.T) {
 	r := replies(t, `
 replies:
   START: [{text: "<goto>A</goto>", cost: 0.01}]
-  A: [{text: "<goto>B</goto>", cost: 0.01}]
+  A: [{text: "<goto>B</goto>", cost: 0.01}, {text: "<goto>B</goto>", cost: 0.01}]
   B: [{text: "<result>x</result>", cost: 0.01}]
 `)
-	// START leaves 0.005; A, resuming START's session, may spend that plus
-	// what the session cost (its cap is 0.015), so it runs; then the run
-	// has spent 0.02 and B does not start.
+	// START leaves 0.005; A, resuming START's session, gets that as its
+	// cap, not that plus what the session cost (claude compares the cap
+	// with the call's own spend: issue 20), goes past it and stops there;
+	// the run has spent 0.02 and B does not start. Resumed, A runs again.
 	d := w.driver(r)
 	run, err := d.Drive(context.Background(), "r1", nil)
 	require.NoError(t, err)
 	assert.Equal(t, state.StatusBudgetExceeded, run.Status)
 	assert.InDelta(t, 0.02, run.TotalCostUSD, 1e-9)
-	assert.Equal(t, "B.md", run.Agents[0].CurrentState)
+	assert.Equal(t, "A.md", run.Agents[0].CurrentState)
 	assert.Equal(t, state.AgentReady, run.Agents[0].Status)
 
 	run, err = d.Drive(context.Background(), "r1", func(r *state.Run) error { r.BudgetUSD = 1; return nil })
 	require.NoError(t, err)
 	assert.Equal(t, state.StatusCompleted, run.Status)
-	assert.InDelta(t, 0.03, run.TotalCostUSD, 1e-9)
+	assert.InDelta(t, 0.04, run.TotalCostUSD, 1e-9)
 }
 
 func TestDriveStepStoppedAtTheBudgetWaits(t *testing.T) {
