@@ -24,6 +24,7 @@ func (m *Machine) stepEnded(ev StepEnded) []Effect {
 	ran := *s
 	res := ev.Result
 	cost := m.book(res)
+	m.learnModel(ran, res)
 	out := []Effect{
 		StepClosed{Agent: a.ID, Seq: ev.Seq, Name: ev.Name, Step: ran, CostUSD: cost, TotalCostUSD: m.run.TotalCostUSD},
 		Emit{Event: m.endedEvent(ev, ran, cost)},

@@ -493,3 +493,56 @@ func TestStateReason(t *testing.T) {
 		}
 	}
 }
+
+// Issue 20 item 2: without --model, Claude Code's --resume and
+// --fork-session stay on the session's last model, so a state that names
+// none passes the run's model, else the one the run's first such step ran
+// on, else, in a session an earlier step may have run on a state's model,
+// Claude Code's own default ("default"); a new session before the run has
+// learnt it passes none.
+func TestStepModel(t *testing.T) {
+	tests := []struct {
+		name                  string
+		mode                  state.SessionMode
+		state, run, learnt    string
+		continueSession, want string
+		script                bool
+	}{
+		{name: "the state's", mode: state.SessionResume, state: "haiku", run: "sonnet", learnt: "m1", want: "haiku"},
+		{name: "the run's", mode: state.SessionResume, run: "sonnet", learnt: "m1", want: "sonnet"},
+		{name: "learnt", mode: state.SessionResume, learnt: "m1", want: "m1"},
+		{name: "learnt, new session", mode: state.SessionNew, learnt: "m1", want: "m1"},
+		{name: "nothing known, resumed", mode: state.SessionResume, want: ClaudeDefaultModel},
+		{name: "nothing known, branch", mode: state.SessionBranch, want: ClaudeDefaultModel},
+		{name: "nothing known, new session", mode: state.SessionNew, want: ""},
+		{name: "nothing known, the user's session", mode: state.SessionBranch, continueSession: "s0", want: ""},
+		{name: "a script", mode: state.SessionResume, run: "sonnet", learnt: "m1", script: true, want: ""},
+	}
+	for _, tt := range tests {
+		m := oneAgent(tt.mode)
+		m.run.Options.Model, m.run.DefaultModel, m.run.ContinueSession = tt.run, tt.learnt, tt.continueSession
+		m.running["main"] = true
+		starts := effectsOf[Start](m.Apply(Prepared{Now: t0, Steps: []PreparedStep{{Agent: "main", SessionID: "n1", Model: tt.state, Script: tt.script}}}))
+		require.Len(t, starts, 1, tt.name)
+		assert.Equal(t, tt.want, starts[0].Request.Step.Model, tt.name)
+	}
+}
+
+// TestLearnModel: the model the first step that named none (or named
+// "default") ran on is kept in the run; a state's own model, a synthetic
+// one and a later step do not replace it.
+func TestLearnModel(t *testing.T) {
+	ran := func(asked, got, learnt string) string {
+		m := oneAgent(state.SessionResume)
+		m.run.DefaultModel = learnt
+		m.agent("main").Pending.Model = asked
+		m.apply(stepDone{agent: "main", res: &claude.Result{Outcome: claude.Crash, Model: got}}, t0)
+		return m.run.DefaultModel
+	}
+	assert.Equal(t, "claude-x", ran("", "claude-x", ""))
+	assert.Equal(t, "claude-x", ran(ClaudeDefaultModel, "claude-x", ""))
+	assert.Empty(t, ran("haiku", "claude-haiku", ""))
+	assert.Empty(t, ran("", "<synthetic>", ""))
+	assert.Empty(t, ran("", "", ""))
+	assert.Equal(t, "claude-y", ran("", "claude-x", "claude-y"))
+}

@@ -215,7 +215,7 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 			return append(out, capped...), nil
 		}
 	}
-	s.Model = firstOf(p.Model, r.Options.Model)
+	s.Model = firstOf(p.Model, firstOf(r.Options.Model, r.DefaultModel))
 	s.Effort = firstOf(p.Effort, r.Options.Effort)
 	s.StepTimeout, s.Timeout = nil, nil
 	if p.StepTimeout != nil {
@@ -243,6 +243,12 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 	if s.Mode != state.SessionResume {
 		s.SessionID = p.SessionID
 	}
+	if s.Model == "" && !p.Script && s.Mode != state.SessionNew && s.ResumeSession != r.ContinueSession {
+		// No model named and none learned yet, in a session an earlier
+		// step may have run on a state's model: without --model, Claude
+		// Code would stay on that one. "default" is its own default.
+		s.Model = ClaudeDefaultModel
+	}
 	if s.Attempt == 0 {
 		s.Attempt = 1
 	}
@@ -265,6 +271,23 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 		req.PriorCostUSD, req.PriorCostKnown = r.SessionCosts[s.ResumeSession]
 	}
 	return out, &Start{Request: req}
+}
+
+// ClaudeDefaultModel is the --model alias that names Claude Code's own
+// default model (the one it runs without --model on a new session).
+const ClaudeDefaultModel = "default"
+
+// learnModel keeps, as the run's DefaultModel, the model Claude Code ran
+// the first step on that named no model of its own (or named only
+// "default"): from then on, steps that name none pass it explicitly.
+func (m *Machine) learnModel(ran state.Step, res step.Result) {
+	r := m.run
+	if r.DefaultModel != "" || ran.Model != "" && ran.Model != ClaudeDefaultModel {
+		return
+	}
+	if res.Model != "" && res.Model != "<synthetic>" {
+		r.DefaultModel = res.Model
+	}
 }
 
 // stepCap is the --max-budget-usd of a step: what is left of the run's

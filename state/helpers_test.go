@@ -100,6 +100,7 @@ func fullRun(id string) *Run {
 		TotalCostUSD: 1.25,
 		BudgetUSD:    10,
 		SessionCosts: map[string]float64{"s-1": 0.5},
+		DefaultModel: "claude-opus-5-5",
 		NextAgentSeq: 2,
 		Wait:         &Wait{Until: time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC), Reason: "usage limit"},
 		Error:        "agent main_worker1 failed",

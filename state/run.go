@@ -61,6 +61,14 @@ type Run struct {
 	// Claude Code reported for it, so resuming a session adds only the
 	// difference to TotalCostUSD.
 	SessionCosts map[string]float64 `json:"session_costs,omitempty"`
+	// DefaultModel is the model Claude Code chose for the run's first step
+	// that named none (the model of its init line), when neither the run
+	// (--model, the config) nor the state named one. Later steps that name
+	// none pass it as --model: resumed or branched without --model, Claude
+	// Code would keep the model the session used last (issue 20). "" until
+	// such a step has run. An older raymond ignores it and passes no model,
+	// as it always did.
+	DefaultModel string `json:"default_model,omitempty"`
 	// NextAgentSeq is the counter in fork ids (main_worker3); it only grows, so
 	// an id never repeats inside a run.
 	NextAgentSeq int `json:"next_agent_seq"`

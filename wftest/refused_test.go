@@ -47,7 +47,7 @@ cases:
   - name: budget
     budget: 0.5
     replies:
-      START: ["<goto>LOOP.md</goto>"]
+      START: [{text: "<goto>LOOP.md</goto>", cost: 0.2}]
       LOOP: [{text: "<goto>LOOP.md</goto>", cost: 0.3, repeat: true}]
     expect:
       status: budget_exceeded
@@ -77,7 +77,7 @@ func TestRefusedAnswersExplainFailures(t *testing.T) {
 		"retries: got 1, want 2",
 	}, got["join/counts"])
 	assert.Equal(t, []string{
-		"path of main (- expected, + actual):\n  START\n  goto LOOP\n+ goto LOOP\n+ goto LOOP (not run: budget reached)",
+		"path of main (- expected, + actual):\n  START\n  goto LOOP\n+ goto LOOP (not run: budget reached)",
 	}, got["join/budget"])
 
 	c := rep.Files[0].Cases[1]
