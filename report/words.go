@@ -276,7 +276,13 @@ func stepStarted(e *transcript.Event) string {
 		what = "branch of the caller's session"
 	}
 	s := fmt.Sprintf("%s: step %d (%s", e.State, e.Seq, what)
-	if e.Model != "" {
+	switch e.Model {
+	case "":
+	case "default":
+		// The --model alias of Claude Code's own default, named before
+		// the run has seen which model that is.
+		s += ", Claude Code's default model"
+	default:
 		s += ", " + e.Model
 	}
 	if e.Attempt > 1 {

@@ -83,6 +83,8 @@ func TestProgress(t *testing.T) {
 			"START.md: step 1 (new session)", false, "[main] START.md: step 1 (new session)"},
 		{"step started, resumed, model, retry", transcript.Event{Type: transcript.EventStepStarted, Agent: "main", State: "NEXT.md", Seq: 4, Mode: "resume", Model: "sonnet", Attempt: 3},
 			"NEXT.md: step 4 (resumed session, sonnet, retry 2)", false, "[main] NEXT.md: step 4 (resumed session, sonnet, retry 2)"},
+		{"step started, Claude Code's default", transcript.Event{Type: transcript.EventStepStarted, Agent: "main", State: "B.md", Seq: 2, Mode: "resume", Model: "default", Attempt: 1},
+			"B.md: step 2 (resumed session, Claude Code's default model)", false, "[main] B.md: step 2 (resumed session, Claude Code's default model)"},
 		{"step started, branch", transcript.Event{Type: transcript.EventStepStarted, Agent: "main", State: "SUB.md", Seq: 2, Mode: "branch", Attempt: 1},
 			"SUB.md: step 2 (branch of the caller's session)", false, "[main] SUB.md: step 2 (branch of the caller's session)"},
 		{"script step", transcript.Event{Type: "step_started", Agent: "main", State: "POLL.sh", Seq: 3, Mode: "script", Attempt: 1},
