@@ -10,8 +10,8 @@ import (
 
 // begin settles the session this call runs in and takes its reply, under the lock of
 // FAKE_CLAUDE_DIR: a resumed session must exist in this cwd (else errNoSession) and
-// gives the call its last model, a branch copies its parent, a new session gets the --session-id or a fresh UUID (an id
-// in use is refused). The prompt is written into the session at once, so that a
+// gives the call the model it answered with last, a branch copies its parent, a new
+// session gets the --session-id or a fresh UUID (an id in use is refused). The prompt is written into the session at once, so that a
 // session whose call crashes or hangs can still be resumed. It returns the index of
 // the reply, or -1 when none is left; then no session is written.
 func (t *turn) begin(sc *script) (int, error) {
