@@ -199,10 +199,10 @@ replies:
   START: [{text: "<goto>A</goto>", cost: 0.01}]
   A: [{text: "<goto>B</goto>", cost: 0.01}]
   B: [{text: "<result>x</result>", cost: 0.01}]
-`, options{budget: 0.015}).load(t)
+`, options{budget: 0.02}).load(t)
 	assert.Equal(t, "budget_exceeded", r.Status)
 	assert.True(t, r.BudgetExceeded)
-	assert.InDelta(t, 0.015, r.BudgetUSD, 1e-9)
+	assert.InDelta(t, 0.02, r.BudgetUSD, 1e-9)
 	assert.InDelta(t, 0.02, r.CostUSD, 1e-9)
 	assert.True(t, r.Complete)
 	assert.Equal(t, "stopped", r.Agent("main").Status)

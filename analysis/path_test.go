@@ -40,7 +40,7 @@ func TestPathVisitNotRun(t *testing.T) {
 replies:
   START: [{text: "<goto>LOOP</goto>", cost: 0.3}]
   LOOP: [{text: "<goto>LOOP</goto>", cost: 0.3, repeat: true}]
-`, options{budget: 1}).load(t)
+`, options{budget: 1.2}).load(t)
 	assert.Equal(t, "budget_exceeded", r.Status)
 	main := r.Agent("main")
 	assert.Equal(t, ":START.md:s>goto goto:LOOP.md:s>goto goto:LOOP.md:s>goto goto:LOOP.md:s>goto goto:LOOP.md:>", visits(main))
@@ -71,7 +71,7 @@ replies:
   START: [{text: "<goto>A</goto>", cost: 0.01}]
   A: [{text: "<goto>B</goto>", cost: 0.01}]
   B: [{text: "<result>x</result>", cost: 0.01}]
-`, options{budget: 0.015}).load(t)
+`, options{budget: 0.02}).load(t)
 	b := stateNamed(r, "B.md")
 	require.NotNil(t, b)
 	require.Equal(t, 1, b.NotRun)
