@@ -163,7 +163,30 @@ func TestFakeOutcomes(t *testing.T) {
 			}},
 		{name: "rate limited", reply: fakeclaude.Reply{Error: "rate_limit"}, want: APIError},
 		{name: "server error", reply: fakeclaude.Reply{Error: "server_error"}, want: APIError},
-		{name: "not logged in", reply: fakeclaude.Reply{Error: "authentication_failed"}, want: AuthError},
+		{name: "not logged in", reply: fakeclaude.Reply{Error: "authentication_failed"}, want: AuthError,
+			env: []string{"ANTHROPIC_API_KEY="},
+			check: func(t *testing.T, r *Result, events []Event) {
+				eq(t, "KeySource", r.KeySource, "none")
+				eq(t, "HasResult", r.HasResult, true)
+				eq(t, "retries", len(eventsOf(events, EventRetry)), 0)
+			}},
+		// The CLI would retry the key ten times over minutes (here an hour
+		// each); raymond stops it at the first retry. The step timeout only
+		// bounds the test should it not.
+		{name: "api key refused: stopped at the first retry", reply: fakeclaude.Reply{Error: "authentication_failed"}, want: AuthError,
+			env:    []string{"ANTHROPIC_API_KEY=sk-ant-placeholder", "FAKE_CLAUDE_RETRY_DELAY=1h"},
+			adjust: func(r *Request) { r.StepTimeout = 30 * time.Second },
+			check: func(t *testing.T, r *Result, events []Event) {
+				eq(t, "KeySource", r.KeySource, "ANTHROPIC_API_KEY")
+				eq(t, "HasResult", r.HasResult, false)
+				eq(t, "ExitCode (SIGTERM)", r.ExitCode, 143)
+				eq(t, "retries", len(eventsOf(events, EventRetry)), 1)
+			}},
+		{name: "rate limit rejected: a usage limit with no reset", reply: fakeclaude.Reply{Error: "rate_limit_rejected"}, want: UsageLimit,
+			check: func(t *testing.T, r *Result, events []Event) {
+				eq(t, "retries", len(eventsOf(events, EventRetry)), 0)
+				eq(t, "ResetAt", r.ResetAt, time.Time{})
+			}},
 		{name: "no credit", reply: fakeclaude.Reply{Error: "billing_error"}, want: BillingError},
 		{name: "usage limit, time in the text", reply: fakeclaude.Reply{UsageLimit: limitText}, want: UsageLimit,
 			check: func(t *testing.T, r *Result, _ []Event) {

@@ -316,10 +316,32 @@ func unusableReason(res *Result, req step.Request) string {
 			"Run raymond as a normal user, or drop --dangerously-skip-permissions and use --permission-mode " +
 			"(the default is acceptEdits)." + sandbox
 	case res.Outcome == AuthError:
-		return "claude is not logged in (" + FirstLine(res.Text+res.Stderr) + "). Run `claude` once to log in, then resume the run"
+		return authReason(res)
 	default:
 		return "the account cannot pay for more requests (" + FirstLine(res.Text+res.Stderr) + "). Add credit, then resume the run"
 	}
+}
+
+// authReason says why claude was refused and what to do: for an API key,
+// named by where it came from (the init line's apiKeySource), check that
+// key; for a login, log in again.
+func authReason(res *Result) string {
+	detail := FirstLine(res.Text + res.Stderr)
+	if detail == "" && res.RetryStatus != 0 {
+		detail = fmt.Sprintf("HTTP %d", res.RetryStatus)
+	}
+	if detail != "" {
+		detail = " (" + detail + ")"
+	}
+	switch src := res.KeySource; {
+	case src == "apiKeyHelper":
+		return "the API key from claude's apiKeyHelper was refused" + detail +
+			": check the helper in claude's settings, then resume the run"
+	case fixedKey(src) && !strings.HasPrefix(src, "/login"):
+		return "the API key from " + src + " was refused" + detail +
+			": check it, or unset it to use your Claude login, then resume the run"
+	}
+	return "claude is not logged in" + detail + ". Run `claude` once to log in, then resume the run"
 }
 
 // FirstLine is the first non-blank line of s, trimmed and cut at 200 bytes.

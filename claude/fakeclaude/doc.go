@@ -25,6 +25,11 @@
 //	FAKE_CLAUDE_ROOT     "1" or "0": whether to act as if run by root (default: the
 //	                     real euid), which refuses --dangerously-skip-permissions and
 //	                     --permission-mode bypassPermissions unless IS_SANDBOX=1
+//	ANTHROPIC_API_KEY    non-empty: the init line's apiKeySource is ANTHROPIC_API_KEY
+//	                     (else none), which changes how authentication_failed reads
+//	FAKE_CLAUDE_RETRY_DELAY  a Go duration waited after each of the ten api_retry
+//	                     lines of a refused API key (default none; the real CLI
+//	                     takes about 3 minutes)
 //
 // Only print mode is supported, with --output-format stream-json (which needs
 // --verbose, as in the real CLI), json (the result object alone) or text (the result
@@ -94,12 +99,19 @@
 //	model                 the model named in the output (default: --model, with the
 //	                      aliases opus, sonnet and haiku resolved, else claude-opus-5-5)
 //	turns                 num_turns of the result (default: tools + 1)
-//	error                 an API failure: rate_limit, overloaded, server_error,
-//	                      authentication_failed or billing_error. The fake streams an
-//	                      api_retry line (not for billing_error) and a synthetic
-//	                      assistant message, then a result with subtype success,
-//	                      is_error true, api_error_status and the error's text
-//	                      (text overrides it); exit 1
+//	error                 an API failure: rate_limit (per minute), rate_limit_rejected,
+//	                      overloaded, server_error, authentication_failed or
+//	                      billing_error. The fake streams an api_retry line (not for
+//	                      billing_error, nor rate_limit_rejected: a 429 whose
+//	                      anthropic-ratelimit-unified-status is rejected, which the
+//	                      real CLI does not retry and gives no reset time) and a
+//	                      synthetic assistant message, then a result with subtype
+//	                      success, is_error true, api_error_status and the error's
+//	                      text (text overrides it); exit 1. authentication_failed
+//	                      with ANTHROPIC_API_KEY set streams ten api_retry lines
+//	                      (status 401) before "Invalid API key"; without a key it
+//	                      is "Not logged in · Please run /login", no retry, and
+//	                      api_error_status null
 //	usage_limit           the same shape with this text as the result: a usage limit
 //	rate_limit_reset      epoch seconds: a rate_limit_event line before the result,
 //	                      with status rate_limit_status (default "rejected") and

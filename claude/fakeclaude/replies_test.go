@@ -1,8 +1,14 @@
 package fakeclaude
 
 import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -57,6 +63,9 @@ func TestToolLines(t *testing.T) {
 
 func TestAPIErrors(t *testing.T) {
 	for kind, e := range apiErrors {
+		if kind == "authentication_failed" {
+			continue // TestAuthenticationFailed: it depends on the key
+		}
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			out := newFake(t, "replies: [{error: "+kind+"}]").ask("hi")
@@ -69,7 +78,7 @@ func TestAPIErrors(t *testing.T) {
 			ls := out.lines(t)
 			msg := ls[len(ls)-2]
 			check(t, "synthetic model", msg["message"].(map[string]any)["model"], "<synthetic>")
-			check(t, "error", msg["error"], kind)
+			check(t, "error", msg["error"], e.kind)
 			res := out.result(t)
 			check(t, "is_error", res["is_error"], true)
 			check(t, "api_error_status", res["api_error_status"], float64(e.status))
@@ -81,6 +90,86 @@ func TestAPIErrors(t *testing.T) {
 	out := newFake(t, "replies: [{error: server_error, text: 'API Error: 502 Bad gateway', exit: 0}]").ask("hi")
 	check(t, "custom text", out.result(t)["result"], "API Error: 502 Bad gateway")
 	check(t, "scripted exit", out.code, 0)
+}
+
+// The real CLI retries a 401 for an API key ten times, about 3 minutes, each
+// retry announced by an api_retry line, and its init line names the key's
+// source; without a key it does not call the API: not logged in, no retry.
+func TestAuthenticationFailed(t *testing.T) {
+	t.Run("api key", func(t *testing.T) {
+		f := newFake(t, "replies: [{error: authentication_failed}]")
+		f.env = append(f.env, "ANTHROPIC_API_KEY=sk-ant-placeholder")
+		out := f.ask("hi")
+		check(t, "exit", out.code, 1)
+		ls := out.lines(t)
+		check(t, "apiKeySource", ls[0]["apiKeySource"], "ANTHROPIC_API_KEY")
+		want := []string{"system/init"}
+		for range keyRetries {
+			want = append(want, "system/api_retry")
+		}
+		check(t, "lines", out.kinds(t), append(want, "assistant", "result/success"))
+		for i, l := range ls[1 : 1+keyRetries] {
+			check(t, "attempt", l["attempt"], float64(i+1))
+			check(t, "max_retries", l["max_retries"], float64(keyRetries))
+			check(t, "error_status", l["error_status"], 401.0)
+			check(t, "error", l["error"], "authentication_failed")
+		}
+		check(t, "last delay", ls[keyRetries]["retry_delay_ms"], 32000.0)
+		res := out.result(t)
+		check(t, "api_error_status", res["api_error_status"], 401.0)
+		check(t, "result", res["result"], "Invalid API key · Fix external API key")
+	})
+	t.Run("no key", func(t *testing.T) {
+		out := newFake(t, "replies: [{error: authentication_failed}]").ask("hi")
+		check(t, "exit", out.code, 1)
+		check(t, "apiKeySource", out.lines(t)[0]["apiKeySource"], "none")
+		check(t, "lines", out.kinds(t), []string{"system/init", "assistant", "result/success"})
+		res := out.result(t)
+		check(t, "api_error_status", res["api_error_status"], nil)
+		check(t, "result", res["result"], "Not logged in · Please run /login")
+		check(t, "error", out.lines(t)[1]["error"], "authentication_failed")
+	})
+}
+
+// FAKE_CLAUDE_RETRY_DELAY makes the retries of a refused key take time, as the
+// real ones do: a signal during them ends the fake with no result line.
+func TestKeyRetriesTakeTime(t *testing.T) {
+	f := newFake(t, "replies: [{error: authentication_failed}]")
+	f.env = append(f.env, "ANTHROPIC_API_KEY=sk-ant-placeholder", "FAKE_CLAUDE_RETRY_DELAY=1h")
+	cmd := f.command(slices.Concat(streamArgs, []string{"--", "hi"})...)
+	stdout, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	r := bufio.NewReader(stdout)
+	var kinds []string
+	for len(kinds) < 2 {
+		line, err := r.ReadBytes('\n')
+		must(t, err)
+		var v map[string]any
+		must(t, json.Unmarshal(line, &v))
+		kinds = append(kinds, kindOf(v))
+	}
+	check(t, "first lines", kinds, []string{"system/init", "system/api_retry"})
+	must(t, cmd.Process.Signal(syscall.SIGTERM))
+	rest, _ := io.ReadAll(r)
+	check(t, "after the signal", string(rest), "")
+	var exit *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &exit) || exit.ExitCode() != 143 {
+		t.Errorf("exit = %v, want status 143", err)
+	}
+}
+
+// A 429 whose anthropic-ratelimit-unified-status is rejected is not retried
+// and carries no reset time.
+func TestRateLimitRejected(t *testing.T) {
+	out := newFake(t, "replies: [{error: rate_limit_rejected}]").ask("hi")
+	check(t, "exit", out.code, 1)
+	check(t, "lines", out.kinds(t), []string{"system/init", "assistant", "result/success"})
+	res := out.result(t)
+	check(t, "api_error_status", res["api_error_status"], 429.0)
+	if text := res["result"].(string); !strings.HasPrefix(text, "API Error: Request rejected (429)") || strings.Contains(text, "resets") {
+		t.Errorf("result = %q", text)
+	}
 }
 
 func TestUsageLimit(t *testing.T) {
