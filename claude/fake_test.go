@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"raymond/claude/fakeclaude"
+	"raymond/step"
 )
 
 // fakeRun holds the fake claude's folder and a working directory, so that
@@ -202,6 +203,20 @@ func TestFakeOutcomes(t *testing.T) {
 				if ev := eventsOf(events, EventRateLimit); len(ev) != 1 || ev[0].LimitStatus != "rejected" || ev[0].ResetAt.Unix() != 1763700000 {
 					t.Errorf("rate-limit events = %+v", ev)
 				}
+			}},
+		{name: "system lines of other subtypes are passed over", want: Success,
+			reply: fakeclaude.Reply{System: []string{"informational", "task_started", "task_notification"}, Text: "<goto>X</goto>"},
+			check: func(t *testing.T, r *Result, events []Event) {
+				eq(t, "events", kinds(events), []EventKind{EventInit, EventText})
+				eq(t, "Text", r.Text, "<goto>X</goto>")
+			}},
+		{name: "error during execution: its errors are the reason", want: APIError,
+			reply: fakeclaude.Reply{ExecutionError: "Tool permission request failed: stream closed"},
+			check: func(t *testing.T, r *Result, _ []Event) {
+				eq(t, "Errors", r.Errors, []string{"Tool permission request failed: stream closed"})
+				out := Neutral(r, step.Request{})
+				eq(t, "Outcome", out.Outcome, step.Transient)
+				eq(t, "Reason", out.Reason, "claude ended the step with an error: Tool permission request failed: stream closed")
 			}},
 		{name: "max turns", reply: fakeclaude.Reply{MaxTurns: true}, want: Exhausted},
 		{name: "max budget", reply: fakeclaude.Reply{MaxBudget: true}, want: Exhausted},

@@ -269,7 +269,11 @@ func outcomeReason(res *Result) string {
 			"not retried, since it would most likely be as long again: have the state write large output to a file",
 			mib(res.LongLine.Bytes), mib(maxLine))
 	case APIError:
-		fmt.Fprintf(&b, "API error: %s", FirstLine(res.Text))
+		if res.Subtype == "error_during_execution" {
+			fmt.Fprintf(&b, "claude ended the step with an error: %s", FirstLine(res.errorText()))
+			break
+		}
+		fmt.Fprintf(&b, "API error: %s", FirstLine(res.errorText()))
 	case Exhausted:
 		fmt.Fprintf(&b, "the step used up its own limit (%s)", res.Subtype)
 	case SessionNotFound:

@@ -91,7 +91,11 @@
 //	                      between the tool_use and the tool_result lines, silent
 //	                      as a real Bash tool is, in a process group of its own
 //	                      (its output is discarded; a signal ends the fake and
-//	                      leaves the command running)
+//	                      leaves the command running). A Bash call whose command
+//	                      is a standalone `sleep N` is refused as the real CLI
+//	                      refuses it, whatever --allowedTools says: its result
+//	                      is "Blocked: standalone sleep N. …", an error, and run
+//	                      does not run
 //	cost                  this call's cost in USD (default 0.0053; 0 for error and
 //	                      usage_limit replies)
 //	delay                 a Go duration waited before the result line; the lines
@@ -116,6 +120,11 @@
 //	rate_limit_reset      epoch seconds: a rate_limit_event line before the result,
 //	                      with status rate_limit_status (default "rejected") and
 //	                      rateLimitType five_hour
+//	execution_error       an error_during_execution result whose errors list holds
+//	                      this text, with no result field; exit 1
+//	system                system lines streamed after the init line, by subtype:
+//	                      informational, task_started, task_notification (the real
+//	                      CLI writes them too; consumers must pass over them)
 //	max_turns, max_budget an error_max_turns or error_max_budget_usd result, with
 //	                      errors and no result field; exit 1. --max-turns N and
 //	                      --max-budget-usd X on the command line cause them too, when

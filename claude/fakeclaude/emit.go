@@ -1,7 +1,9 @@
 package fakeclaude
 
 import (
+	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"time"
 
@@ -159,6 +161,9 @@ func (t *turn) toolUse(tool Tool, withResult bool) []any {
 		return []any{use}
 	}
 	lines := []any{use}
+	if text, refused := refusal(tool); refused {
+		tool.Result, tool.Error, tool.Run = text, true, ""
+	}
 	if tool.Run != "" {
 		lines = append(lines, command(tool.Run))
 	}
@@ -174,6 +179,39 @@ func (t *turn) toolUse(tool Tool, withResult bool) []any {
 			"isImage": false, "noOutputExpected": false}
 	}
 	return append(lines, result)
+}
+
+// sleepBlocked is how the real CLI's Bash tool answers a command that is a
+// standalone sleep, whatever --allowedTools allows: it wants waits done by a
+// Monitor with a condition, not by the model sleeping.
+// The real text goes on after "use Monitor"; its start is what was seen.
+const sleepBlocked = "Blocked: standalone sleep %s. To wait for a condition, use Monitor."
+
+// standaloneSleep matches a Bash command that is nothing but `sleep N`.
+var standaloneSleep = regexp.MustCompile(`^\s*sleep\s+([0-9]+(?:\.[0-9]+)?[smhd]?)\s*;?\s*$`)
+
+// refusal is the tool result the real CLI gives instead of running tool, if
+// it refuses it: a standalone sleep in Bash.
+func refusal(tool Tool) (string, bool) {
+	if tool.Name != "Bash" {
+		return "", false
+	}
+	command, _ := tool.Input["command"].(string)
+	m := standaloneSleep.FindStringSubmatch(command)
+	if m == nil {
+		return "", false
+	}
+	return fmt.Sprintf(sleepBlocked, m[1]), true
+}
+
+// systemSubtypes are the system lines a reply's system field may stream.
+var systemSubtypes = []string{"informational", "task_started", "task_notification"}
+
+// systemLine is a system line of a subtype the real CLI was seen to write
+// besides init and api_retry; raymond must pass over it. It carries the
+// fields every line has.
+func (t *turn) systemLine(subtype string) map[string]any {
+	return map[string]any{"type": "system", "subtype": subtype, "session_id": t.sessionID, "uuid": wire.NewUUID()}
 }
 
 // command is a tool's shell command among the lines of a reply: run, not

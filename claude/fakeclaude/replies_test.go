@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -316,4 +318,65 @@ func TestPartialMessages(t *testing.T) {
 	}
 	check(t, "deltas", strings.Join(deltas, ""), "hello")
 	check(t, "stream events", strings.Count(strings.Join(kinds, " "), "stream_event"), 6)
+}
+
+// The real CLI's Bash tool refuses a standalone `sleep N`, even when
+// --allowedTools allows Bash(sleep:*): the tool result is an error and the
+// command does not run. A sleep with more to do is not standalone.
+func TestBashRefusesStandaloneSleep(t *testing.T) {
+	f := newFake(t, `replies:
+  - tools:
+      - {name: Bash, input: {command: "sleep 30"}, result: "", run: "touch ran"}
+      - {name: Bash, input: {command: "sleep 1 && ls"}, result: "a.txt"}
+      - {name: Read, input: {command: "sleep 30"}, result: "read"}
+    text: waited
+`)
+	out := f.ask("wait", "--allowedTools", "Bash(sleep:*)")
+	check(t, "exit", out.code, 0)
+	var results []map[string]any
+	for _, l := range out.lines(t) {
+		if kindOf(l) == "user" {
+			results = append(results, l["message"].(map[string]any)["content"].([]any)[0].(map[string]any))
+		}
+	}
+	check(t, "tool results", len(results), 3)
+	check(t, "sleep 30: refused", results[0]["content"], "Blocked: standalone sleep 30. To wait for a condition, use Monitor.")
+	check(t, "sleep 30: is_error", results[0]["is_error"], true)
+	if _, err := os.Stat(filepath.Join(f.cwd, "ran")); err == nil {
+		t.Error("the refused command ran")
+	}
+	check(t, "sleep and more: runs", results[1]["content"], "a.txt")
+	check(t, "sleep and more: is_error", results[1]["is_error"], false)
+	check(t, "another tool", results[2]["content"], "read")
+}
+
+// The real CLI also writes system/informational, system/task_started and
+// system/task_notification lines; a reply's system field streams them.
+func TestSystemLines(t *testing.T) {
+	out := newFake(t, "replies: [{system: [informational, task_started, task_notification], text: ok}]").ask("hi")
+	check(t, "exit", out.code, 0)
+	check(t, "lines", out.kinds(t), []string{"system/init", "system/informational", "system/task_started",
+		"system/task_notification", "assistant", "result/success"})
+	for _, l := range out.lines(t)[1:4] {
+		check(t, "session_id", l["session_id"], out.sessionID(t))
+	}
+	path := filepath.Join(t.TempDir(), "script.yaml")
+	must(t, os.WriteFile(path, []byte("replies: [{system: [task_done]}]"), 0o644))
+	_, err := loadScript(path)
+	if err == nil || !strings.Contains(err.Error(), `unknown subtype "task_done"`) {
+		t.Errorf("unknown subtype: err = %v", err)
+	}
+}
+
+// An error_during_execution result carries errors[] and no result field.
+func TestExecutionError(t *testing.T) {
+	out := newFake(t, "replies: [{execution_error: 'Tool permission request failed: stream closed'}]").ask("hi")
+	check(t, "exit", out.code, 1)
+	check(t, "lines", out.kinds(t), []string{"system/init", "result/error_during_execution"})
+	res := out.result(t)
+	check(t, "is_error", res["is_error"], true)
+	check(t, "errors", res["errors"], []any{"Tool permission request failed: stream closed"})
+	if _, ok := res["result"]; ok {
+		t.Errorf("result field %v: an error result has none", res["result"])
+	}
 }

@@ -99,6 +99,15 @@ func (t *turn) plan() outcome {
 		return outcome{lines: lines, subtype: "success", isError: true, text: &text, api: &e,
 			stopReason: "stop_sequence", terminal: "api_error", turns: 1, used: tokens{cost: cost}}
 
+	case r.ExecutionError != "":
+		for _, tool := range r.Tools {
+			lines = append(lines, t.toolUse(tool, true)...)
+		}
+		used := turnTokens(1)
+		used.cost = cost
+		return outcome{lines: lines, subtype: "error_during_execution", isError: true,
+			errors: []string{r.ExecutionError}, stopReason: "end_turn", turns: 1, used: used}
+
 	case r.MaxTurns || o.maxTurns > 0 && len(r.Tools) >= o.maxTurns:
 		n := o.maxTurns
 		if n == 0 {
@@ -156,6 +165,9 @@ func (t *turn) play() int {
 	t.emitInit()
 	if sig := t.waitFor(); sig != nil {
 		return t.interrupted(sig)
+	}
+	for _, sub := range r.System {
+		t.out.line(t.systemLine(sub))
 	}
 	out := t.plan()
 	for _, l := range out.lines {
