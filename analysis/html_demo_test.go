@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"raymond/orchestrator"
+	"raymond/script"
 	"raymond/scripted"
 	"raymond/state"
 )
@@ -37,7 +38,9 @@ func htmlDemo(t *testing.T) (*Run, map[string]*Detail) {
 	require.NoError(t, err)
 	debug := filepath.Join(project, ".raymond", "debug")
 	synctest.Test(t, func(t *testing.T) {
-		d := &orchestrator.Driver{Store: store, Runner: runner, DebugDir: debug, Clock: orchestrator.RealClock{}}
+		// The replies answer the script state WAIT.sh too, as `make demo`'s do.
+		d := &orchestrator.Driver{Store: store, Runner: runner, Scripts: runner.Scripts(&script.Runner{}),
+			DebugDir: debug, Clock: orchestrator.RealClock{}}
 		run, err := d.Drive(context.Background(), "demo", nil)
 		require.NoError(t, err)
 		require.Equal(t, state.StatusCompleted, run.Status, run.Error)
@@ -57,12 +60,12 @@ func htmlDemo(t *testing.T) (*Run, map[string]*Detail) {
 
 func TestHTMLOfTheDemo(t *testing.T) {
 	r, details := htmlDemo(t)
-	require.Len(t, r.Steps, 9)
+	require.Len(t, r.Steps, 8)
 	page := htmlReport(t, r, details)
 
 	htmlHas(t, page,
 		`<span class="badge ok">completed</span>`,
-		"<dt>Cost</dt><dd>$0.0399 ($0.0044 per step)</dd>",
+		"<dt>Cost</dt><dd>$0.0379 ($0.0047 per step)</dd>",
 		"Review of raymond\n- tests: strong",
 		`<span class="via">call</span> <span class="state">SURVEY.md</span>`,
 		`forked <a href="#agent-main_review1">main_review1</a>, <a href="#agent-main_review2">main_review2</a>, <a href="#agent-main_review3">main_review3</a>`,
@@ -71,13 +74,13 @@ func TestHTMLOfTheDemo(t *testing.T) {
 		"<h4>Answer</h4>",
 	)
 	htmlLacks(t, page, `id="notes"`, "are not in the report", "http://", "https://")
-	assert.Equal(t, 9, strings.Count(page, `<rect class="bar ok`), "nine successful steps")
+	assert.Equal(t, 8, strings.Count(page, `<rect class="bar ok`), "eight successful steps")
 	assert.Equal(t, len(r.CriticalPath), strings.Count(page, `<rect class="bar ok crit"`), "the critical path is outlined")
 	assert.Equal(t, 6, strings.Count(page, `<rect class="bar cost"`), "six states")
 	// The workflow tab draws the demo's folder with the run over it.
 	tab := workflowSection(t, page)
 	htmlHas(t, tab, `<svg class="diagram run"`,
-		"<title>REVIEW.md: visited 3 times</title>", "<title>WAIT.md: visited 2 times</title>",
+		"<title>REVIEW.md: visited 3 times</title>", "<title>WAIT.sh: visited once</title>",
 		">call ×1</text>")
 	assert.Equal(t, 6, strings.Count(tab, `<g class="visits">`), "every state visited")
 	htmlLacks(t, tab, "<a ", `class="note"`)
@@ -93,16 +96,15 @@ func TestMermaidOfTheDemo(t *testing.T) {
     s_SURVEY_md["SURVEY.md"]
     s_PLAN_md["PLAN.md"]
     s_REVIEW_md["REVIEW.md"]
-    s_WAIT_md["WAIT.md"]
+    s_WAIT_sh["WAIT.sh"]
     s_REPORT_md["REPORT.md"]
     run_end(("end"))
     run_start --> s_START_md
     s_START_md ==>|"call ×1"| s_SURVEY_md
     s_SURVEY_md --o|"result ×1"| s_PLAN_md
     s_PLAN_md -.->|"fork ×3"| s_REVIEW_md
-    s_PLAN_md -->|"fork ×1"| s_WAIT_md
-    s_WAIT_md -->|"goto ×1"| s_WAIT_md
-    s_WAIT_md -->|"goto ×1"| s_REPORT_md
+    s_PLAN_md -->|"fork ×1"| s_WAIT_sh
+    s_WAIT_sh -->|"goto ×1"| s_REPORT_md
     s_REPORT_md -->|"result ×1"| run_end
     s_REVIEW_md -->|"result ×3"| run_end
     classDef terminal fill:#eee,stroke:#666

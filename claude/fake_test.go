@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"raymond/claude/fakeclaude"
+	"raymond/step"
 )
 
 // fakeRun holds the fake claude's folder and a working directory, so that
@@ -163,7 +164,30 @@ func TestFakeOutcomes(t *testing.T) {
 			}},
 		{name: "rate limited", reply: fakeclaude.Reply{Error: "rate_limit"}, want: APIError},
 		{name: "server error", reply: fakeclaude.Reply{Error: "server_error"}, want: APIError},
-		{name: "not logged in", reply: fakeclaude.Reply{Error: "authentication_failed"}, want: AuthError},
+		{name: "not logged in", reply: fakeclaude.Reply{Error: "authentication_failed"}, want: AuthError,
+			env: []string{"ANTHROPIC_API_KEY="},
+			check: func(t *testing.T, r *Result, events []Event) {
+				eq(t, "KeySource", r.KeySource, "none")
+				eq(t, "HasResult", r.HasResult, true)
+				eq(t, "retries", len(eventsOf(events, EventRetry)), 0)
+			}},
+		// The CLI would retry the key ten times over minutes (here an hour
+		// each); raymond stops it at the first retry. The step timeout only
+		// bounds the test should it not.
+		{name: "api key refused: stopped at the first retry", reply: fakeclaude.Reply{Error: "authentication_failed"}, want: AuthError,
+			env:    []string{"ANTHROPIC_API_KEY=sk-ant-placeholder", "FAKE_CLAUDE_RETRY_DELAY=1h"},
+			adjust: func(r *Request) { r.StepTimeout = 30 * time.Second },
+			check: func(t *testing.T, r *Result, events []Event) {
+				eq(t, "KeySource", r.KeySource, "ANTHROPIC_API_KEY")
+				eq(t, "HasResult", r.HasResult, false)
+				eq(t, "ExitCode (SIGTERM)", r.ExitCode, 143)
+				eq(t, "retries", len(eventsOf(events, EventRetry)), 1)
+			}},
+		{name: "rate limit rejected: a usage limit with no reset", reply: fakeclaude.Reply{Error: "rate_limit_rejected"}, want: UsageLimit,
+			check: func(t *testing.T, r *Result, events []Event) {
+				eq(t, "retries", len(eventsOf(events, EventRetry)), 0)
+				eq(t, "ResetAt", r.ResetAt, time.Time{})
+			}},
 		{name: "no credit", reply: fakeclaude.Reply{Error: "billing_error"}, want: BillingError},
 		{name: "usage limit, time in the text", reply: fakeclaude.Reply{UsageLimit: limitText}, want: UsageLimit,
 			check: func(t *testing.T, r *Result, _ []Event) {
@@ -179,6 +203,20 @@ func TestFakeOutcomes(t *testing.T) {
 				if ev := eventsOf(events, EventRateLimit); len(ev) != 1 || ev[0].LimitStatus != "rejected" || ev[0].ResetAt.Unix() != 1763700000 {
 					t.Errorf("rate-limit events = %+v", ev)
 				}
+			}},
+		{name: "system lines of other subtypes are passed over", want: Success,
+			reply: fakeclaude.Reply{System: []string{"informational", "task_started", "task_notification"}, Text: "<goto>X</goto>"},
+			check: func(t *testing.T, r *Result, events []Event) {
+				eq(t, "events", kinds(events), []EventKind{EventInit, EventText})
+				eq(t, "Text", r.Text, "<goto>X</goto>")
+			}},
+		{name: "error during execution: its errors are the reason", want: APIError,
+			reply: fakeclaude.Reply{ExecutionError: "Tool permission request failed: stream closed"},
+			check: func(t *testing.T, r *Result, _ []Event) {
+				eq(t, "Errors", r.Errors, []string{"Tool permission request failed: stream closed"})
+				out := Neutral(r, step.Request{})
+				eq(t, "Outcome", out.Outcome, step.Transient)
+				eq(t, "Reason", out.Reason, "claude ended the step with an error: Tool permission request failed: stream closed")
 			}},
 		{name: "max turns", reply: fakeclaude.Reply{MaxTurns: true}, want: Exhausted},
 		{name: "max budget", reply: fakeclaude.Reply{MaxBudget: true}, want: Exhausted},

@@ -69,6 +69,9 @@ var fixtureCases = map[string]fixtureCase{
 		check: func(t *testing.T, r *Result, events []Event) {
 			eq(t, "r.APIErrorStatus", r.APIErrorStatus, 401)
 			eq(t, "r.APIErrorKind", r.APIErrorKind, "authentication_failed")
+			eq(t, "r.KeySource", r.KeySource, "ANTHROPIC_API_KEY")
+			eq(t, "r.KeyRefused", r.KeyRefused, true)
+			eq(t, "r.RetryStatus", r.RetryStatus, 401)
 			eq(t, "events[1]", events[1], Event{Kind: EventRetry, Attempt: 1, MaxRetries: 1, Delay: 611e6, Status: 401, ErrorKind: "authentication_failed"})
 			eq(t, "events[2]", events[2], Event{Kind: EventAPIError, Text: "Invalid API key · Fix external API key", Status: 401, ErrorKind: "authentication_failed"})
 		},
@@ -79,6 +82,7 @@ var fixtureCases = map[string]fixtureCase{
 		check: func(t *testing.T, r *Result, _ []Event) {
 			eq(t, "r.APIErrorStatus", r.APIErrorStatus, 429)
 			eq(t, "r.APIErrorKind", r.APIErrorKind, "rate_limit")
+			eq(t, "r.RetryStatus (a per-minute limit, retried)", r.RetryStatus, 429)
 			eq(t, "ResetAt", r.ResetAt, time.Time{})
 		},
 	},
@@ -118,6 +122,10 @@ var fixtureCases = map[string]fixtureCase{
 	"auth-failure.stream.jsonl": {
 		exit: 1, outcome: AuthError, text: "Not logged in · Please run /login",
 		session: "623dad87-f9e2-4645-9833-59841dd7e09c", call: ptr(0.0), events: initAPIErr,
+		check: func(t *testing.T, r *Result, _ []Event) {
+			eq(t, "r.KeySource", r.KeySource, "none")
+			eq(t, "r.KeyRefused", r.KeyRefused, false)
+		},
 	},
 	// `--output-format text` is not JSON: nothing to decode, so no result line.
 	"auth-failure.text.txt": {

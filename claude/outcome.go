@@ -13,15 +13,19 @@ type Outcome int
 const (
 	// Success: a result line with is_error false.
 	Success Outcome = iota + 1
-	// UsageLimit: the subscription's usage limit is reached; Result.ResetAt
-	// says when it resets, if known. Retry after the reset, not before.
+	// UsageLimit: the subscription's usage limit is reached, or a 429 the
+	// CLI did not retry (the API's unified rate limit said rejected);
+	// Result.ResetAt says when it resets, if known. Retry after the reset,
+	// not before.
 	UsageLimit
 	// APIError: the API failed after the CLI's own retries (overload, server
 	// error, per-minute rate limit), or the CLI reported an error it gave no
 	// more specific reason for. Transient.
 	APIError
 	// AuthError: an API error no retry can fix: not logged in, invalid API
-	// key, access denied (HTTP 401/403). The user must act.
+	// key, access denied (HTTP 401/403). The user must act. A step whose
+	// fixed API key was refused is stopped at the CLI's first retry
+	// (Result.KeyRefused), without a result line.
 	AuthError
 	// BillingError: an API error no retry can fix: the credit balance is too low.
 	BillingError
@@ -125,6 +129,8 @@ func classify(r *Result, e ending) Outcome {
 		return Timeout
 	case e.stepTimedOut:
 		return StepTimeout
+	case r.KeyRefused:
+		return AuthError
 	case r.LongLine != nil && r.LongLine.Type == "result":
 		return LineTooLong
 	case strings.Contains(stderr, sessionNotFoundText):
@@ -149,7 +155,7 @@ func classifyResult(r *Result) Outcome {
 		return Exhausted
 	case strings.Contains(text, sessionNotFoundText):
 		return SessionNotFound
-	case IsUsageLimit(text):
+	case IsUsageLimit(text), rejected(r):
 		return UsageLimit
 	case r.APIErrorKind == "authentication_failed" || r.APIErrorStatus == 401 || r.APIErrorStatus == 403 ||
 		containsAny(text, authTexts):
@@ -158,6 +164,13 @@ func classifyResult(r *Result) Outcome {
 		return BillingError
 	}
 	return APIError
+}
+
+// rejected reports a 429 the CLI gave up on without retrying: what it does
+// when the API's unified rate limit says rejected, with no reset time. A
+// per-minute rate limit is retried first, and then is a transient APIError.
+func rejected(r *Result) bool {
+	return r.APIErrorStatus == 429 && r.RetryStatus != 429
 }
 
 func containsAny(s string, subs []string) bool {

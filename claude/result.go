@@ -32,6 +32,18 @@ type Result struct {
 	Errors []string
 	// APIErrorStatus is the HTTP status of an API failure, 0 if none.
 	APIErrorStatus int
+	// RetryStatus is the HTTP status of the CLI's last api_retry for the
+	// request that failed, 0 when the CLI did not retry it (or a later
+	// request got its answer). A 429 the CLI did not retry was rejected
+	// for good: a usage limit, not a per-minute rate limit.
+	RetryStatus int
+	// KeySource is the init line's apiKeySource: where the CLI's API key
+	// came from ("ANTHROPIC_API_KEY"), "none" for a login.
+	KeySource string
+	// KeyRefused reports an api_retry for an authentication failure of a
+	// key the retries cannot change (see fixedKey): raymond stops the
+	// step there rather than wait minutes for the CLI's ten retries.
+	KeyRefused bool
 	// APIErrorKind is the error kind of the last synthetic API error message
 	// (authentication_failed, rate_limit, billing_error, …), if any.
 	APIErrorKind string

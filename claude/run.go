@@ -40,6 +40,7 @@ type Handler struct {
 var (
 	errIdle = errors.New("idle timeout")
 	errStep = errors.New("step timeout")
+	errKey  = errors.New("api key refused")
 )
 
 // Run runs one step and waits for the process to end.
@@ -47,9 +48,11 @@ var (
 // The process runs in its own process group with stdin at /dev/null (or a
 // pipe carrying a prompt too large for argv) and without CLAUDECODE in its
 // environment. When ctx is canceled, r.IdleTimeout passes without a line on
-// stdout or stderr while no tool call is outstanding, or the step has run for
-// r.StepTimeout, the whole group gets SIGTERM, then SIGKILL after
-// r.KillGrace.
+// stdout or stderr while no tool call is outstanding, the step has run for
+// r.StepTimeout, or the CLI starts to retry an authentication failure of an
+// API key no retry can change (an AuthError at once, rather than after its
+// ten retries over minutes), the whole group gets SIGTERM, then SIGKILL
+// after r.KillGrace.
 //
 // Every way the process ends is a Result whose Outcome says how. Run returns
 // an error only when the process cannot be started: an invalid request, an
@@ -117,6 +120,10 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 				h.OnLine(line)
 			}
 			st.decode(line)
+			if res.KeyRefused && context.Cause(runCtx) == nil {
+				// The CLI would retry a key that cannot change for minutes.
+				cancel(errKey)
+			}
 		}
 		// While a tool runs, claude is silent and the idle timer waits.
 		idle.Hold(st.busy())
@@ -141,7 +148,7 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	}
 	e := ending{tool: st.running()}
 	switch cause := context.Cause(runCtx); {
-	case !killed:
+	case !killed, errors.Is(cause, errKey):
 	case errors.Is(cause, errIdle):
 		e.timedOut, e.limit = true, r.IdleTimeout
 		res.LimitFrom = r.IdleTimeoutFrom

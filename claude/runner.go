@@ -269,7 +269,11 @@ func outcomeReason(res *Result) string {
 			"not retried, since it would most likely be as long again: have the state write large output to a file",
 			mib(res.LongLine.Bytes), mib(maxLine))
 	case APIError:
-		fmt.Fprintf(&b, "API error: %s", FirstLine(res.Text))
+		if res.Subtype == "error_during_execution" {
+			fmt.Fprintf(&b, "claude ended the step with an error: %s", FirstLine(res.errorText()))
+			break
+		}
+		fmt.Fprintf(&b, "API error: %s", FirstLine(res.errorText()))
 	case Exhausted:
 		fmt.Fprintf(&b, "the step used up its own limit (%s)", res.Subtype)
 	case SessionNotFound:
@@ -316,10 +320,32 @@ func unusableReason(res *Result, req step.Request) string {
 			"Run raymond as a normal user, or drop --dangerously-skip-permissions and use --permission-mode " +
 			"(the default is acceptEdits)." + sandbox
 	case res.Outcome == AuthError:
-		return "claude is not logged in (" + FirstLine(res.Text+res.Stderr) + "). Run `claude` once to log in, then resume the run"
+		return authReason(res)
 	default:
 		return "the account cannot pay for more requests (" + FirstLine(res.Text+res.Stderr) + "). Add credit, then resume the run"
 	}
+}
+
+// authReason says why claude was refused and what to do: for an API key,
+// named by where it came from (the init line's apiKeySource), check that
+// key; for a login, log in again.
+func authReason(res *Result) string {
+	detail := FirstLine(res.Text + res.Stderr)
+	if detail == "" && res.RetryStatus != 0 {
+		detail = fmt.Sprintf("HTTP %d", res.RetryStatus)
+	}
+	if detail != "" {
+		detail = " (" + detail + ")"
+	}
+	switch src := res.KeySource; {
+	case src == "apiKeyHelper":
+		return "the API key from claude's apiKeyHelper was refused" + detail +
+			": check the helper in claude's settings, then resume the run"
+	case fixedKey(src) && !strings.HasPrefix(src, "/login"):
+		return "the API key from " + src + " was refused" + detail +
+			": check it, or unset it to use your Claude login, then resume the run"
+	}
+	return "claude is not logged in" + detail + ". Run `claude` once to log in, then resume the run"
 }
 
 // FirstLine is the first non-blank line of s, trimmed and cut at 200 bytes.

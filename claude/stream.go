@@ -19,8 +19,9 @@ type wireLine struct {
 	SessionID string `json:"session_id"`
 
 	// system/init.
-	Model   string `json:"model"`
-	Version string `json:"claude_code_version"`
+	Model     string `json:"model"`
+	Version   string `json:"claude_code_version"`
+	KeySource string `json:"apiKeySource"`
 
 	// assistant and user. Error is also the error kind of system/api_retry.
 	Message        *wireMessage `json:"message"`
@@ -154,23 +155,41 @@ func (s *stream) system(l *wireLine) {
 		if l.SessionID != "" {
 			s.res.SessionID = l.SessionID
 		}
-		s.res.Model, s.res.Version = l.Model, l.Version
+		s.res.Model, s.res.Version, s.res.KeySource = l.Model, l.Version, l.KeySource
 		s.emit(Event{Kind: EventInit, SessionID: l.SessionID, Model: l.Model, Version: l.Version})
 	case "api_retry":
+		status := deref(l.ErrorStatus)
+		s.res.RetryStatus = status
+		if l.Error == "authentication_failed" || status == 401 {
+			s.res.KeyRefused = s.res.KeyRefused || fixedKey(s.res.KeySource)
+		}
 		s.emit(Event{
 			Kind:       EventRetry,
 			Attempt:    l.Attempt,
 			MaxRetries: l.MaxRetries,
 			Delay:      time.Duration(l.RetryDelayMS * float64(time.Millisecond)),
-			Status:     deref(l.ErrorStatus),
+			Status:     status,
 			ErrorKind:  l.Error,
 		})
 	}
 }
 
+// fixedKey reports whether an init line's apiKeySource names an API key
+// that the CLI's retries cannot change: one from ANTHROPIC_API_KEY (or a
+// source a later CLI adds). A login ("none": the CLI may refresh its OAuth
+// token between retries) and an apiKeyHelper (run again for a new key) are
+// not fixed, nor is a stream without an init line.
+func fixedKey(source string) bool {
+	return source != "" && source != "none" && source != "apiKeyHelper"
+}
+
 func (s *stream) assistant(l *wireLine) {
 	if l.Message == nil {
 		return
+	}
+	if l.Message.Model != "<synthetic>" && l.Error == "" {
+		// A request got its answer: a retry before it is over.
+		s.res.RetryStatus = 0
 	}
 	if l.Message.Model == "<synthetic>" || l.Error != "" {
 		var text []string

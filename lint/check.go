@@ -461,6 +461,7 @@ func (c *checker) state(si *scopeInfo, n *node) {
 		return
 	}
 	c.rules(si, n)
+	c.sleeps(n)
 	// A malformed tag is reported, and the well-formed tags beside it are
 	// still checked: the model sees them all.
 	tags, malformed := parsing.AllTags(st.Body)

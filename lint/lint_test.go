@@ -167,3 +167,28 @@ func TestControlCharacterInStateName(t *testing.T) {
 	}
 	assert.Empty(t, find(r, "frontmatter-parse-error"))
 }
+
+// Claude Code's Bash refuses a standalone `sleep N`, so a prompt that asks
+// the model to wait that way makes a loop of paid steps; a script may sleep.
+func TestPromptSleep(t *testing.T) {
+	r := check(t, map[string]string{
+		"START.md": "<goto>WAIT.md</goto>",
+		"WAIT.md": "---\nallowed_transitions:\n  - { tag: goto, target: WAIT.md }\n  - { tag: result }\n---\n" +
+			"List the folder.\nIf files are missing, run `sleep 30`, then answer <goto>WAIT.md</goto>.\n" +
+			"Otherwise <result>done</result>\n",
+		"POLL.sh": "sleep 30\necho '<result>polled</result>'\n",
+	})
+	got := find(r, "prompt-sleep")
+	require.Len(t, got, 1, "%+v", r.Findings)
+	assert.Equal(t, lint.Warning, got[0].Severity)
+	assert.Equal(t, "WAIT.md", filepath.Base(got[0].File))
+	assert.Equal(t, 7, got[0].Line)
+	assert.Equal(t, 28, got[0].Column)
+	assert.Contains(t, got[0].Message, "`sleep 30`")
+	assert.Contains(t, got[0].Fix, "script state")
+
+	for _, text := range []string{"Sleep on it, then answer <result>x</result>", "The sleep command is not for you. <result>x</result>"} {
+		r := check(t, map[string]string{"START.md": text})
+		assert.Empty(t, find(r, "prompt-sleep"), text)
+	}
+}

@@ -216,6 +216,7 @@ replies:
 			assert.Equal(t, tt.outcome, res.Outcome)
 			want := tt.want
 			want.Outcome, want.SessionID, want.Model, want.Version = tt.outcome, testSession, "sonnet", "scripted"
+			want.KeySource = "none" // the init line's apiKeySource: a login, as claude without a key says
 			want.Started, want.Ended, want.DurationMS = res.Started, res.Ended, res.DurationMS
 			if tt.outcome == claude.UsageLimit {
 				assert.WithinRange(t, res.ResetAt, before.Add(30*time.Minute).Truncate(time.Second), time.Now().Add(30*time.Minute+time.Second))

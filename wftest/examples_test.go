@@ -141,8 +141,9 @@ var retargets = map[string]retarget{
 	"call-return": {"START.md", "GATHER.md", "WRITE.md"},
 	// A revision's verdict goes to DONE without a decision.
 	"function-evaluator": {"REVISE.md", "DECIDE.md", "DONE.md"},
-	// A join that finds summaries missing starts over instead of waiting.
-	"fork-join": {"JOIN.md", "JOIN.md", "START.md"},
+	// The parent goes straight to the overview, without waiting for the
+	// workers' summaries.
+	"fork-join": {"START.md", "WAIT", "JOIN.md"},
 	// The reproduced bug goes to verification without a fix (REPRODUCE's
 	// goto is implicit).
 	"policy-implicit": {"REPRODUCE.md", "FIX.md", "VERIFY.md"},
@@ -271,7 +272,7 @@ func isPathFailure(msg string, paths []wftest.AgentStates, state string) bool {
 			continue
 		}
 		for _, s := range p.States {
-			if stem(s) == state {
+			if stem(s) == state || strings.TrimSuffix(s, ".sh") == state {
 				return true
 			}
 		}
@@ -280,14 +281,15 @@ func isPathFailure(msg string, paths []wftest.AgentStates, state string) bool {
 }
 
 // reached lists the states c's expected paths go through, main's first
-// state (the entry) left out, each once, without .md.
+// state (the entry) and script states left out, each once, without .md.
 func reached(c *wftest.Case) []string {
 	var states []string
 	seen := make(map[string]bool)
 	for _, p := range c.Expect.Paths {
 		for j, s := range p.States {
 			s = stem(s)
-			if p.Agent == "main" && j == 0 || seen[s] {
+			// Script states are not prompts: only the .md states are deleted.
+			if p.Agent == "main" && j == 0 || seen[s] || strings.HasSuffix(s, ".sh") {
 				continue
 			}
 			seen[s] = true

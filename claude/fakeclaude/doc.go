@@ -25,6 +25,11 @@
 //	FAKE_CLAUDE_ROOT     "1" or "0": whether to act as if run by root (default: the
 //	                     real euid), which refuses --dangerously-skip-permissions and
 //	                     --permission-mode bypassPermissions unless IS_SANDBOX=1
+//	ANTHROPIC_API_KEY    non-empty: the init line's apiKeySource is ANTHROPIC_API_KEY
+//	                     (else none), which changes how authentication_failed reads
+//	FAKE_CLAUDE_RETRY_DELAY  a Go duration waited after each of the ten api_retry
+//	                     lines of a refused API key (default none; the real CLI
+//	                     takes about 3 minutes)
 //
 // Only print mode is supported, with --output-format stream-json (which needs
 // --verbose, as in the real CLI), json (the result object alone) or text (the result
@@ -86,7 +91,11 @@
 //	                      between the tool_use and the tool_result lines, silent
 //	                      as a real Bash tool is, in a process group of its own
 //	                      (its output is discarded; a signal ends the fake and
-//	                      leaves the command running)
+//	                      leaves the command running). A Bash call whose command
+//	                      is a standalone `sleep N` is refused as the real CLI
+//	                      refuses it, whatever --allowedTools says: its result
+//	                      is "Blocked: standalone sleep N. …", an error, and run
+//	                      does not run
 //	cost                  this call's cost in USD (default 0.0053; 0 for error and
 //	                      usage_limit replies)
 //	delay                 a Go duration waited before the result line; the lines
@@ -97,16 +106,28 @@
 //	                      answered with last, as the real CLI keeps it; else
 //	                      claude-opus-5-5)
 //	turns                 num_turns of the result (default: tools + 1)
-//	error                 an API failure: rate_limit, overloaded, server_error,
-//	                      authentication_failed or billing_error. The fake streams an
-//	                      api_retry line (not for billing_error) and a synthetic
-//	                      assistant message, then a result with subtype success,
-//	                      is_error true, api_error_status and the error's text
-//	                      (text overrides it); exit 1
+//	error                 an API failure: rate_limit (per minute), rate_limit_rejected,
+//	                      overloaded, server_error, authentication_failed or
+//	                      billing_error. The fake streams an api_retry line (not for
+//	                      billing_error, nor rate_limit_rejected: a 429 whose
+//	                      anthropic-ratelimit-unified-status is rejected, which the
+//	                      real CLI does not retry and gives no reset time) and a
+//	                      synthetic assistant message, then a result with subtype
+//	                      success, is_error true, api_error_status and the error's
+//	                      text (text overrides it); exit 1. authentication_failed
+//	                      with ANTHROPIC_API_KEY set streams ten api_retry lines
+//	                      (status 401) before "Invalid API key"; without a key it
+//	                      is "Not logged in · Please run /login", no retry, and
+//	                      api_error_status null
 //	usage_limit           the same shape with this text as the result: a usage limit
 //	rate_limit_reset      epoch seconds: a rate_limit_event line before the result,
 //	                      with status rate_limit_status (default "rejected") and
 //	                      rateLimitType five_hour
+//	execution_error       an error_during_execution result whose errors list holds
+//	                      this text, with no result field; exit 1
+//	system                system lines streamed after the init line, by subtype:
+//	                      informational, task_started, task_notification (the real
+//	                      CLI writes them too; consumers must pass over them)
 //	max_turns, max_budget an error_max_turns or error_max_budget_usd result, with
 //	                      errors and no result field; exit 1. --max-turns N on the
 //	                      command line causes the first too, when the reply has N or

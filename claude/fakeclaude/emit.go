@@ -1,7 +1,9 @@
 package fakeclaude
 
 import (
+	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"time"
 
@@ -85,7 +87,7 @@ func (t *turn) emitInit() {
 		Type: "system", Subtype: "init", Cwd: t.inv.cwd, SessionID: t.sessionID,
 		Tools: tools, MCPServers: []any{}, Model: t.model, PermissionMode: mode,
 		SlashCommands: []string{"clear", "compact", "config", "context", "init", "review"},
-		APIKeySource:  "none", ClaudeCodeVersion: t.version, OutputStyle: "default",
+		APIKeySource:  t.keySource(), ClaudeCodeVersion: t.version, OutputStyle: "default",
 		Agents: []string{"claude", "Explore", "general-purpose", "Plan"}, Skills: []string{},
 		Plugins: []any{}, UUID: wire.NewUUID(),
 		MemoryPaths:    map[string]string{"auto": projectDir(t.inv.cwd+"/.claude", t.inv.cwd) + "/memory/"},
@@ -159,6 +161,9 @@ func (t *turn) toolUse(tool Tool, withResult bool) []any {
 		return []any{use}
 	}
 	lines := []any{use}
+	if text, refused := refusal(tool); refused {
+		tool.Result, tool.Error, tool.Run = text, true, ""
+	}
 	if tool.Run != "" {
 		lines = append(lines, command(tool.Run))
 	}
@@ -176,13 +181,46 @@ func (t *turn) toolUse(tool Tool, withResult bool) []any {
 	return append(lines, result)
 }
 
+// sleepBlocked is how the real CLI's Bash tool answers a command that is a
+// standalone sleep, whatever --allowedTools allows: it wants waits done by a
+// Monitor with a condition, not by the model sleeping.
+// The real text goes on after "use Monitor"; its start is what was seen.
+const sleepBlocked = "Blocked: standalone sleep %s. To wait for a condition, use Monitor."
+
+// standaloneSleep matches a Bash command that is nothing but `sleep N`.
+var standaloneSleep = regexp.MustCompile(`^\s*sleep\s+([0-9]+(?:\.[0-9]+)?[smhd]?)\s*;?\s*$`)
+
+// refusal is the tool result the real CLI gives instead of running tool, if
+// it refuses it: a standalone sleep in Bash.
+func refusal(tool Tool) (string, bool) {
+	if tool.Name != "Bash" {
+		return "", false
+	}
+	command, _ := tool.Input["command"].(string)
+	m := standaloneSleep.FindStringSubmatch(command)
+	if m == nil {
+		return "", false
+	}
+	return fmt.Sprintf(sleepBlocked, m[1]), true
+}
+
+// systemSubtypes are the system lines a reply's system field may stream.
+var systemSubtypes = []string{"informational", "task_started", "task_notification"}
+
+// systemLine is a system line of a subtype the real CLI was seen to write
+// besides init and api_retry; raymond must pass over it. It carries the
+// fields every line has.
+func (t *turn) systemLine(subtype string) map[string]any {
+	return map[string]any{"type": "system", "subtype": subtype, "session_id": t.sessionID, "uuid": wire.NewUUID()}
+}
+
 // command is a tool's shell command among the lines of a reply: run, not
 // written.
 type command string
 
 // synthetic is the assistant message the CLI makes up to report a failed API call.
 func (t *turn) synthetic(text string, e apiError) wire.AssistantLine {
-	return wire.AssistantLine{
+	line := wire.AssistantLine{
 		Type: "assistant",
 		Message: wire.AssistantMessage{
 			ID: wire.NewUUID(), Type: "message", Role: "assistant", Model: "<synthetic>",
@@ -192,11 +230,44 @@ func (t *turn) synthetic(text string, e apiError) wire.AssistantLine {
 		SessionID: t.sessionID, UUID: wire.NewUUID(), Timestamp: timestamp(), RequestID: wire.NewID("req_"),
 		Error: e.kind, IsAPIErrorMessage: true, APIErrorStatus: e.status, APIErrorType: e.typ,
 	}
+	if e.status == 0 { // no request was made
+		line.RequestID = ""
+	}
+	return line
 }
 
 func (t *turn) apiRetry(e apiError) wire.APIRetryLine {
 	return wire.APIRetryLine{Type: "system", Subtype: "api_retry", Attempt: 1, MaxRetries: 1,
 		RetryDelayMS: 600, ErrorStatus: e.status, Error: e.kind, SessionID: t.sessionID, UUID: wire.NewUUID()}
+}
+
+// keyRetries are the CLI's retries of a refused API key: keyRetries api_retry
+// lines whose announced delays grow from 500 ms to 32 s, as the real ones do.
+// The fake waits FAKE_CLAUDE_RETRY_DELAY (default none) after each instead.
+func (t *turn) keyRetries(e apiError) []any {
+	var wait time.Duration
+	if v, _ := t.inv.getenv("FAKE_CLAUDE_RETRY_DELAY"); v != "" {
+		wait, _ = time.ParseDuration(v)
+	}
+	var lines []any
+	for i := 1; i <= keyRetries; i++ {
+		l := t.apiRetry(e)
+		l.Attempt, l.MaxRetries, l.RetryDelayMS = i, keyRetries, min(500<<(i-1), 32000)
+		lines = append(lines, l, pause(wait))
+	}
+	return lines
+}
+
+// pause is a wait among the lines of a reply: slept, not written.
+type pause time.Duration
+
+// keySource is the init line's apiKeySource: ANTHROPIC_API_KEY when that
+// variable holds a key, else none (a login, which the fake does not have).
+func (t *turn) keySource() string {
+	if v, _ := t.inv.getenv("ANTHROPIC_API_KEY"); v != "" {
+		return "ANTHROPIC_API_KEY"
+	}
+	return "none"
 }
 
 func (t *turn) rateLimitEvent() wire.RateLimitLine {

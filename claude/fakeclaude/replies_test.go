@@ -1,8 +1,16 @@
 package fakeclaude
 
 import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -57,6 +65,9 @@ func TestToolLines(t *testing.T) {
 
 func TestAPIErrors(t *testing.T) {
 	for kind, e := range apiErrors {
+		if kind == "authentication_failed" {
+			continue // TestAuthenticationFailed: it depends on the key
+		}
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			out := newFake(t, "replies: [{error: "+kind+"}]").ask("hi")
@@ -69,7 +80,7 @@ func TestAPIErrors(t *testing.T) {
 			ls := out.lines(t)
 			msg := ls[len(ls)-2]
 			check(t, "synthetic model", msg["message"].(map[string]any)["model"], "<synthetic>")
-			check(t, "error", msg["error"], kind)
+			check(t, "error", msg["error"], e.kind)
 			res := out.result(t)
 			check(t, "is_error", res["is_error"], true)
 			check(t, "api_error_status", res["api_error_status"], float64(e.status))
@@ -81,6 +92,86 @@ func TestAPIErrors(t *testing.T) {
 	out := newFake(t, "replies: [{error: server_error, text: 'API Error: 502 Bad gateway', exit: 0}]").ask("hi")
 	check(t, "custom text", out.result(t)["result"], "API Error: 502 Bad gateway")
 	check(t, "scripted exit", out.code, 0)
+}
+
+// The real CLI retries a 401 for an API key ten times, about 3 minutes, each
+// retry announced by an api_retry line, and its init line names the key's
+// source; without a key it does not call the API: not logged in, no retry.
+func TestAuthenticationFailed(t *testing.T) {
+	t.Run("api key", func(t *testing.T) {
+		f := newFake(t, "replies: [{error: authentication_failed}]")
+		f.env = append(f.env, "ANTHROPIC_API_KEY=sk-ant-placeholder")
+		out := f.ask("hi")
+		check(t, "exit", out.code, 1)
+		ls := out.lines(t)
+		check(t, "apiKeySource", ls[0]["apiKeySource"], "ANTHROPIC_API_KEY")
+		want := []string{"system/init"}
+		for range keyRetries {
+			want = append(want, "system/api_retry")
+		}
+		check(t, "lines", out.kinds(t), append(want, "assistant", "result/success"))
+		for i, l := range ls[1 : 1+keyRetries] {
+			check(t, "attempt", l["attempt"], float64(i+1))
+			check(t, "max_retries", l["max_retries"], float64(keyRetries))
+			check(t, "error_status", l["error_status"], 401.0)
+			check(t, "error", l["error"], "authentication_failed")
+		}
+		check(t, "last delay", ls[keyRetries]["retry_delay_ms"], 32000.0)
+		res := out.result(t)
+		check(t, "api_error_status", res["api_error_status"], 401.0)
+		check(t, "result", res["result"], "Invalid API key · Fix external API key")
+	})
+	t.Run("no key", func(t *testing.T) {
+		out := newFake(t, "replies: [{error: authentication_failed}]").ask("hi")
+		check(t, "exit", out.code, 1)
+		check(t, "apiKeySource", out.lines(t)[0]["apiKeySource"], "none")
+		check(t, "lines", out.kinds(t), []string{"system/init", "assistant", "result/success"})
+		res := out.result(t)
+		check(t, "api_error_status", res["api_error_status"], nil)
+		check(t, "result", res["result"], "Not logged in · Please run /login")
+		check(t, "error", out.lines(t)[1]["error"], "authentication_failed")
+	})
+}
+
+// FAKE_CLAUDE_RETRY_DELAY makes the retries of a refused key take time, as the
+// real ones do: a signal during them ends the fake with no result line.
+func TestKeyRetriesTakeTime(t *testing.T) {
+	f := newFake(t, "replies: [{error: authentication_failed}]")
+	f.env = append(f.env, "ANTHROPIC_API_KEY=sk-ant-placeholder", "FAKE_CLAUDE_RETRY_DELAY=1h")
+	cmd := f.command(slices.Concat(streamArgs, []string{"--", "hi"})...)
+	stdout, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	r := bufio.NewReader(stdout)
+	var kinds []string
+	for len(kinds) < 2 {
+		line, err := r.ReadBytes('\n')
+		must(t, err)
+		var v map[string]any
+		must(t, json.Unmarshal(line, &v))
+		kinds = append(kinds, kindOf(v))
+	}
+	check(t, "first lines", kinds, []string{"system/init", "system/api_retry"})
+	must(t, cmd.Process.Signal(syscall.SIGTERM))
+	rest, _ := io.ReadAll(r)
+	check(t, "after the signal", string(rest), "")
+	var exit *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &exit) || exit.ExitCode() != 143 {
+		t.Errorf("exit = %v, want status 143", err)
+	}
+}
+
+// A 429 whose anthropic-ratelimit-unified-status is rejected is not retried
+// and carries no reset time.
+func TestRateLimitRejected(t *testing.T) {
+	out := newFake(t, "replies: [{error: rate_limit_rejected}]").ask("hi")
+	check(t, "exit", out.code, 1)
+	check(t, "lines", out.kinds(t), []string{"system/init", "assistant", "result/success"})
+	res := out.result(t)
+	check(t, "api_error_status", res["api_error_status"], 429.0)
+	if text := res["result"].(string); !strings.HasPrefix(text, "API Error: Request rejected (429)") || strings.Contains(text, "resets") {
+		t.Errorf("result = %q", text)
+	}
 }
 
 func TestUsageLimit(t *testing.T) {
@@ -227,4 +318,65 @@ func TestPartialMessages(t *testing.T) {
 	}
 	check(t, "deltas", strings.Join(deltas, ""), "hello")
 	check(t, "stream events", strings.Count(strings.Join(kinds, " "), "stream_event"), 6)
+}
+
+// The real CLI's Bash tool refuses a standalone `sleep N`, even when
+// --allowedTools allows Bash(sleep:*): the tool result is an error and the
+// command does not run. A sleep with more to do is not standalone.
+func TestBashRefusesStandaloneSleep(t *testing.T) {
+	f := newFake(t, `replies:
+  - tools:
+      - {name: Bash, input: {command: "sleep 30"}, result: "", run: "touch ran"}
+      - {name: Bash, input: {command: "sleep 1 && ls"}, result: "a.txt"}
+      - {name: Read, input: {command: "sleep 30"}, result: "read"}
+    text: waited
+`)
+	out := f.ask("wait", "--allowedTools", "Bash(sleep:*)")
+	check(t, "exit", out.code, 0)
+	var results []map[string]any
+	for _, l := range out.lines(t) {
+		if kindOf(l) == "user" {
+			results = append(results, l["message"].(map[string]any)["content"].([]any)[0].(map[string]any))
+		}
+	}
+	check(t, "tool results", len(results), 3)
+	check(t, "sleep 30: refused", results[0]["content"], "Blocked: standalone sleep 30. To wait for a condition, use Monitor.")
+	check(t, "sleep 30: is_error", results[0]["is_error"], true)
+	if _, err := os.Stat(filepath.Join(f.cwd, "ran")); err == nil {
+		t.Error("the refused command ran")
+	}
+	check(t, "sleep and more: runs", results[1]["content"], "a.txt")
+	check(t, "sleep and more: is_error", results[1]["is_error"], false)
+	check(t, "another tool", results[2]["content"], "read")
+}
+
+// The real CLI also writes system/informational, system/task_started and
+// system/task_notification lines; a reply's system field streams them.
+func TestSystemLines(t *testing.T) {
+	out := newFake(t, "replies: [{system: [informational, task_started, task_notification], text: ok}]").ask("hi")
+	check(t, "exit", out.code, 0)
+	check(t, "lines", out.kinds(t), []string{"system/init", "system/informational", "system/task_started",
+		"system/task_notification", "assistant", "result/success"})
+	for _, l := range out.lines(t)[1:4] {
+		check(t, "session_id", l["session_id"], out.sessionID(t))
+	}
+	path := filepath.Join(t.TempDir(), "script.yaml")
+	must(t, os.WriteFile(path, []byte("replies: [{system: [task_done]}]"), 0o644))
+	_, err := loadScript(path)
+	if err == nil || !strings.Contains(err.Error(), `unknown subtype "task_done"`) {
+		t.Errorf("unknown subtype: err = %v", err)
+	}
+}
+
+// An error_during_execution result carries errors[] and no result field.
+func TestExecutionError(t *testing.T) {
+	out := newFake(t, "replies: [{execution_error: 'Tool permission request failed: stream closed'}]").ask("hi")
+	check(t, "exit", out.code, 1)
+	check(t, "lines", out.kinds(t), []string{"system/init", "result/error_during_execution"})
+	res := out.result(t)
+	check(t, "is_error", res["is_error"], true)
+	check(t, "errors", res["errors"], []any{"Tool permission request failed: stream closed"})
+	if _, ok := res["result"]; ok {
+		t.Errorf("result field %v: an error result has none", res["result"])
+	}
 }

@@ -23,6 +23,14 @@ type apiError struct {
 	retry  bool   // whether the CLI reports an api_retry first
 }
 
+// notLoggedIn is how an authentication failure reads without an API key: the
+// CLI has no login to send, so it does not call the API, nor retry.
+var notLoggedIn = apiError{kind: "authentication_failed", text: "Not logged in · Please run /login"}
+
+// keyRetries is how often the CLI retries a 401 for an API key, each retry
+// announced by an api_retry line, before it gives up (about 3 minutes).
+const keyRetries = 10
+
 // apiErrors are the kinds a reply's error field may name.
 var apiErrors = map[string]apiError{
 	"rate_limit": {"rate_limit", 429, "rate_limit_error",
@@ -31,6 +39,8 @@ var apiErrors = map[string]apiError{
 		"API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment.", true},
 	"server_error": {"server_error", 500, "api_error",
 		"API Error: 500 Internal server error. This is a server-side issue, usually temporary — try again in a moment.", true},
+	"rate_limit_rejected": {"rate_limit", 429, "rate_limit_error",
+		"API Error: Request rejected (429) · This request would exceed your account's rate limit. Please try again later.", false},
 	"authentication_failed": {"authentication_failed", 401, "authentication_error",
 		"Invalid API key · Fix external API key", true},
 	"billing_error": {"billing_error", 400, "invalid_request_error", "Credit balance is too low", false},
@@ -71,15 +81,33 @@ func (t *turn) plan() outcome {
 				text = r.Text
 			}
 		}
+		if r.Error == "authentication_failed" && t.keySource() == "none" {
+			e, text = notLoggedIn, notLoggedIn.text
+			if r.Text != "" {
+				text = r.Text
+			}
+		}
 		for _, tool := range r.Tools {
 			lines = append(lines, t.toolUse(tool, true)...)
 		}
-		if e.retry {
+		switch {
+		case e.kind == "authentication_failed" && e.status == 401:
+			lines = append(lines, t.keyRetries(e)...)
+		case e.retry:
 			lines = append(lines, t.apiRetry(e))
 		}
 		lines = append(lines, t.synthetic(text, e))
 		return outcome{lines: lines, subtype: "success", isError: true, text: &text, api: &e,
 			stopReason: "stop_sequence", terminal: "api_error", turns: 1, used: tokens{cost: cost}}
+
+	case r.ExecutionError != "":
+		for _, tool := range r.Tools {
+			lines = append(lines, t.toolUse(tool, true)...)
+		}
+		used := turnTokens(1)
+		used.cost = cost
+		return outcome{lines: lines, subtype: "error_during_execution", isError: true,
+			errors: []string{r.ExecutionError}, stopReason: "end_turn", turns: 1, used: used}
 
 	case r.MaxTurns || o.maxTurns > 0 && len(r.Tools) >= o.maxTurns:
 		n := o.maxTurns
@@ -173,8 +201,17 @@ func (t *turn) play() int {
 	if sig := t.waitFor(); sig != nil {
 		return t.interrupted(sig)
 	}
+	for _, sub := range r.System {
+		t.out.line(t.systemLine(sub))
+	}
 	out := t.plan()
 	for _, l := range out.lines {
+		if p, ok := l.(pause); ok {
+			if sig := t.sleep(time.Duration(p)); sig != nil {
+				return t.interrupted(sig)
+			}
+			continue
+		}
 		if c, ok := l.(command); ok {
 			if sig := t.runCommand(string(c)); sig != nil {
 				return t.interrupted(sig)
@@ -265,6 +302,9 @@ func (t *turn) resultLine(out outcome, total tokens) *wire.ResultLine {
 	if out.api != nil {
 		res.DurationAPIMS = 0
 		res.APIErrorStatus = wire.Status(out.api.status)
+		if out.api.status == 0 {
+			res.APIErrorStatus = wire.Null()
+		}
 		res.APIErrorType = out.api.typ
 	}
 	if cumulativeCost(t.version) {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -57,6 +58,12 @@ type Reply struct {
 	RateLimitReset int64 `yaml:"rate_limit_reset,omitempty"`
 	// RateLimitStatus is that event's status (default "rejected").
 	RateLimitStatus string `yaml:"rate_limit_status,omitempty"`
+	// ExecutionError ends the call with an error_during_execution result
+	// whose errors list holds this text (no result field); exit 1.
+	ExecutionError string `yaml:"execution_error,omitempty"`
+	// System lists system lines to stream after the init line, by subtype:
+	// informational, task_started or task_notification.
+	System []string `yaml:"system,omitempty"`
 	// MaxTurns ends the call with an error_max_turns result.
 	MaxTurns bool `yaml:"max_turns,omitempty"`
 	// MaxBudget ends the call with an error_max_budget_usd result.
@@ -175,6 +182,11 @@ func parseScript(data []byte) (*script, error) {
 		}
 		if _, ok := apiErrors[r.Error]; r.Error != "" && !ok {
 			return nil, fmt.Errorf("reply %d: unknown error kind %q", i, r.Error)
+		}
+		for _, sub := range r.System {
+			if !slices.Contains(systemSubtypes, sub) {
+				return nil, fmt.Errorf("reply %d: system: unknown subtype %q (want one of %v)", i, sub, systemSubtypes)
+			}
 		}
 		if r.Times < 0 {
 			return nil, fmt.Errorf("reply %d: times must not be negative", i)

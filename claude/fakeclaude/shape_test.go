@@ -20,6 +20,7 @@ func TestShapeMatchesFixtures(t *testing.T) {
 		{"tool-use.stream.jsonl", "replies: [{say: ['I will run a command.'], tools: [" + bash + "], text: 'Done: the tool said hello.'}]", false},
 		{"api-429.stream.jsonl", "replies: [{error: rate_limit}]", true},
 		{"api-credit.stream.jsonl", "replies: [{error: billing_error}]", true},
+		{"auth-failure.stream.jsonl", "replies: [{error: authentication_failed}]", true},
 		{"max-turns.stream.jsonl", "replies: [{max_turns: true, say: ['I will run a command.'], tools: [" + bash + ", " + bash + "]}]", false},
 		{"max-budget.stream.jsonl", "replies: [{say: ['I will run a command.'], tools: [" + bash + "]}]", true},
 	}

@@ -1,6 +1,6 @@
 # The join: count the reviewers' files in the shared task folder. All in:
-# on to the report. Some missing: wait (WAIT) and count again, at most 20
-# times. The number of reviewers arrives as RAYMOND_INPUT.
+# on to the report. Some missing: wait (WAIT.sh, a minute) and count again,
+# at most 20 times. The number of reviewers arrives as RAYMOND_INPUT.
 set -eu
 want=${RAYMOND_INPUT:-3}
 case "$want" in '' | *[!0-9]*) want=3 ;; esac
