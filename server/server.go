@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"syscall"
 	"time"
 
 	"raymond/daemon"
@@ -212,7 +213,7 @@ func (s *Server) authorized(h http.HandlerFunc) http.HandlerFunc {
 		if !s.hasToken(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="raymond"`)
 			msg := "this needs the header 'Authorization: Bearer TOKEN'; the token is in .raymond/serve.token"
-			if strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+			if _, ok := bearer(r); ok {
 				// A stale token (the file was deleted and the daemon
 				// made a new one) must not read as a missing header.
 				msg = "the token does not match this daemon's: use the one in .raymond/serve.token (a new one is made when the file is deleted)"
@@ -230,9 +231,19 @@ func (s *Server) hasToken(r *http.Request) bool {
 	if s.cfg.Token == "" {
 		return false
 	}
-	auth := r.Header.Get("Authorization")
-	token, ok := strings.CutPrefix(auth, "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.Token)) == 1
+	token, ok := bearer(r)
+	return ok && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.Token)) == 1
+}
+
+// bearer returns the credentials of r's Authorization header when its
+// scheme is Bearer, in any case: schemes are case-insensitive (RFC 7235
+// §2.1), and some clients send "bearer".
+func bearer(r *http.Request) (string, bool) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
 }
 
 // apiError is the one shape of every error answer.
@@ -284,6 +295,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusServiceUnavailable, "stopping", err.Error())
 	case errors.As(err, &de):
 		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		s.log.Error("request failed: no space left", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeError(w, http.StatusInsufficientStorage, "insufficient_storage",
+			"the disk that holds the project's .raymond/ folder is full (or over quota): free some space there, then try again; "+err.Error())
 	default:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeError(w, http.StatusInternalServerError, "internal", err.Error())

@@ -115,6 +115,15 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	case *dailyCap < 0:
 		return serveHelp.usageError("--daily-cap must be a positive amount of USD, or 0 for none")
 	}
+	// A daemon outlives the terminal or pipe its stderr was: a write there
+	// after it closed must fail (EPIPE), not kill it with SIGPIPE, as Go
+	// does for fds 1 and 2 unless SIGPIPE is asked for. Notify rather than
+	// Ignore: an ignored signal stays ignored in claude and the scripts.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	// A stop asked for while starting is kept for when the runs are up.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
 	log, err := newLogger(*logFormat, env.stderr)
 	if err != nil {
 		return serveHelp.usageError("%v", err)
@@ -234,9 +243,6 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	sdNotify("READY=1\nSTATUS=serving " + url)
 
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, stopSignals...)
-	defer signal.Stop(sigs)
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
