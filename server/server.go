@@ -6,7 +6,8 @@
 // sends CORS headers, so no other site's script can read an answer or send
 // the header; a request whose Host is not the address the daemon serves is
 // refused (DNS rebinding); a state-changing request from another origin
-// is refused; request bodies are limited to 1 MiB.
+// is refused; request bodies are limited to 1 MiB. limits.go bounds what
+// clients hold: connections, event streams, the time to send a request.
 package server
 
 import (
@@ -48,6 +49,9 @@ type Config struct {
 	Page http.Handler
 	// Metrics serves /metrics; nil serves none.
 	Metrics http.Handler
+	// MaxStreams is how many event streams are served at once; 0 means
+	// DefaultMaxStreams.
+	MaxStreams int
 }
 
 // MaxBody is the largest request body the API reads.
@@ -63,11 +67,17 @@ type Server struct {
 	reportKey []byte
 	// ping is the interval of the event streams' keep-alive comments.
 	ping time.Duration
+	// streams holds a token per event stream being served.
+	streams chan struct{}
 }
 
 // New returns the daemon's HTTP handler.
 func New(cfg Config) *Server {
-	s := &Server{cfg: cfg, d: cfg.Daemon, log: cfg.Log, mux: http.NewServeMux(), ping: 15 * time.Second}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = DefaultMaxStreams
+	}
+	s := &Server{cfg: cfg, d: cfg.Daemon, log: cfg.Log, mux: http.NewServeMux(), ping: 15 * time.Second,
+		streams: make(chan struct{}, cfg.MaxStreams)}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -134,7 +144,7 @@ func routes(s *Server) []route {
 		{"GET", "/healthz", false, s.healthz},
 		{"GET", "/api/v1/openapi.json", true, s.openAPI},
 		{"GET", "/api/v1/daemon", true, s.daemonStatus},
-		{"GET", "/api/v1/events", true, s.events},
+		{"GET", "/api/v1/events", true, s.stream(s.events)},
 		{"GET", "/api/v1/workflows", true, s.workflows},
 		{"GET", "/api/v1/workflows/{id...}", true, s.workflow},
 		{"POST", "/api/v1/runs", true, s.launch},
@@ -143,7 +153,7 @@ func routes(s *Server) []route {
 		{"DELETE", "/api/v1/runs/{id}", true, s.deleteRun},
 		{"POST", "/api/v1/runs/{id}/pause", true, s.pause},
 		{"POST", "/api/v1/runs/{id}/resume", true, s.resume},
-		{"GET", "/api/v1/runs/{id}/events", true, s.runEvents},
+		{"GET", "/api/v1/runs/{id}/events", true, s.stream(s.runEvents)},
 		{"GET", "/api/v1/runs/{id}/report", false, s.report}, // a bearer token or a signed link
 		{"POST", "/api/v1/runs/{id}/report-link", true, s.reportLink},
 		{"GET", "/api/v1/asks", true, s.asks},

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -192,8 +191,10 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	srv := server.New(server.Config{Daemon: d, Workflows: cat, Token: token, Version: serveVersion(), Log: log,
 		Hosts: hosts, Page: server.Page(), Metrics: server.NewMetrics(d)})
-	httpSrv := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	httpSrv := server.HTTPServer(srv, log)
+	// Connections past the cap wait in the kernel's backlog: clients must
+	// never take the descriptors the runs' steps need.
+	ln = server.LimitListener(ln, server.MaxConns(server.NofileLimit()))
 
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
