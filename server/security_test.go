@@ -166,4 +166,11 @@ func TestFullDiskIs507(t *testing.T) {
 			t.Errorf("%v: %d %s, want 507 insufficient_storage", errno, rec.Code, rec.Body)
 		}
 	}
+	// Out of descriptors is a moment's trouble: 503 and try again.
+	rec := httptest.NewRecorder()
+	err := fmt.Errorf("read run r: %w", &os.PathError{Op: "open", Path: ".raymond/state/r.json", Err: syscall.EMFILE})
+	s.fail(rec, httptest.NewRequest("POST", "/api/v1/runs", nil), err)
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"busy"`) || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("EMFILE: %d %s, want 503 busy with Retry-After", rec.Code, rec.Body)
+	}
 }

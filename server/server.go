@@ -27,6 +27,7 @@ import (
 
 	"raymond/daemon"
 	"raymond/state"
+	"raymond/step"
 )
 
 // Config is what a Server is made with.
@@ -309,6 +310,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("request failed: no space left", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeError(w, http.StatusInsufficientStorage, "insufficient_storage",
 			"the disk that holds the project's .raymond/ folder is full (or over quota): free some space there, then try again; "+err.Error())
+	case step.Exhausted(err):
+		s.log.Error("request failed: out of descriptors or processes", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", "10")
+		writeError(w, http.StatusServiceUnavailable, "busy",
+			"the daemon is short of file descriptors or processes right now: try again in a moment; "+err.Error())
 	default:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeError(w, http.StatusInternalServerError, "internal", err.Error())
