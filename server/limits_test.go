@@ -10,27 +10,41 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// TestLimitListener: past its cap, Accept waits until a connection closes;
-// closing a connection twice frees one slot, not two.
+// queuedListener hands out the connections queued in it, then waits for
+// Close: a listener whose clients are all waiting in its backlog.
+type queuedListener struct {
+	conns  chan net.Conn
+	closed chan struct{}
+}
+
+func (l *queuedListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	default:
+	}
+	<-l.closed
+	return nil, net.ErrClosed
+}
+
+func (l *queuedListener) Close() error   { close(l.closed); return nil }
+func (l *queuedListener) Addr() net.Addr { return &net.TCPAddr{} }
+
+// TestLimitListener: past its cap, Accept takes no more connections until
+// one closes, though clients wait; closing a connection twice frees one
+// slot, not two.
 func TestLimitListener(t *testing.T) {
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	inner := &queuedListener{conns: make(chan net.Conn, 4), closed: make(chan struct{})}
+	for range 4 {
+		c, other := net.Pipe()
+		defer other.Close()
+		inner.conns <- c
 	}
 	ln := LimitListener(inner, 2)
-	defer ln.Close()
-	for range 4 {
-		c, err := net.Dial("tcp", inner.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-	}
 	first, err := ln.Accept()
 	if err != nil {
 		t.Fatal(err)
@@ -39,32 +53,27 @@ func TestLimitListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var closed atomic.Bool
-	accepted := make(chan bool)
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			defer c.Close()
-		}
-		accepted <- closed.Load()
-	}()
-	closed.Store(true)
+	defer second.Close()
 	first.Close()
 	first.Close() // again: frees nothing more
-	if !<-accepted {
-		t.Error("a third connection was accepted while two were open, with a cap of 2")
+	third, err := ln.Accept()
+	if err != nil {
+		t.Fatalf("Accept once a connection closed: %v", err)
 	}
-	// Two are open again (second and the third): a fourth waits for one.
+	defer third.Close()
+	// Two are open (second and third) and a client waits: Accept must
+	// wait too, until the listener closes.
+	fourth := make(chan error)
 	go func() {
 		c, err := ln.Accept()
 		if err == nil {
-			defer c.Close()
+			c.Close()
 		}
-		accepted <- errors.Is(err, net.ErrClosed)
+		fourth <- err
 	}()
-	second.Close()
-	if <-accepted {
-		t.Error("Accept failed after a slot was freed")
+	ln.Close()
+	if err := <-fourth; !errors.Is(err, net.ErrClosed) {
+		t.Errorf("a third connection open at once with a cap of 2 (Accept: %v)", err)
 	}
 }
 
