@@ -54,7 +54,12 @@ func startDaemon(tb testing.TB, p *testProject, args ...string) *daemonProc {
 		}
 	})
 	page := make(chan []string, 1)
-	cmd := exec.Command(raymond, append([]string{"serve", "--project", p.dir, "--addr", "127.0.0.1:0", "--log-format", "json"}, args...)...)
+	argv := append([]string{raymond, "serve", "--project", p.dir, "--addr", "127.0.0.1:0", "--log-format", "json"}, args...)
+	if p.nofile > 0 {
+		// As an operator's `ulimit -n` does: the shell execs raymond.
+		argv = append([]string{"sh", "-c", fmt.Sprintf(`ulimit -n %d && exec "$@"`, p.nofile), "sh"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = p.dir
 	cmd.Env = p.env
 	cmd.Stderr = &lineWriter{w: logf, line: func(l []byte) {
