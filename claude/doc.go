@@ -2,9 +2,9 @@
 // tells the caller how it ended.
 //
 // [Args] builds the command line (`-p --output-format stream-json --verbose
-// [options] -- <prompt>`, or the prompt on stdin when it is too large for
-// argv). [Run] starts the process in its own process group with stdin at
-// /dev/null, reads its stream of JSON lines as they arrive, reports them as
+// [options]`); the prompt goes on stdin, never on the command line that
+// every local user can read. [Run] starts the process in its own process
+// group with the prompt on a stdin pipe, reads its stream of JSON lines as they arrive, reports them as
 // [Event] values (what the model says, which tools it uses, retries, rate
 // limits, <print> payloads) and returns a [Result] once the process has
 // exited. Every way the process can end is a Result with an [Outcome]; Run

@@ -14,11 +14,6 @@ import (
 	"raymond/step"
 )
 
-// MaxArgPrompt is the largest prompt, in bytes, that [Args] puts on the
-// command line. Linux refuses a single argv string over 128 KiB
-// (MAX_ARG_STRLEN); larger prompts go through the child's stdin.
-const MaxArgPrompt = 100 << 10
-
 // DefaultKillGrace is how long [Run] waits after SIGTERM before it sends
 // SIGKILL to the process group, when Request.KillGrace is zero.
 const DefaultKillGrace = proc.DefaultKillGrace
@@ -66,7 +61,7 @@ type Request struct {
 	MaxBudgetUSD float64
 	// AppendSystemPrompt is appended to Claude Code's system prompt.
 	AppendSystemPrompt string
-	// ExtraArgs are passed verbatim after the options above and before the prompt.
+	// ExtraArgs are passed verbatim after the options above.
 	ExtraArgs []string
 
 	// Env is the child's environment; nil means os.Environ(). CLAUDECODE is
@@ -96,12 +91,10 @@ type Request struct {
 }
 
 // Args returns the command line for r, without the executable, and the data
-// to write to the child's stdin. The stdin string is empty unless the prompt
-// is larger than MaxArgPrompt: then it carries the prompt and argv has no
-// positional prompt at all.
-//
-// Variadic options (--allowedTools, --disallowedTools) take one argument per
-// tool, so the prompt always follows a "--" that ends the options.
+// to write to the child's stdin: the prompt. The prompt is never on the
+// command line, which every user of the machine can read in
+// /proc/PID/cmdline; with no prompt argument the CLI reads it from stdin
+// (and Linux would refuse an argv string over 128 KiB anyway).
 func Args(r Request) (argv []string, stdin string) {
 	argv = []string{"-p", "--output-format", "stream-json", "--verbose"}
 	if r.Resume != "" {
@@ -140,11 +133,7 @@ func Args(r Request) (argv []string, stdin string) {
 	if len(r.DisallowedTools) > 0 {
 		argv = append(append(argv, "--disallowedTools"), r.DisallowedTools...)
 	}
-	argv = append(argv, r.ExtraArgs...)
-	if len(r.Prompt) > MaxArgPrompt {
-		return argv, r.Prompt
-	}
-	return append(argv, "--", r.Prompt), ""
+	return append(argv, r.ExtraArgs...), r.Prompt
 }
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

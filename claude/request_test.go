@@ -15,8 +15,7 @@ import (
 func TestArgs(t *testing.T) {
 	head := []string{"-p", "--output-format", "stream-json", "--verbose"}
 	with := func(opts ...string) []string { return append(append([]string{}, head...), opts...) }
-	big := strings.Repeat("p", MaxArgPrompt+1)
-	limit := strings.Repeat("p", MaxArgPrompt)
+	big := strings.Repeat("p", 200<<10) // over Linux's 128 KiB for one argv string
 
 	tests := []struct {
 		name      string
@@ -27,52 +26,52 @@ func TestArgs(t *testing.T) {
 	}{
 		{
 			name: "new session", req: Request{Prompt: "hi"},
-			argv: with("--", "hi"), wantValid: true,
+			argv: head, stdin: "hi", wantValid: true,
 		},
 		{
 			name: "new session with a chosen id", req: Request{Prompt: "hi", SessionID: "6ba83b8e-1812-467c-be30-af35edfab17b"},
-			argv: with("--session-id", "6ba83b8e-1812-467c-be30-af35edfab17b", "--", "hi"), wantValid: true,
+			argv: with("--session-id", "6ba83b8e-1812-467c-be30-af35edfab17b"), stdin: "hi", wantValid: true,
 		},
 		{
 			name: "resume", req: Request{Prompt: "hi", Resume: "abc"},
-			argv: with("--resume", "abc", "--", "hi"), wantValid: true,
+			argv: with("--resume", "abc"), stdin: "hi", wantValid: true,
 		},
 		{
 			name: "fork", req: Request{Prompt: "hi", Resume: "abc", Fork: true},
-			argv: with("--resume", "abc", "--fork-session", "--", "hi"), wantValid: true,
+			argv: with("--resume", "abc", "--fork-session"), stdin: "hi", wantValid: true,
 		},
 		{
 			name: "fork with the branch's id",
 			req:  Request{Prompt: "hi", Resume: "abc", Fork: true, SessionID: "11111111-2222-4333-8444-555555555555"},
-			argv: with("--resume", "abc", "--fork-session", "--session-id", "11111111-2222-4333-8444-555555555555", "--", "hi"), wantValid: true,
+			argv: with("--resume", "abc", "--fork-session", "--session-id", "11111111-2222-4333-8444-555555555555"), stdin: "hi", wantValid: true,
 		},
 		{
 			name: "fork without resume is refused", req: Request{Prompt: "hi", Fork: true},
-			argv: with("--", "hi"),
+			argv: head, stdin: "hi",
 		},
 		{
 			name: "a negative step budget is refused", req: Request{Prompt: "hi", MaxBudgetUSD: -0.5},
-			argv: with("--", "hi"),
+			argv: head, stdin: "hi",
 		},
 		{
 			name: "plain resume cannot choose an id", req: Request{Prompt: "hi", Resume: "abc", SessionID: "11111111-2222-4333-8444-555555555555"},
-			argv: with("--resume", "abc", "--session-id", "11111111-2222-4333-8444-555555555555", "--", "hi"),
+			argv: with("--resume", "abc", "--session-id", "11111111-2222-4333-8444-555555555555"), stdin: "hi",
 		},
 		{
 			name: "session id must be a UUID", req: Request{Prompt: "hi", SessionID: "not-a-uuid"},
-			argv: with("--session-id", "not-a-uuid", "--", "hi"),
+			argv: with("--session-id", "not-a-uuid"), stdin: "hi",
 		},
 		{
 			name: "empty prompt is refused", req: Request{},
-			argv: with("--", ""),
+			argv: head, stdin: "",
 		},
 		{
 			name: "permission mode", req: Request{Prompt: "hi", PermissionMode: "acceptEdits"},
-			argv: with("--permission-mode", "acceptEdits", "--", "hi"), wantValid: true,
+			argv: with("--permission-mode", "acceptEdits"), stdin: "hi", wantValid: true,
 		},
 		{
 			name: "skip permissions replaces the mode", req: Request{Prompt: "hi", PermissionMode: "acceptEdits", SkipPermissions: true},
-			argv: with("--dangerously-skip-permissions", "--", "hi"), wantValid: true,
+			argv: with("--dangerously-skip-permissions"), stdin: "hi", wantValid: true,
 		},
 		{
 			name: "every option",
@@ -81,20 +80,16 @@ func TestArgs(t *testing.T) {
 				AppendSystemPrompt: "be brief", ExtraArgs: []string{"--add-dir", "/tmp"},
 			},
 			argv: with("--model", "opus", "--effort", "high", "--max-turns", "7", "--max-budget-usd", "0.25",
-				"--append-system-prompt", "be brief", "--add-dir", "/tmp", "--", "-starts with a dash"),
-			wantValid: true,
+				"--append-system-prompt", "be brief", "--add-dir", "/tmp"),
+			stdin: "-starts with a dash", wantValid: true,
 		},
 		{
-			name: "variadic options end before the prompt",
+			name: "variadic options may come last",
 			req:  Request{Prompt: "go", AllowedTools: []string{"Bash(git log:*)", "Edit"}, DisallowedTools: []string{"WebFetch"}},
-			argv: with("--allowedTools", "Bash(git log:*)", "Edit", "--disallowedTools", "WebFetch", "--", "go"), wantValid: true,
+			argv: with("--allowedTools", "Bash(git log:*)", "Edit", "--disallowedTools", "WebFetch"), stdin: "go", wantValid: true,
 		},
 		{
-			name: "a prompt of exactly MaxArgPrompt stays on argv", req: Request{Prompt: limit},
-			argv: with("--", limit), wantValid: true,
-		},
-		{
-			name: "a larger prompt goes through stdin", req: Request{Prompt: big, AllowedTools: []string{"Edit"}},
+			name: "a large prompt too", req: Request{Prompt: big, AllowedTools: []string{"Edit"}},
 			argv: with("--allowedTools", "Edit"), stdin: big, wantValid: true,
 		},
 	}

@@ -45,8 +45,9 @@ var (
 
 // Run runs one step and waits for the process to end.
 //
-// The process runs in its own process group with stdin at /dev/null (or a
-// pipe carrying a prompt too large for argv) and without CLAUDECODE in its
+// The process runs in its own process group with the prompt on a stdin
+// pipe (never on its command line, which every local user can read) and
+// without CLAUDECODE in its
 // environment. When ctx is canceled, r.IdleTimeout passes without a line on
 // stdout or stderr while no tool call is outstanding, the step has run for
 // r.StepTimeout, or the CLI starts to retry an authentication failure of an
@@ -74,7 +75,7 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	res := &Result{Started: time.Now()}
-	p, err := startProcess(runCtx, path, argv, stdin != "", r)
+	p, err := startProcess(runCtx, path, argv, r)
 	if err != nil {
 		if ctx.Err() != nil {
 			return canceledBeforeStart(), nil
@@ -93,12 +94,10 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	// for pipes other than its own stdout and stderr): the stream says how
 	// the step ended, so the write error itself is of no interest.
 	var writer sync.WaitGroup
-	if p.stdin != nil {
-		writer.Go(func() {
-			_, _ = io.WriteString(p.stdin, stdin)
-			_ = p.stdin.Close()
-		})
-	}
+	writer.Go(func() {
+		_, _ = io.WriteString(p.stdin, stdin)
+		_ = p.stdin.Close()
+	})
 
 	tailBuf := proc.NewTail(stderrTail)
 	var readers sync.WaitGroup
@@ -186,13 +185,13 @@ type process struct {
 	cmd    *exec.Cmd
 	stdout io.ReadCloser
 	stderr io.ReadCloser
-	stdin  io.WriteCloser // nil when stdin is /dev/null
+	stdin  io.WriteCloser // carries the prompt
 	kill   *proc.Killer
 }
 
 // startProcess starts path in its own process group. Canceling ctx sends
 // SIGTERM to the group, SIGKILL after r.KillGrace.
-func startProcess(ctx context.Context, path string, argv []string, withStdin bool, r Request) (*process, error) {
+func startProcess(ctx context.Context, path string, argv []string, r Request) (*process, error) {
 	cmd := exec.CommandContext(ctx, path, argv...)
 	cmd.Dir = r.Cwd
 	cmd.Env = r.childEnv()
@@ -205,10 +204,8 @@ func startProcess(ctx context.Context, path string, argv []string, withStdin boo
 	if p.stderr, err = cmd.StderrPipe(); err != nil {
 		return nil, fmt.Errorf("run claude: %w", err)
 	}
-	if withStdin {
-		if p.stdin, err = cmd.StdinPipe(); err != nil {
-			return nil, fmt.Errorf("run claude: %w", err)
-		}
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("run claude: %w", err)
 	}
 	p.kill = proc.NewKiller(r.KillGrace, p.stdout, p.stderr)
 	// exec calls Cancel only after a successful Start, so Process is set.

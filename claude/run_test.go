@@ -254,8 +254,13 @@ func TestRunPassesPromptAndEnvironment(t *testing.T) {
 			if rec.Stdin != stdin {
 				t.Error("stdin arrived altered")
 			}
-			if len(tc.prompt) > MaxArgPrompt && rec.Stdin != tc.prompt {
-				t.Error("the large prompt did not arrive on stdin")
+			if rec.Stdin != tc.prompt {
+				t.Error("the prompt did not arrive on stdin")
+			}
+			for _, a := range rec.Argv {
+				if strings.Contains(a, tc.prompt) {
+					t.Errorf("the prompt is on the command line: %q", a)
+				}
 			}
 			for _, kv := range rec.Env {
 				if strings.HasPrefix(kv, "CLAUDECODE") {

@@ -100,7 +100,7 @@ func (c Runner) Run(ctx context.Context, req step.Request, h step.Handler) step.
 		if errors.Is(err, ErrNotFound) {
 			return step.NotStarted(step.Unusable, err)
 		}
-		return step.NotStarted(step.Failed, err)
+		return step.StartFailed(err)
 	}
 	return Neutral(res, req)
 }

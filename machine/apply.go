@@ -57,6 +57,9 @@ func (m *Machine) endedEvent(ev StepEnded, s state.Step, cost float64) transcrip
 func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
 	s := a.Pending
 	res := ev.Result
+	if !res.NotStarted || res.Outcome != step.Transient {
+		delete(m.startFails, a.ID)
+	}
 	switch {
 	case res.Outcome == step.Canceled:
 		// Before or after its process started: it runs again on resume.
@@ -65,6 +68,8 @@ func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
 	case res.NotStarted && res.Outcome == step.Unusable:
 		m.ready(a)
 		return m.unusable(a, ev.Now, res)
+	case res.NotStarted && res.Outcome == step.Transient:
+		return m.startLater(a, ev.Now, ev.Name, ev.Result.Class, ev.Result.Reason)
 	case res.NotStarted:
 		m.ready(a)
 		return m.fail(a, ev.Now, stateReason(s.State, res.Reason))
@@ -143,6 +148,23 @@ func (m *Machine) retry(a *state.Agent, ev StepEnded) []Effect {
 	m.notBefore[a.ID] = ev.Now.Add(delay)
 	return []Effect{note(a.ID, transcript.Event{Time: ev.Now, Type: transcript.EventRetry, Step: ev.Name, State: s.State, Attempt: s.Attempt,
 		Outcome: ev.Result.Class, Message: reason, Max: maxRetries, DelayMS: delay.Milliseconds()})}
+}
+
+// startLater tries again, after a back-off, a step whose process could not
+// start for want of descriptors, processes or memory: nothing ran and
+// nothing was paid, so it is no attempt and never fails the agent. The
+// wait starts at the first retry delay and doubles up to maxStartBackoff,
+// for as long as the shortage lasts.
+func (m *Machine) startLater(a *state.Agent, now time.Time, name, class, reason string) []Effect {
+	s := a.Pending
+	n := m.startFails[a.ID]
+	m.startFails[a.ID] = n + 1
+	delay := min(retryDelays[0]<<min(n, 8), maxStartBackoff)
+	m.ready(a)
+	a.LastError = reason
+	m.notBefore[a.ID] = now.Add(delay)
+	return []Effect{note(a.ID, transcript.Event{Time: now, Type: transcript.EventRetry, Step: name, State: s.State, Attempt: s.Attempt,
+		Outcome: class, Message: reason, DelayMS: delay.Milliseconds()})}
 }
 
 // usageLimit makes the whole run wait: until the reset plus a margin, or,

@@ -3,7 +3,9 @@ package machine
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -545,4 +547,32 @@ func TestLearnModel(t *testing.T) {
 	assert.Empty(t, ran("", "<synthetic>", ""))
 	assert.Empty(t, ran("", "", ""))
 	assert.Equal(t, "claude-y", ran("", "claude-x", "claude-y"))
+}
+
+// TestStartShortOfDescriptorsNeverFails: a step that cannot start because
+// the machine is out of descriptors (pipe2: too many open files) waits and
+// tries again, backing off up to a minute, however long it lasts: nothing
+// ran, so no attempt is spent and the agent never fails of it.
+func TestStartShortOfDescriptorsNeverFails(t *testing.T) {
+	m := oneAgent(state.SessionResume)
+	emfile := fmt.Errorf("start claude: %w", os.NewSyscallError("pipe2", syscall.EMFILE))
+	now := t0
+	var waits []time.Duration
+	for range 2*maxRetries + 4 {
+		effects := m.apply(stepDone{agent: "main", startErr: emfile}, now)
+		a := m.run.Agents[0]
+		require.Equal(t, state.AgentReady, a.Status, "after %d starts short of descriptors", len(waits)+1)
+		assert.Equal(t, 1, a.Pending.Attempt, "no attempt is spent")
+		require.Len(t, effects, 1)
+		assert.Contains(t, effects[0].line, "could not start (start claude: pipe2: too many open files); trying again in")
+		waits = append(waits, m.notBefore["main"].Sub(now))
+		now = m.notBefore["main"]
+	}
+	assert.Equal(t, []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second,
+		time.Minute, time.Minute, time.Minute, time.Minute, time.Minute, time.Minute}, waits)
+
+	// A step that then runs and fails transiently has its full retries.
+	m.apply(stepDone{agent: "main", res: &claude.Result{Outcome: claude.APIError, Text: "overloaded"}}, now)
+	assert.Equal(t, 5*time.Second, m.notBefore["main"].Sub(now))
+	assert.Equal(t, 2, m.run.Agents[0].Pending.Attempt)
 }

@@ -200,6 +200,10 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 	s := a.Pending
 	if p.Err != nil {
 		delete(m.running, a.ID)
+		if step.Exhausted(p.Err) {
+			// Out of descriptors reading the state file: try again later.
+			return m.startLater(a, now, "", "not started", p.Err.Error()), nil
+		}
 		return m.fail(a, now, p.Err.Error()), nil
 	}
 	var out []Effect

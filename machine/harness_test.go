@@ -64,7 +64,7 @@ func (m *Machine) apply(d stepDone, now time.Time) []effect {
 	case d.startErr != nil && errors.Is(d.startErr, claude.ErrNotFound):
 		ev.Result = step.NotStarted(step.Unusable, d.startErr)
 	case d.startErr != nil:
-		ev.Result = step.NotStarted(step.Failed, d.startErr)
+		ev.Result = step.StartFailed(d.startErr)
 	default:
 		ev.Result = claude.Neutral(d.res, req)
 	}

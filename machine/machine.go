@@ -28,6 +28,9 @@ const (
 	// reset (or one already past); it doubles up to maxLimitBackoff.
 	limitBackoff    = 5 * time.Minute
 	maxLimitBackoff = 2 * time.Hour
+	// maxStartBackoff is the longest wait before trying again a step that
+	// could not start for want of descriptors or processes.
+	maxStartBackoff = time.Minute
 )
 
 // retryDelays are the back-offs before the 1st, 2nd and 3rd retry.
@@ -56,6 +59,9 @@ type Machine struct {
 	costed []string
 	// notBefore holds agents waiting for a retry back-off.
 	notBefore map[string]time.Time
+	// startFails counts, per agent, the steps in a row that could not
+	// start for want of descriptors or processes (see startLater).
+	startFails map[string]int
 	// running are the agents whose step is being prepared or runs.
 	running map[string]bool
 	// queue holds the ready agents in the order they became ready, from
@@ -91,7 +97,7 @@ func New(r *state.Run) *Machine {
 	if r.SessionCosts == nil {
 		r.SessionCosts = map[string]float64{}
 	}
-	m := &Machine{run: r, dirty: map[string]bool{}, notBefore: map[string]time.Time{}, running: map[string]bool{}, queued: map[string]bool{},
+	m := &Machine{run: r, dirty: map[string]bool{}, notBefore: map[string]time.Time{}, startFails: map[string]int{}, running: map[string]bool{}, queued: map[string]bool{},
 		asking: map[string]bool{}}
 	m.reindex()
 	return m

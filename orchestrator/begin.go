@@ -14,6 +14,7 @@ import (
 	"raymond/permission"
 	projects "raymond/project"
 	"raymond/report"
+	"raymond/state"
 	"raymond/step"
 	"raymond/transcript"
 	"raymond/workflow"
@@ -47,7 +48,7 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 		}
 		if folder := p.Vars["task_folder"]; folder != "" && (st.Script || usesTaskFolder(st.Body)) {
 			// Made when first handed out (protocol §16).
-			if err := os.MkdirAll(folder, 0o755); err != nil {
+			if err := makeTaskFolder(folder); err != nil {
 				out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: fmt.Errorf("task folder: %w", err)})
 				continue
 			}
@@ -253,7 +254,7 @@ func renderInputs(tr *parsing.Transition, vars map[string]string) error {
 				continue
 			}
 			if folder := vars["task_folder"]; folder != "" && usesTaskFolder(a.Value) {
-				if err := os.MkdirAll(folder, 0o755); err != nil {
+				if err := makeTaskFolder(folder); err != nil {
 					return fmt.Errorf("task folder: %w", err)
 				}
 			}
@@ -274,6 +275,19 @@ func renderInputs(tr *parsing.Transition, vars map[string]string) error {
 	if len(tr.Forks) > 0 && (tr.Tag.Name == parsing.Fork || tr.Tag.Name == parsing.ForkWorkflow) {
 		tr.Tag = tr.Forks[0]
 	}
+	return nil
+}
+
+// makeTaskFolder makes an agent's task folder, private (0700) whatever the
+// umask: what the agent writes there comes from its prompts and its tools,
+// as the state and transcripts do, which are private too. A folder an older
+// raymond made open to others is closed when it is handed out again;
+// failing to (someone else owns it) does not stop the step.
+func makeTaskFolder(folder string) error {
+	if err := os.MkdirAll(folder, 0o700); err != nil {
+		return err
+	}
+	_ = state.MakePrivate(folder)
 	return nil
 }
 

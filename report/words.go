@@ -106,6 +106,11 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 		}
 		return s, showNormal
 	case transcript.EventRetry:
+		if e.Outcome == "not started" {
+			// Short of descriptors or processes: no attempt was spent.
+			return fmt.Sprintf("%s: could not start (%s); trying again in %s", e.State, free(e.Message),
+				time.Duration(e.DelayMS)*time.Millisecond), showImportant
+		}
 		s := fmt.Sprintf("%s: %s; retry %d", e.State, free(e.Message), max(e.Attempt-1, 1))
 		if e.Max > 0 {
 			s += fmt.Sprintf(" of %d", e.Max)

@@ -42,7 +42,7 @@ func (r *Runner) Run(ctx context.Context, req step.Request, h step.Handler) step
 	}
 	path, cleanup, err := scriptFile(req)
 	if err != nil {
-		return step.NotStarted(step.Failed, err)
+		return step.StartFailed(err)
 	}
 	defer cleanup()
 
@@ -50,7 +50,7 @@ func (r *Runner) Run(ctx context.Context, req step.Request, h step.Handler) step
 	defer removeSpill()
 	env, added, warnings, err := environ(step.WithEnv(r.baseEnv(), req.Options.Env), req, spill)
 	if err != nil {
-		return step.NotStarted(step.Failed, err)
+		return step.StartFailed(err)
 	}
 	timeout, fromState := req.IdleTimeout()
 	from := "--timeout"
@@ -221,9 +221,10 @@ func stderrLines(stderr string) string {
 }
 
 // notStarted is the result of a script that could not start, with what res
-// already says of the step (its argv, environment, timeout).
+// already says of the step (its argv, environment, timeout): transient when
+// the machine was short of descriptors or processes, else failed.
 func notStarted(res step.Result, err error) step.Result {
-	ns := step.NotStarted(step.Failed, err)
+	ns := step.StartFailed(err)
 	ns.Runner, ns.Argv, ns.Env = res.Runner, res.Argv, res.Env
 	ns.Timeout, ns.TimeoutFrom, ns.Warnings = res.Timeout, res.TimeoutFrom, res.Warnings
 	ns.ExitCode = -1

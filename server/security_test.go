@@ -1,8 +1,12 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -127,5 +131,46 @@ func TestNoCORSPreflight(t *testing.T) {
 				t.Errorf("OPTIONS %s from %s: %d %s, want a refusal", path, origin, resp.StatusCode, body)
 			}
 		}
+	}
+}
+
+// TestBearerAnyCase: the auth scheme is case-insensitive (RFC 7235 §2.1).
+func TestBearerAnyCase(t *testing.T) {
+	e := newEnv(t, helloReplies, map[string]states{"hello": hello})
+	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
+		req := request{method: "GET", path: "/api/v1/runs", noToken: true,
+			header: map[string]string{"Authorization": scheme + " " + testToken}}
+		if resp, body := e.do(req); resp.StatusCode != http.StatusOK {
+			t.Errorf("Authorization: %s TOKEN: %d %.200s, want 200", scheme, resp.StatusCode, body)
+		}
+	}
+	// A wrong token in lower case reads as a wrong token, not a missing header.
+	var er errorBody
+	e.call(request{method: "GET", path: "/api/v1/runs", noToken: true,
+		header: map[string]string{"Authorization": "bearer not-the-token"}}, http.StatusUnauthorized, &er)
+	if !strings.Contains(er.Error.Message, "does not match") {
+		t.Errorf("a wrong lower-case bearer token: %q, want it named a mismatch", er.Error.Message)
+	}
+}
+
+// TestFullDiskIs507: a request that fails because the disk is full says so
+// (507 Insufficient Storage), rather than an internal error.
+func TestFullDiskIs507(t *testing.T) {
+	s := New(Config{Token: "t"})
+	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT} {
+		rec := httptest.NewRecorder()
+		err := fmt.Errorf("create run: %w", &os.PathError{Op: "write", Path: ".raymond/state/r.json", Err: errno})
+		s.fail(rec, httptest.NewRequest("POST", "/api/v1/runs", nil), err)
+		if rec.Code != http.StatusInsufficientStorage || !strings.Contains(rec.Body.String(), `"insufficient_storage"`) ||
+			!strings.Contains(rec.Body.String(), "free some space") {
+			t.Errorf("%v: %d %s, want 507 insufficient_storage", errno, rec.Code, rec.Body)
+		}
+	}
+	// Out of descriptors is a moment's trouble: 503 and try again.
+	rec := httptest.NewRecorder()
+	err := fmt.Errorf("read run r: %w", &os.PathError{Op: "open", Path: ".raymond/state/r.json", Err: syscall.EMFILE})
+	s.fail(rec, httptest.NewRequest("POST", "/api/v1/runs", nil), err)
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"busy"`) || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("EMFILE: %d %s, want 503 busy with Retry-After", rec.Code, rec.Body)
 	}
 }

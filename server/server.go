@@ -6,7 +6,8 @@
 // sends CORS headers, so no other site's script can read an answer or send
 // the header; a request whose Host is not the address the daemon serves is
 // refused (DNS rebinding); a state-changing request from another origin
-// is refused; request bodies are limited to 1 MiB.
+// is refused; request bodies are limited to 1 MiB. limits.go bounds what
+// clients hold: connections, event streams, the time to send a request.
 package server
 
 import (
@@ -21,10 +22,12 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"syscall"
 	"time"
 
 	"raymond/daemon"
 	"raymond/state"
+	"raymond/step"
 )
 
 // Config is what a Server is made with.
@@ -47,6 +50,9 @@ type Config struct {
 	Page http.Handler
 	// Metrics serves /metrics; nil serves none.
 	Metrics http.Handler
+	// MaxStreams is how many event streams are served at once; 0 means
+	// DefaultMaxStreams.
+	MaxStreams int
 }
 
 // MaxBody is the largest request body the API reads.
@@ -62,11 +68,17 @@ type Server struct {
 	reportKey []byte
 	// ping is the interval of the event streams' keep-alive comments.
 	ping time.Duration
+	// streams holds a token per event stream being served.
+	streams chan struct{}
 }
 
 // New returns the daemon's HTTP handler.
 func New(cfg Config) *Server {
-	s := &Server{cfg: cfg, d: cfg.Daemon, log: cfg.Log, mux: http.NewServeMux(), ping: 15 * time.Second}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = DefaultMaxStreams
+	}
+	s := &Server{cfg: cfg, d: cfg.Daemon, log: cfg.Log, mux: http.NewServeMux(), ping: 15 * time.Second,
+		streams: make(chan struct{}, cfg.MaxStreams)}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -133,7 +145,7 @@ func routes(s *Server) []route {
 		{"GET", "/healthz", false, s.healthz},
 		{"GET", "/api/v1/openapi.json", true, s.openAPI},
 		{"GET", "/api/v1/daemon", true, s.daemonStatus},
-		{"GET", "/api/v1/events", true, s.events},
+		{"GET", "/api/v1/events", true, s.stream(s.events)},
 		{"GET", "/api/v1/workflows", true, s.workflows},
 		{"GET", "/api/v1/workflows/{id...}", true, s.workflow},
 		{"POST", "/api/v1/runs", true, s.launch},
@@ -142,7 +154,7 @@ func routes(s *Server) []route {
 		{"DELETE", "/api/v1/runs/{id}", true, s.deleteRun},
 		{"POST", "/api/v1/runs/{id}/pause", true, s.pause},
 		{"POST", "/api/v1/runs/{id}/resume", true, s.resume},
-		{"GET", "/api/v1/runs/{id}/events", true, s.runEvents},
+		{"GET", "/api/v1/runs/{id}/events", true, s.stream(s.runEvents)},
 		{"GET", "/api/v1/runs/{id}/report", false, s.report}, // a bearer token or a signed link
 		{"POST", "/api/v1/runs/{id}/report-link", true, s.reportLink},
 		{"GET", "/api/v1/asks", true, s.asks},
@@ -212,7 +224,7 @@ func (s *Server) authorized(h http.HandlerFunc) http.HandlerFunc {
 		if !s.hasToken(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="raymond"`)
 			msg := "this needs the header 'Authorization: Bearer TOKEN'; the token is in .raymond/serve.token"
-			if strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+			if _, ok := bearer(r); ok {
 				// A stale token (the file was deleted and the daemon
 				// made a new one) must not read as a missing header.
 				msg = "the token does not match this daemon's: use the one in .raymond/serve.token (a new one is made when the file is deleted)"
@@ -230,9 +242,19 @@ func (s *Server) hasToken(r *http.Request) bool {
 	if s.cfg.Token == "" {
 		return false
 	}
-	auth := r.Header.Get("Authorization")
-	token, ok := strings.CutPrefix(auth, "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.Token)) == 1
+	token, ok := bearer(r)
+	return ok && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.Token)) == 1
+}
+
+// bearer returns the credentials of r's Authorization header when its
+// scheme is Bearer, in any case: schemes are case-insensitive (RFC 7235
+// §2.1), and some clients send "bearer".
+func bearer(r *http.Request) (string, bool) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
 }
 
 // apiError is the one shape of every error answer.
@@ -284,6 +306,15 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusServiceUnavailable, "stopping", err.Error())
 	case errors.As(err, &de):
 		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		s.log.Error("request failed: no space left", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeError(w, http.StatusInsufficientStorage, "insufficient_storage",
+			"the disk that holds the project's .raymond/ folder is full (or over quota): free some space there, then try again; "+err.Error())
+	case step.Exhausted(err):
+		s.log.Error("request failed: out of descriptors or processes", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", "10")
+		writeError(w, http.StatusServiceUnavailable, "busy",
+			"the daemon is short of file descriptors or processes right now: try again in a moment; "+err.Error())
 	default:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeError(w, http.StatusInternalServerError, "internal", err.Error())

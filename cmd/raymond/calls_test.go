@@ -23,10 +23,15 @@ import (
 // the script's work folder is written $WORK:
 //
 //	--resume S1 --fork-session --session-id S2 -> S2 in $WORK: Callee asked …
+//
+// With -argv it prints each call's whole command line instead, one line a
+// call, session ids renamed the same way, so a script can check what any
+// local user could read of it in /proc/PID/cmdline.
 func cmdCalls(ts *testscript.TestScript, neg bool, args []string) {
 	perm := len(args) == 1 && args[0] == "-perm"
-	if neg || len(args) != 0 && !perm {
-		ts.Fatalf("usage: calls [-perm]")
+	argv := len(args) == 1 && args[0] == "-argv"
+	if neg || len(args) != 0 && !perm && !argv {
+		ts.Fatalf("usage: calls [-perm|-argv]")
 	}
 	calls, err := fakeclaude.ReadCalls(ts.Getenv("FAKE_CLAUDE_DIR"))
 	ts.Check(err)
@@ -49,6 +54,17 @@ func cmdCalls(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	var b strings.Builder
 	for _, c := range calls {
+		if argv {
+			words := make([]string, len(c.Argv))
+			for i, a := range c.Argv {
+				if i > 0 && (c.Argv[i-1] == "--resume" || c.Argv[i-1] == "--session-id") {
+					a = sid(a)
+				}
+				words[i] = rel(a)
+			}
+			fmt.Fprintln(&b, strings.Join(words, " "))
+			continue
+		}
 		var flags []string
 		for i := 0; i < len(c.Argv) && c.Argv[i] != "--"; i++ {
 			switch a := c.Argv[i]; a {

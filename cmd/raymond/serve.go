@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -47,10 +44,12 @@ folder if it has one, else the project folder), and followed live as files
 change; broken ones are listed with their lint errors.
 
 Every /api request needs 'Authorization: Bearer TOKEN'. The token is made
-at the first start in .raymond/serve.token (mode 0600) and printed with the
-page's URL. Listening on an address other than loopback needs
---allow-remote (and is said loudly): the API can run commands on this
-machine through the workflows it starts.
+at the first start in .raymond/serve.token (mode 0600); the page asks for
+it once, and it is never printed. A token file others can read, another
+user's, or one git tracks is refused. Listening on an address other than
+loopback needs --addr and --allow-remote on the command line (a project's
+config cannot ask for it), and is said loudly: the API can run commands on
+this machine through the workflows it starts.
 
 The first SIGINT or SIGTERM stops every run at its next step boundary (steps
 in flight finish) and exits once they are parked; a second kills the steps
@@ -93,6 +92,14 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	sv := cfg.Serve
 	if !fs.Changed("addr") && sv.Addr != nil {
+		// A project's config travels with its repository: whoever wrote
+		// it must not be able to open this machine to the network.
+		if h, _, err := net.SplitHostPort(*sv.Addr); err == nil && !loopbackHost(h) {
+			return &usageError{
+				msg:  fmt.Sprintf("[serve] addr = %q in %s is not a loopback address, and a project's config cannot open the daemon to the network", *sv.Addr, filepath.Join(p.Dir, ".raymond", "config.toml")),
+				hint: fmt.Sprintf("To listen there, say so yourself: raymond serve --addr %s --allow-remote", *sv.Addr),
+			}
+		}
 		*addr = *sv.Addr
 	}
 	if !fs.Changed("max-steps") && sv.MaxSteps != nil {
@@ -101,18 +108,27 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	if !fs.Changed("daily-cap") && sv.DailyCapUSD != nil {
 		*dailyCap = *sv.DailyCapUSD
 	}
-	if !fs.Changed("allow-remote") && sv.AllowRemote != nil {
-		*allowRemote = *sv.AllowRemote
-	}
 	switch {
 	case *maxSteps < 1:
 		return serveHelp.usageError("--max-steps must be at least 1, not %d", *maxSteps)
 	case *dailyCap < 0:
 		return serveHelp.usageError("--daily-cap must be a positive amount of USD, or 0 for none")
 	}
+	// A daemon outlives the terminal or pipe its stderr was: a write there
+	// after it closed must fail (EPIPE), not kill it with SIGPIPE, as Go
+	// does for fds 1 and 2 unless SIGPIPE is asked for. Notify rather than
+	// Ignore: an ignored signal stays ignored in claude and the scripts.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	// A stop asked for while starting is kept for when the runs are up.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
 	log, err := newLogger(*logFormat, env.stderr)
 	if err != nil {
 		return serveHelp.usageError("%v", err)
+	}
+	if sv.AllowRemote != nil && *sv.AllowRemote && !fs.Changed("allow-remote") {
+		log.Warn("[serve] allow_remote in the project's config is not honoured: a project cannot open the daemon to the network; pass --addr HOST:PORT --allow-remote yourself")
 	}
 	host, _, err := net.SplitHostPort(*addr)
 	if err != nil {
@@ -126,7 +142,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	token, err := serveToken(filepath.Join(p.Dir, ".raymond", daemon.TokenFile))
+	token, err := serveToken(p.Dir)
 	if err != nil {
 		return err
 	}
@@ -175,8 +191,10 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	srv := server.New(server.Config{Daemon: d, Workflows: cat, Token: token, Version: serveVersion(), Log: log,
 		Hosts: hosts, Page: server.Page(), Metrics: server.NewMetrics(d)})
-	httpSrv := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	httpSrv := server.HTTPServer(srv, log)
+	// Connections past the cap wait in the kernel's backlog: clients must
+	// never take the descriptors the runs' steps need.
+	ln = server.LimitListener(ln, server.MaxConns(server.NofileLimit()))
 
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
@@ -197,8 +215,9 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	go func() { served <- httpSrv.Serve(ln) }()
 
 	fmt.Fprintf(env.stderr, "raymond serve: %s\n", p.Dir)
-	fmt.Fprintf(env.stderr, "  page:  %s#token=%s\n", url, token)
-	fmt.Fprintf(env.stderr, "  token: %s\n", filepath.Join(p.Dir, ".raymond", daemon.TokenFile))
+	// Never the token itself: stderr is often a journal that others read.
+	fmt.Fprintf(env.stderr, "  page:  %s\n", url)
+	fmt.Fprintf(env.stderr, "  token: %s (the page asks for it once)\n", filepath.Join(p.Dir, ".raymond", daemon.TokenFile))
 	fmt.Fprintf(env.stderr, "  workflows: %d under %s\n", len(cat.List()), strings.Join(rootDirs, ", "))
 	if !*noRecover {
 		rec := d.Recover()
@@ -225,9 +244,6 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	sdNotify("READY=1\nSTATUS=serving " + url)
 
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, stopSignals...)
-	defer signal.Stop(sigs)
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
@@ -347,27 +363,6 @@ func expandHome(path string) string {
 		}
 	}
 	return path
-}
-
-// serveToken reads the API token, making it (32 random bytes, hex, mode
-// 0600) at the first start.
-func serveToken(path string) (string, error) {
-	if token, err := daemon.ReadToken(filepath.Dir(path)); err == nil && token != "" {
-		if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			return "", &usageError{msg: fmt.Sprintf("%s can be read by other users (mode %04o)", path, fi.Mode().Perm()),
-				hint: "Run 'chmod 600 " + path + "', or remove it to get a new token."}
-		}
-		return token, nil
-	}
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	token := hex.EncodeToString(b)
-	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("write the API token: %w", err)
-	}
-	return token, nil
 }
 
 // newLogger returns the daemon's logger: text on a terminal, JSON

@@ -11,4 +11,8 @@
 //     every run completes with its uninterrupted result and no paid step
 //     runs twice beyond those in flight at the kill.
 //   - TestServeKill9Recovers: one such kill and restart, on every test run.
+//   - TestServeHeldConnections: 300 idle connections held against a daemon
+//     under ulimit -n 256 while runs are in flight; every run completes.
+//   - TestServeOutlivesItsStderr: a daemon whose stderr pipe closed stops
+//     cleanly at SIGTERM instead of dying of SIGPIPE.
 package loadtest

@@ -110,6 +110,8 @@ type testProject struct {
 	dir  string // the project
 	fake string // FAKE_CLAUDE_DIR
 	env  []string
+	// nofile, when set, is the daemon's limit on open descriptors.
+	nofile int
 }
 
 func newProject(tb testing.TB, delays float64) *testProject {

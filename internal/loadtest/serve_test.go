@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"raymond/daemon"
 	"raymond/project"
 )
 
@@ -31,7 +32,7 @@ type daemonProc struct {
 	client *http.Client
 }
 
-var pageLine = regexp.MustCompile(`page:\s+(http://127\.0\.0\.1:\d+)/#token=([0-9a-f]+)`)
+var pageLine = regexp.MustCompile(`page:\s+(http://127\.0\.0\.1:\d+)/`)
 
 // startDaemon starts raymond serve on a free loopback port and waits for
 // the line that gives its page's address.
@@ -53,13 +54,18 @@ func startDaemon(tb testing.TB, p *testProject, args ...string) *daemonProc {
 		}
 	})
 	page := make(chan []string, 1)
-	cmd := exec.Command(raymond, append([]string{"serve", "--project", p.dir, "--addr", "127.0.0.1:0", "--log-format", "json"}, args...)...)
+	argv := append([]string{raymond, "serve", "--project", p.dir, "--addr", "127.0.0.1:0", "--log-format", "json"}, args...)
+	if p.nofile > 0 {
+		// As an operator's `ulimit -n` does: the shell execs raymond.
+		argv = append([]string{"sh", "-c", fmt.Sprintf(`ulimit -n %d && exec "$@"`, p.nofile), "sh"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = p.dir
 	cmd.Env = p.env
 	cmd.Stderr = &lineWriter{w: logf, line: func(l []byte) {
 		if m := pageLine.FindSubmatch(l); m != nil {
 			select {
-			case page <- []string{string(m[1]), string(m[2])}:
+			case page <- []string{string(m[1])}:
 			default:
 			}
 		}
@@ -77,7 +83,12 @@ func startDaemon(tb testing.TB, p *testProject, args ...string) *daemonProc {
 	tb.Cleanup(d.kill)
 	select {
 	case m := <-page:
-		d.base, d.token = m[0], m[1]
+		// The daemon never prints its token: it is in the file.
+		token, err := daemon.ReadToken(filepath.Join(p.dir, ".raymond"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		d.base, d.token = m[0], token
 	case <-d.exited:
 		tb.Fatalf("raymond serve exited at start: %v; see %s", cmd.ProcessState, logf.Name())
 	case <-time.After(30 * time.Second):

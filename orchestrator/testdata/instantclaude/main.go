@@ -8,7 +8,8 @@
 // Its replies come from the file INSTANT_CLAUDE_RULES: records, each a line
 // holding a prompt prefix, then the reply's lines, then a line "%%". The
 // first record whose prefix starts the prompt answers it; no match is an
-// error result. The session is --session-id's, else --resume's.
+// error result. The prompt is the argument after "--", else stdin (as
+// raymond gives it). The session is --session-id's, else --resume's.
 package main
 
 import (
@@ -39,6 +40,9 @@ func main() {
 			i = len(args)
 		}
 	}
+	if prompt == "" {
+		prompt = readStdin()
+	}
 	reply, ok := find(os.Getenv("INSTANT_CLAUDE_RULES"), prompt)
 	w := bufio.NewWriterSize(os.Stdout, 64<<10)
 	defer w.Flush()
@@ -51,6 +55,19 @@ func main() {
 	text := quote(reply)
 	w.WriteString(`{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":` + text + `}]},"session_id":` + sid + "}\n")
 	w.WriteString(`{"type":"result","subtype":"success","is_error":false,"result":` + text + `,"session_id":` + sid + `,"total_cost_usd":0,"usage":{"input_tokens":1,"output_tokens":1},"num_turns":1,"duration_ms":1}` + "\n")
+}
+
+// readStdin returns what stdin holds, up to its end.
+func readStdin() string {
+	var b strings.Builder
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := os.Stdin.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			return b.String()
+		}
+	}
 }
 
 // find returns the reply of the first rule whose prefix starts prompt.
