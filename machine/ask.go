@@ -78,7 +78,10 @@ func (m *Machine) answered(ev Answered) []Effect {
 	}
 	answer := ev.Answer
 	a.Ask.Answer, a.Ask.AnsweredAt = &answer, ptr(ev.Now)
-	return m.resumeAsked(a, ev.Now)
+	// Saved at once, not with the step that uses it: whoever gave the
+	// answer is told it was taken only once it is on disk, and a driver
+	// killed before that step starts must not lose it.
+	return append(m.resumeAsked(a, ev.Now), m.save())
 }
 
 // askingAgent returns the agent whose pending ask is id, or nil.
