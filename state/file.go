@@ -114,3 +114,14 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
+
+// Probe says whether the store's folder takes a write now: it writes a
+// small temp file, synced, the way every state file is written, and removes
+// it. A daemon that saw a save fail asks it to know when space came back.
+func (s *Store) Probe() error {
+	name, err := writeTemp(s.Dir, "probe", []byte("probe\n"))
+	if err != nil {
+		return fmt.Errorf("write in %s: %w", s.Dir, err)
+	}
+	return os.Remove(name)
+}

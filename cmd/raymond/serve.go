@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -224,6 +225,9 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 		fmt.Fprintf(env.stderr, "  recovered: nothing (--no-recover); %d runs interrupted or asking wait for a resume from the page\n", left)
 	}
 	sdNotify("READY=1\nSTATUS=serving " + url)
+	var dog sync.WaitGroup
+	defer func() { stopWatch(); dog.Wait() }()
+	dog.Go(func() { watchdog(watchCtx, watchdogEvery(), d.Alive, log) })
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals...)

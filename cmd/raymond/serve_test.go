@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -178,5 +181,66 @@ func TestServeHostsWildcard(t *testing.T) {
 	}
 	if got := serveHosts("[::]:7777", "0.0.0.0", false); len(got) != 1 {
 		t.Errorf("without remote, hosts %v, want only the bound address", got)
+	}
+}
+
+// The watchdog pings systemd at half the interval it asks for, and only
+// while the daemon answers.
+func TestWatchdog(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "notify")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	t.Setenv("NOTIFY_SOCKET", sock)
+	t.Setenv("WATCHDOG_PID", "")
+	t.Setenv("WATCHDOG_USEC", "")
+	if got := watchdogEvery(); got != 0 {
+		t.Errorf("without WATCHDOG_USEC: every %v, want none", got)
+	}
+	t.Setenv("WATCHDOG_USEC", "2000000")
+	if got := watchdogEvery(); got != time.Second {
+		t.Errorf("WATCHDOG_USEC=2000000: every %v, want 1s", got)
+	}
+	t.Setenv("WATCHDOG_PID", "1")
+	if got := watchdogEvery(); got != 0 {
+		t.Errorf("another process's watchdog: every %v, want none", got)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+
+	// A daemon that answers: a ping each round.
+	ctx, cancel := context.WithCancel(context.Background())
+	rounds := 0
+	watchdog(ctx, time.Millisecond, func(context.Context) error {
+		if rounds++; rounds == 3 {
+			cancel()
+		}
+		return nil
+	}, log)
+	buf := make([]byte, 64)
+	for i := 0; i < 2; i++ {
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		n, err := conn.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(buf[:n]); got != "WATCHDOG=1" {
+			t.Fatalf("systemd got %q", got)
+		}
+	}
+
+	// A daemon that does not answer: no ping at all.
+	ctx, cancel = context.WithCancel(context.Background())
+	rounds = 0
+	watchdog(ctx, time.Millisecond, func(context.Context) error {
+		if rounds++; rounds == 3 {
+			cancel()
+		}
+		return errors.New("stuck")
+	}, log)
+	_ = conn.SetReadDeadline(time.Now())
+	if n, err := conn.Read(buf); err == nil {
+		t.Fatalf("systemd got %q from a daemon that does not answer", buf[:n])
 	}
 }
