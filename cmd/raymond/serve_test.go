@@ -32,16 +32,23 @@ import (
 //	api POST /api/v1/runs '{"workflow": "wf"}'
 //	api -notoken GET /api/v1/runs
 //	api -until '"status": "completed"' GET /api/v1/runs
+//	api -save RUN=workflow_id POST /api/v1/runs '{"workflow": "wf"}'
 //
 // The call must answer 2xx, unless negated. With -until it is made again
-// (for up to a minute) until the body matches the regular expression.
+// (for up to a minute) until the body matches the regular expression. With
+// -save NAME=FIELD the answer's top-level FIELD (a string) is put in the
+// script's environment as NAME.
 func cmdAPI(ts *testscript.TestScript, neg bool, args []string) {
 	token := true
 	var until *regexp.Regexp
+	var saveAs, saveField string
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch {
 		case args[0] == "-notoken":
 			token, args = false, args[1:]
+		case args[0] == "-save" && len(args) > 1 && strings.Contains(args[1], "="):
+			saveAs, saveField, _ = strings.Cut(args[1], "=")
+			args = args[2:]
 		case args[0] == "-until" && len(args) > 1:
 			var err error
 			until, err = regexp.Compile("(?m)" + args[1])
@@ -52,7 +59,7 @@ func cmdAPI(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	if len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: api [-notoken] [-until REGEXP] METHOD PATH [BODY]")
+		ts.Fatalf("usage: api [-notoken] [-until REGEXP] [-save NAME=FIELD] METHOD PATH [BODY]")
 	}
 	dir := filepath.Join(ts.Getenv("WORK"), ".raymond")
 	var info daemon.Info
@@ -94,6 +101,15 @@ func cmdAPI(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			if ok := status/100 == 2; ok == neg {
 				ts.Fatalf("api %s %s: status %d\n%s", args[0], args[1], status, data)
+			}
+			if saveAs != "" {
+				var fields map[string]any
+				ts.Check(json.Unmarshal(data, &fields))
+				v, ok := fields[saveField].(string)
+				if !ok {
+					ts.Fatalf("api: the answer has no string %s:\n%s", saveField, data)
+				}
+				ts.Setenv(saveAs, v)
 			}
 			return
 		}
