@@ -108,6 +108,12 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 	ping := time.NewTicker(s.ping)
 	defer ping.Stop()
 	ctx := r.Context()
+	var tail *daemon.Tail // the events file, while nobody drives the run here
+	defer func() {
+		if tail != nil {
+			tail.Close()
+		}
+	}()
 	for {
 		if c := sub.C(); c != nil {
 			select {
@@ -153,6 +159,10 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 			next, err := s.d.Subscribe(id, fmt.Sprint(lastN))
 			if err == nil {
 				sub = next
+				if tail != nil {
+					tail.Close()
+					tail = nil
+				}
 				for _, ev := range sub.Replay {
 					if emit(ev) != nil {
 						return
@@ -166,7 +176,10 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return // removed
 		}
-		events, _ := daemon.ReadEvents(filepath.Join(project.DebugDir(s.d.Project().Dir), id), lastN, 0)
+		if tail == nil {
+			tail = daemon.NewTail(filepath.Join(project.DebugDir(s.d.Project().Dir), id), lastN)
+		}
+		events, _ := tail.Next()
 		for _, ev := range events {
 			if emit(ev) != nil {
 				return
