@@ -64,7 +64,8 @@ type RunEvent struct {
 }
 
 // tailEvery is how often the stream of a run the daemon does not drive
-// looks for new lines in its events file.
+// looks for new lines in its events file, besides whenever a run's state
+// changes.
 const tailEvery = time.Second
 
 // runEvents streams a run's events: what the events file holds after the
@@ -179,6 +180,9 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 		if tail == nil {
 			tail = daemon.NewTail(filepath.Join(project.DebugDir(s.d.Project().Dir), id), lastN)
 		}
+		// Taken before the read, so a change made after it wakes the
+		// loop: the driver saves its run as it writes most events.
+		changed, _ := s.d.Changed()
 		events, _ := tail.Next()
 		for _, ev := range events {
 			if emit(ev) != nil {
@@ -198,6 +202,7 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 			if out.comment("ping") != nil || out.flush() != nil {
 				return
 			}
+		case <-changed:
 		case <-time.After(tailEvery):
 		}
 	}
