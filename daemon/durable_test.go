@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -80,4 +81,35 @@ func TestAnswerIsOnDiskWhenAcknowledged(t *testing.T) {
 	require.True(t, got.onDisk, "the answer was acknowledged before it was saved")
 	final := waitStatus(t, d, id, state.StatusCompleted)
 	require.Equal(t, "blue", *final.Result)
+}
+
+// Alive answers while the state folder's watch loop and its reader do,
+// and fails once the reader is stuck (here on the index's lock): the
+// watchdog then stops pinging systemd.
+func TestAlive(t *testing.T) {
+	p, _, r := testProject(t, twoSteps, twoStepReplies)
+	d := openDaemon(t, p, r)
+	require.NoError(t, d.Alive(context.Background()), "no watch loop: nothing to ask")
+	ctx, stop := context.WithCancel(context.Background())
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		_ = d.Watch(ctx)
+	}()
+	defer func() {
+		stop()
+		<-watched
+	}()
+	require.Eventually(t, d.index.watching.Load, 20*time.Second, time.Millisecond)
+	require.NoError(t, d.Alive(context.Background()))
+
+	d.index.touch("20261128-000000-000000-abcdef") // the reader reads it, and blocks on the lock
+	d.index.mu.Lock()
+	require.Eventually(t, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		return d.Alive(ctx) != nil
+	}, 20*time.Second, time.Millisecond, "a stuck reader is taken for alive")
+	d.index.mu.Unlock()
+	require.NoError(t, d.Alive(context.Background()))
 }

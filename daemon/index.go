@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -33,8 +34,9 @@ type index struct {
 	dirty   map[string]bool
 	kick    chan struct{}
 	// ping carries a watchdog's probe to the watch loop, which passes it
-	// to the reader (see alive).
-	ping chan chan struct{}
+	// to the reader (see alive); watching says the loop runs.
+	ping     chan chan struct{}
+	watching atomic.Bool
 }
 
 // row is one run as the index holds it.
@@ -122,6 +124,8 @@ func (x *index) watch(ctx context.Context) error {
 	if err := w.Add(x.store.Dir); err != nil {
 		return err
 	}
+	x.watching.Store(true)
+	defer x.watching.Store(false)
 	var reader sync.WaitGroup
 	defer reader.Wait()
 	ctx, stop := context.WithCancel(ctx)
@@ -216,7 +220,12 @@ func (x *index) checkDrivers() {
 }
 
 // alive says whether the watch loop and its reader answer, until ctx ends.
+// Without a watch loop (it could not start: its error is logged) there is
+// nothing to ask: a restart would not give it one.
 func (x *index) alive(ctx context.Context) error {
+	if !x.watching.Load() {
+		return nil
+	}
 	p := make(chan struct{})
 	select {
 	case x.ping <- p:
