@@ -38,7 +38,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	if s.d != nil {
 		if err := s.d.Health(); err != nil {
 			writeError(w, http.StatusServiceUnavailable, "cannot_write",
-				"the daemon cannot write its state ("+err.Error()+"): free space on that disk; the runs it stopped resume with raymond resume RUN or POST /api/v1/runs/RUN/resume")
+				"the daemon cannot write its state: "+err.Error())
 			return
 		}
 	}
