@@ -154,6 +154,7 @@ func Open(cfg Config) (*Daemon, error) {
 	d := &Daemon{cfg: cfg, p: cfg.Project, store: cfg.Project.Store, dir: dir, log: cfg.Log,
 		clock: cfg.Clock, lock: lock, runs: make(map[string]*driven), note: newNotifier()}
 	d.gate = NewGate(cfg.MaxSteps, cfg.DailyCapUSD, filepath.Join(dir, SpendFile), cfg.Clock, d.note.Notify)
+	d.gate.writeFailed = d.health.failed
 	d.pausing = loadPausing(filepath.Join(dir, PausingFile))
 	d.index = newIndex(d.store, d.log)
 	if err := d.index.load(); err != nil {
@@ -813,6 +814,7 @@ func (d *Daemon) Shutdown(ctx context.Context) {
 	if len(ids) > 0 {
 		data, _ := json.Marshal(ids)
 		if err := writeFileAtomic(filepath.Join(d.dir, ParkedFile), data); err != nil {
+			d.health.failed("write the runs to resume at the next start", err)
 			d.log.Error("cannot write the runs to resume at the next start", "err", err)
 		}
 	}

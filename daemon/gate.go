@@ -51,6 +51,8 @@ type Gate struct {
 
 	saveMu   sync.Mutex // held while the spend file is written
 	savedSeq uint64     // the change of spend the file holds (saveMu)
+	// writeFailed, when set, hears of a failed write of the gate's file.
+	writeFailed func(what string, err error)
 }
 
 // spend is what the daemon's steps have cost on one day, kept in a file so a
@@ -360,8 +362,11 @@ func (g *Gate) saveSpend() {
 	if seq == g.savedSeq {
 		return // a step that ended beside this one wrote it
 	}
-	if writeFileAtomic(g.spendPath, data) == nil { // losing it costs a day's total, never a run
+	err := writeFileAtomic(g.spendPath, data)
+	if err == nil { // losing it costs a day's total or a hold, never a run
 		g.savedSeq = seq
+	} else if g.writeFailed != nil {
+		g.writeFailed("save the gate's spend and usage limit", err)
 	}
 }
 
