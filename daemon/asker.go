@@ -50,7 +50,7 @@ func (a *asker) Answers() <-chan orchestrator.Answer { return a.answers }
 // errAnswered when this drive had an answer to it already, with errDriveEnd
 // once the drive has ended, and with errBusy when the run has not taken the
 // answers given before.
-func (a *asker) answer(id, text string) error {
+func (a *asker) answer(id, text string, saved chan<- error) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	switch {
@@ -60,11 +60,28 @@ func (a *asker) answer(id, text string) error {
 		return errAnswered
 	}
 	select {
-	case a.answers <- orchestrator.Answer{AskID: id, Text: text}:
+	case a.answers <- orchestrator.Answer{AskID: id, Text: text, Saved: saved}:
 		a.given[id] = true
 		return nil
 	default:
 		return errBusy
+	}
+}
+
+// waitSaved waits until the answer given with saved is on disk: saved by
+// the drive, or, when the drive ended before it took the answer, recorded
+// as the drive ended.
+func (d *Daemon) waitSaved(rd *driven, saved <-chan error) error {
+	select {
+	case err := <-saved:
+		return err
+	case <-rd.done:
+		select {
+		case err := <-saved:
+			return err
+		default:
+			return errDriveEnd
+		}
 	}
 }
 

@@ -77,6 +77,10 @@ type Daemon struct {
 	gate  *Gate
 	index *index
 	note  *notifier // the gate changed
+	// pausing are the runs whose pause was accepted (PausingFile).
+	pausing *pausing
+	// health is whether the daemon can write its state.
+	health health
 
 	ctx    context.Context // drives run in it; canceling kills their steps
 	cancel context.CancelFunc
@@ -150,6 +154,8 @@ func Open(cfg Config) (*Daemon, error) {
 	d := &Daemon{cfg: cfg, p: cfg.Project, store: cfg.Project.Store, dir: dir, log: cfg.Log,
 		clock: cfg.Clock, lock: lock, runs: make(map[string]*driven), note: newNotifier()}
 	d.gate = NewGate(cfg.MaxSteps, cfg.DailyCapUSD, filepath.Join(dir, SpendFile), cfg.Clock, d.note.Notify)
+	d.gate.writeFailed = d.health.failed
+	d.pausing = loadPausing(filepath.Join(dir, PausingFile))
 	d.index = newIndex(d.store, d.log)
 	if err := d.index.load(); err != nil {
 		d.log.Warn("some runs cannot be read", "err", err)
@@ -166,7 +172,8 @@ func Open(cfg Config) (*Daemon, error) {
 func (d *Daemon) holdForWaits() {
 	now := d.clock.Now()
 	for _, l := range d.Runs() {
-		if l.Status != state.StatusWaiting {
+		// A waiting run parked by a stop reads paused, and keeps its wait.
+		if l.Status != state.StatusWaiting && l.Status != state.StatusPaused {
 			continue
 		}
 		if r, err := d.store.Read(l.RunID); err == nil && r.Wait != nil && r.Wait.Until.After(now) {
@@ -396,6 +403,10 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 	d.launched++
 	d.wg.Add(1)
 	d.mu.Unlock()
+	// Driven again: a pause recorded for an earlier drive is over.
+	if err := d.pausing.remove(id); err != nil {
+		d.log.Warn("cannot forget an earlier pause of the run", "run", id, "err", err)
+	}
 
 	drv := &orchestrator.Driver{
 		Store:     d.store,
@@ -451,12 +462,24 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 			started <- err // refused before anything ran
 		}
 		rd.stream.close()
-		// Answers accepted while the drive ended are not lost: they go
+		// Answers given while the drive ended are not lost: they go
 		// into the state file, as raymond answer puts them, for the next
-		// drive.
+		// drive, and their givers hear whether that worked.
 		for _, a := range rd.asker.close() {
-			if err := d.record(id, a.AskID, a.Text, d.clock.Now()); err != nil {
+			err := d.record(id, a.AskID, a.Text, d.clock.Now())
+			if err != nil {
 				d.log.Error("an answer given as the run stopped is lost", "run", id, "ask", a.AskID, "err", err)
+			}
+			if a.Saved != nil {
+				a.Saved <- err
+			}
+		}
+		d.health.drive(id, err)
+		// The pause was for this drive, which has ended; a daemon that
+		// stops keeps it, for its next start not to resume the run.
+		if err == nil && !d.isClosing() {
+			if err := d.pausing.remove(id); err != nil {
+				d.log.Warn("cannot forget the run's pause", "run", id, "err", err)
 			}
 		}
 		d.mu.Lock()
@@ -480,6 +503,12 @@ func (d *Daemon) Pause(id string) error {
 	rd, ok := d.runs[id]
 	d.mu.Unlock()
 	if ok {
+		// Durable before it is acknowledged: a stop or a crash before the
+		// steps in flight end must not undo it.
+		if err := d.pausing.add(id); err != nil {
+			d.health.failed("record a pause", err)
+			return fmt.Errorf("run %s was not paused: the pause cannot be recorded: %w", id, err)
+		}
 		rd.pause()
 		return nil
 	}
@@ -605,8 +634,13 @@ func (d *Daemon) Answer(id, askID, text string) error {
 	rd, driving := d.runs[id]
 	d.mu.Unlock()
 	if driving {
-		switch err := rd.asker.answer(askID, text); {
+		saved := make(chan error, 1)
+		switch err := rd.asker.answer(askID, text, saved); {
 		case err == nil:
+			// Acknowledged once it is on disk, not when the run takes it.
+			if err := d.waitSaved(rd, saved); err != nil {
+				return fmt.Errorf("the answer to ask %s of run %s cannot be saved: %w", askID, id, err)
+			}
 			return nil
 		case errors.Is(err, errAnswered):
 			return errorf(ErrConflict, "ask %s of run %s was answered already", askID, id)
@@ -703,12 +737,26 @@ type Recovered struct {
 // Recover drives again every run left interrupted (whoever drove it),
 // every asking run nobody drives (its asks open again with their deadlines)
 // and every run the daemon's own last stop parked; runs paused on purpose
-// are only listed.
+// are only listed, and so are the runs whose pause the last daemon accepted
+// but did not see through (it stopped or died first): those that still read
+// running are written paused.
 func (d *Daemon) Recover() Recovered {
 	parked := d.readParked()
+	paused, err := d.pausing.take()
+	if err != nil {
+		d.log.Warn("cannot clear the pauses recorded", "err", err)
+	}
 	var out Recovered
 	for _, l := range d.Runs() {
 		if l.DrivenBy != nil {
+			continue
+		}
+		if paused[l.RunID] && !project.Ended(l.Status) {
+			if err := d.settlePaused(l.RunID); err != nil {
+				d.log.Warn("cannot write a paused run paused", "run", l.RunID, "err", err)
+			}
+			d.index.touch(l.RunID)
+			out.Paused = append(out.Paused, l.RunID)
 			continue
 		}
 		resume := l.Interrupted || l.Status == state.StatusAsking || l.Status == state.StatusCreated ||
@@ -756,7 +804,9 @@ func (d *Daemon) Shutdown(ctx context.Context) {
 	d.closing = true
 	ids := make([]string, 0, len(d.runs))
 	for id, rd := range d.runs {
-		ids = append(ids, id)
+		if !d.pausing.has(id) { // paused at request: it waits for a resume
+			ids = append(ids, id)
+		}
 		rd.pause()
 	}
 	d.mu.Unlock()
@@ -764,6 +814,7 @@ func (d *Daemon) Shutdown(ctx context.Context) {
 	if len(ids) > 0 {
 		data, _ := json.Marshal(ids)
 		if err := writeFileAtomic(filepath.Join(d.dir, ParkedFile), data); err != nil {
+			d.health.failed("write the runs to resume at the next start", err)
 			d.log.Error("cannot write the runs to resume at the next start", "err", err)
 		}
 	}

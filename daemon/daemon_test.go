@@ -20,7 +20,7 @@ import (
 // testProject makes a project with a workflow folder "wf" holding files
 // (name → content), and a replies file; it returns the project and the
 // workflow's path.
-func testProject(t *testing.T, files map[string]string, replies string) (*project.Project, string, *scripted.Runner) {
+func testProject(t testing.TB, files map[string]string, replies string) (*project.Project, string, *scripted.Runner) {
 	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".raymond"), 0o755))

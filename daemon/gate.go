@@ -51,6 +51,8 @@ type Gate struct {
 
 	saveMu   sync.Mutex // held while the spend file is written
 	savedSeq uint64     // the change of spend the file holds (saveMu)
+	// writeFailed, when set, hears of a failed write of the gate's file.
+	writeFailed func(what string, err error)
 }
 
 // spend is what the daemon's steps have cost on one day, kept in a file so a
@@ -95,10 +97,24 @@ func NewGate(steps int, dailyCap float64, spendPath string, clock orchestrator.C
 		dailyCap: dailyCap, queues: make(map[string][]*ticket), stops: make(map[string]<-chan struct{})}
 	if spendPath != "" {
 		if data, err := os.ReadFile(spendPath); err == nil {
-			_ = json.Unmarshal(data, &g.spend) // a broken file starts the day at 0
+			var f gateFile
+			_ = json.Unmarshal(data, &f) // a broken file starts the day at 0
+			g.spend = f.spend
+			if f.Limit != nil {
+				g.limit = *f.Limit
+			}
 		}
 	}
 	return g
+}
+
+// gateFile is what the gate keeps on disk: the day's spend and the usage
+// limit it holds for. The hold is the account's, not a run's: a daemon
+// stopped by a signal (its waiting runs then read paused) or killed must
+// not start steps into the same limit when it starts again.
+type gateFile struct {
+	spend
+	Limit *time.Time `json:"usage_limit_until,omitempty"`
 }
 
 // Status returns what the gate holds now.
@@ -294,6 +310,7 @@ func (g *Gate) book(res step.Result) {
 		}
 		if until.After(g.limit) {
 			g.limit, changed = until, true
+			g.spendSeq++
 		}
 	}
 	billed := res.Billed && res.CostUSD > 0
@@ -304,7 +321,7 @@ func (g *Gate) book(res step.Result) {
 		changed = true
 	}
 	g.mu.Unlock()
-	if billed && g.spendPath != "" {
+	if changed && g.spendPath != "" {
 		g.saveSpend()
 	}
 	if changed {
@@ -326,7 +343,7 @@ func (g *Gate) holdUntil(t time.Time) {
 	}
 }
 
-// saveSpend writes the day's spend to its file. Steps that end together
+// saveSpend writes the day's spend, and the usage limit held, to its file. Steps that end together
 // queue here and the first one writes the latest total for all: one write
 // instead of one each (a file created and renamed, at every step's end),
 // and never an older total over a newer one.
@@ -335,13 +352,21 @@ func (g *Gate) saveSpend() {
 	defer g.saveMu.Unlock()
 	g.mu.Lock()
 	seq := g.spendSeq
-	data, _ := json.Marshal(g.spend)
+	f := gateFile{spend: g.spend}
+	if !g.limit.IsZero() {
+		limit := g.limit
+		f.Limit = &limit
+	}
+	data, _ := json.Marshal(f)
 	g.mu.Unlock()
 	if seq == g.savedSeq {
 		return // a step that ended beside this one wrote it
 	}
-	if writeFileAtomic(g.spendPath, data) == nil { // losing it costs a day's total, never a run
+	err := writeFileAtomic(g.spendPath, data)
+	if err == nil { // losing it costs a day's total or a hold, never a run
 		g.savedSeq = seq
+	} else if g.writeFailed != nil {
+		g.writeFailed("save the gate's spend and usage limit", err)
 	}
 }
 
@@ -418,17 +443,45 @@ func (r *gated) Salvage(req step.Request, lines []byte) (step.Result, bool) {
 	return step.Result{}, false
 }
 
-// writeFileAtomic replaces path with data through a temporary file.
+// createTemp is the seam through which the daemon's own files are written,
+// so a test can fill the disk.
+var createTemp = os.CreateTemp
+
+// writeFileAtomic replaces path with data through a temporary file, and
+// makes it durable (the file and its folder synced) before it returns: what
+// the daemon acknowledges from these files (a pause) must outlive a crash.
 func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	dir := filepath.Dir(path)
+	tmp, err := createTemp(dir, "."+filepath.Base(path)+"-*")
 	if err != nil {
-		return err
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	_, werr := tmp.Write(data)
+	serr := tmp.Sync()
 	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
+	if err := errors.Join(werr, serr, cerr); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
 }

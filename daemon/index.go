@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -32,6 +33,10 @@ type index struct {
 	changes []change // the latest changes, oldest first
 	dirty   map[string]bool
 	kick    chan struct{}
+	// ping carries a watchdog's probe to the watch loop, which passes it
+	// to the reader (see alive); watching says the loop runs.
+	ping     chan chan struct{}
+	watching atomic.Bool
 }
 
 // row is one run as the index holds it.
@@ -53,12 +58,14 @@ type change struct {
 const maxChanges = 4096
 
 // settle is how long the index gathers changes before it reads them: a
-// step's end saves the run more than once.
+// step's end saves the run more than once. Changes go on being gathered
+// while the index waits and reads: whatever the load, a run is read at most
+// once per round, and a round starts settle after the first change.
 const settle = 100 * time.Millisecond
 
 func newIndex(store *state.Store, log *slog.Logger) *index {
 	return &index{store: store, log: log, note: newNotifier(), rows: make(map[string]*row),
-		dirty: make(map[string]bool), kick: make(chan struct{}, 1)}
+		dirty: make(map[string]bool), kick: make(chan struct{}, 1), ping: make(chan chan struct{})}
 }
 
 // load reads every run once.
@@ -104,7 +111,10 @@ func (x *index) touch(id string) {
 	}
 }
 
-// watch follows the state folder until ctx ends.
+// watch follows the state folder until ctx ends: its loop only marks the
+// runs that changed, and a reader of its own reads them in rounds, so a
+// burst of changes never waits behind the reads (nor the reads behind a
+// sleep per change).
 func (x *index) watch(ctx context.Context) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -114,6 +124,14 @@ func (x *index) watch(ctx context.Context) error {
 	if err := w.Add(x.store.Dir); err != nil {
 		return err
 	}
+	x.watching.Store(true)
+	defer x.watching.Store(false)
+	var reader sync.WaitGroup
+	defer reader.Wait()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	pings := make(chan chan struct{})
+	reader.Go(func() { x.read(ctx, pings) })
 	for {
 		select {
 		case <-ctx.Done():
@@ -132,14 +150,93 @@ func (x *index) watch(ctx context.Context) error {
 			x.log.Warn("watching the state folder", "err", err)
 			// Events may be lost (a queue overflow): read everything again.
 			x.touchAll()
-		case <-x.kick:
+		case p := <-x.ping:
 			select {
+			case pings <- p:
 			case <-ctx.Done():
 				return nil
-			case <-time.After(settle):
+			}
+		}
+	}
+}
+
+// read reads the runs marked changed, in rounds, until ctx ends, and
+// answers the pings the watch loop passes on.
+func (x *index) read(ctx context.Context, pings <-chan chan struct{}) {
+	check := time.NewTicker(driverCheck)
+	defer check.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-check.C:
+			x.checkDrivers()
+		case p := <-pings:
+			close(p)
+		case <-x.kick:
+			timer := time.NewTimer(settle)
+			for waiting := true; waiting; {
+				select {
+				case <-ctx.Done():
+					timer.Stop()
+					return
+				case p := <-pings:
+					close(p)
+				case <-timer.C:
+					waiting = false
+				}
 			}
 			x.flush()
 		}
+	}
+}
+
+// driverCheck is how often the index looks whether the other processes
+// that drive runs (raymond run, resume) still hold them.
+const driverCheck = time.Second
+
+// checkDrivers reads again the runs whose driver, another process, no
+// longer holds them: one killed with -9 changes no file, only drops its
+// lock, and its run is interrupted (as raymond list says), not running.
+func (x *index) checkDrivers() {
+	self := os.Getpid()
+	type driven struct {
+		id  string
+		pid int
+	}
+	var others []driven
+	x.mu.Lock()
+	for id, r := range x.rows {
+		if p := r.Listing.DrivenBy; p != nil && *p != self {
+			others = append(others, driven{id, *p})
+		}
+	}
+	x.mu.Unlock()
+	for _, o := range others {
+		if pid, held, err := x.store.Holder(o.id); err == nil && (!held || pid != o.pid) {
+			x.touch(o.id)
+		}
+	}
+}
+
+// alive says whether the watch loop and its reader answer, until ctx ends.
+// Without a watch loop (it could not start: its error is logged) there is
+// nothing to ask: a restart would not give it one.
+func (x *index) alive(ctx context.Context) error {
+	if !x.watching.Load() {
+		return nil
+	}
+	p := make(chan struct{})
+	select {
+	case x.ping <- p:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-p:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

@@ -28,6 +28,9 @@ const (
 	TokenFile  = "serve.token"
 	SpendFile  = "serve-spend.json"
 	ParkedFile = "serve-parked.json"
+	// PausingFile lists the runs whose pause was accepted and whose
+	// drive has not ended since.
+	PausingFile = "serve-pausing.json"
 )
 
 // LockedError is a second daemon started in a project that has one.

@@ -78,7 +78,10 @@ func (m *Machine) answered(ev Answered) []Effect {
 	}
 	answer := ev.Answer
 	a.Ask.Answer, a.Ask.AnsweredAt = &answer, ptr(ev.Now)
-	return m.resumeAsked(a, ev.Now)
+	// Saved at once, not with the step that uses it: whoever gave the
+	// answer is told it was taken only once it is on disk, and a driver
+	// killed before that step starts must not lose it.
+	return append(m.resumeAsked(a, ev.Now), m.save())
 }
 
 // askingAgent returns the agent whose pending ask is id, or nil.
@@ -93,8 +96,9 @@ func (m *Machine) askingAgent(id string) *state.Agent {
 
 // resumeAsked moves an agent whose ask has its answer on to the ask's next
 // state, resuming its session, with the answer as {{input}} and the ask's
-// id as {{ask_id}} (protocol §15.1). The answer is saved with the step
-// that uses it, before that step starts.
+// id as {{ask_id}} (protocol §15.1). The answer is saved before the step
+// that uses it starts (an answer given to this drive, at once: see
+// answered).
 func (m *Machine) resumeAsked(a *state.Agent, now time.Time) []Effect {
 	k := a.Ask
 	delete(m.asking, a.ID)

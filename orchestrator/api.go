@@ -229,6 +229,10 @@ type Asker interface {
 type Answer struct {
 	AskID string
 	Text  string
+	// Saved, when not nil, receives one value once the driver has applied
+	// the answer: nil when it is on disk, else why it could not be saved.
+	// It must have room for that value: the driver does not wait.
+	Saved chan<- error
 }
 
 // ErrClaudeUnusable wraps the errors that stop a run because no step can run

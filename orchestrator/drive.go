@@ -2,12 +2,14 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"raymond/machine"
@@ -46,6 +48,8 @@ type driving struct {
 	finished bool
 	prepared bool
 	started  time.Time
+	// saveErr is the last save that failed, for an answer's Saved.
+	saveErr error
 }
 
 // launch is one step from its preparation to its record.
@@ -339,7 +343,11 @@ func (g *driving) loop(ctx context.Context) {
 				g.carry(g.m.Apply(machine.NoAnswers{}))
 				continue
 			}
+			g.saveErr = nil
 			g.carry(g.m.Apply(machine.Answered{Now: g.clock.Now(), AskID: a.AskID, Answer: a.Text}))
+			if a.Saved != nil {
+				a.Saved <- g.saveErr
+			}
 		case <-timer:
 		}
 	}
@@ -364,19 +372,29 @@ func (g *driving) finish(ctx context.Context, d stepDone) {
 
 // carry carries out the machine's effects in order. The Prepare effects
 // are answered together once the others are done; a Start waits for the
-// Save before it, and does not happen if that save failed.
+// Save before it, and does not happen if that save failed. A failed save
+// drops nothing else: the Done of a run that ends on a full disk must still
+// end its drive.
 func (g *driving) carry(effects []machine.Effect) {
 	var prepares []machine.Prepare
+	failed := false
 	for i, e := range effects {
 		switch e := e.(type) {
 		case machine.Emit:
 			g.publish(e.Event, e.Transition)
 		case machine.Save:
+			if failed {
+				continue // the machine knows it cannot save; the steps it held stay held
+			}
 			if err := g.journal.Commit(g.m.Run(), state.Change{Agents: e.Agents, Sessions: e.Sessions}); err != nil {
+				err = g.saveError(err)
+				g.saveErr, failed = err, true
 				g.carry(g.m.Apply(machine.SaveFailed{Err: err, Held: held(effects[i+1:])}))
-				return
 			}
 		case machine.Start:
+			if failed {
+				continue // held by the failed save
+			}
 			g.start(e.Request)
 		case machine.StepClosed:
 			g.closeStep(e)
@@ -396,6 +414,27 @@ func (g *driving) carry(effects []machine.Effect) {
 		g.prepared = true
 		g.carry(g.m.Apply(g.prepare(prepares)))
 	}
+}
+
+// diskFullError is a save that failed for want of space: it names the
+// folder and says how to go on.
+type diskFullError struct {
+	dir, run string
+	err      error
+}
+
+func (e *diskFullError) Error() string {
+	return fmt.Sprintf("no space left on device at %s; free space, then raymond resume %s", e.dir, e.run)
+}
+
+func (e *diskFullError) Unwrap() error { return e.err }
+
+// saveError is err, a failed save, as the person reads it.
+func (g *driving) saveError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return &diskFullError{dir: g.d.Store.Dir, run: g.m.Run().WorkflowID, err: err}
+	}
+	return err
 }
 
 // held lists the agents of the Starts among effects.

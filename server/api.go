@@ -35,6 +35,13 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 			"the daemon is stopping: its runs park at their next step boundary and it starts no new one; it answers again once restarted")
 		return
 	}
+	if s.d != nil {
+		if err := s.d.Health(); err != nil {
+			writeError(w, http.StatusServiceUnavailable, "cannot_write",
+				"the daemon cannot write its state: "+err.Error())
+			return
+		}
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 

@@ -64,7 +64,8 @@ type RunEvent struct {
 }
 
 // tailEvery is how often the stream of a run the daemon does not drive
-// looks for new lines in its events file.
+// looks for new lines in its events file, besides whenever a run's state
+// changes.
 const tailEvery = time.Second
 
 // runEvents streams a run's events: what the events file holds after the
@@ -108,6 +109,12 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 	ping := time.NewTicker(s.ping)
 	defer ping.Stop()
 	ctx := r.Context()
+	var tail *daemon.Tail // the events file, while nobody drives the run here
+	defer func() {
+		if tail != nil {
+			tail.Close()
+		}
+	}()
 	for {
 		if c := sub.C(); c != nil {
 			select {
@@ -153,6 +160,10 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 			next, err := s.d.Subscribe(id, fmt.Sprint(lastN))
 			if err == nil {
 				sub = next
+				if tail != nil {
+					tail.Close()
+					tail = nil
+				}
 				for _, ev := range sub.Replay {
 					if emit(ev) != nil {
 						return
@@ -166,7 +177,13 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return // removed
 		}
-		events, _ := daemon.ReadEvents(filepath.Join(project.DebugDir(s.d.Project().Dir), id), lastN, 0)
+		if tail == nil {
+			tail = daemon.NewTail(filepath.Join(project.DebugDir(s.d.Project().Dir), id), lastN)
+		}
+		// Taken before the read, so a change made after it wakes the
+		// loop: the driver saves its run as it writes most events.
+		changed, _ := s.d.Changed()
+		events, _ := tail.Next()
 		for _, ev := range events {
 			if emit(ev) != nil {
 				return
@@ -185,6 +202,7 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 			if out.comment("ping") != nil || out.flush() != nil {
 				return
 			}
+		case <-changed:
 		case <-time.After(tailEvery):
 		}
 	}

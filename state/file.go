@@ -114,3 +114,19 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
+
+// probeSize is how much Probe writes: room for a run's snapshot, which a
+// write of a few bytes in a page freed by a failed save does not show.
+const probeSize = 64 << 10
+
+// Probe says whether the store's folder takes a write now: it writes a
+// temp file of 64 KiB, synced, the way every state file is written, and
+// removes it. A daemon that saw a save fail asks it to know when space came
+// back.
+func (s *Store) Probe() error {
+	name, err := writeTemp(s.Dir, "probe", make([]byte, probeSize))
+	if err != nil {
+		return fmt.Errorf("write in %s: %w", s.Dir, err)
+	}
+	return os.Remove(name)
+}

@@ -27,6 +27,14 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"raymond": func() {
+			// RAYMOND_TEST_FULL_DISK=FILE: every state write fails as on
+			// a full disk while FILE exists.
+			if full := os.Getenv("RAYMOND_TEST_FULL_DISK"); full != "" {
+				state.SimulateFullDisk(func() bool {
+					_, err := os.Stat(full)
+					return err == nil
+				})
+			}
 			os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
 		"claude": func() { os.Exit(fakeclaude.Main()) },

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -243,6 +244,9 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 		fmt.Fprintf(env.stderr, "  recovered: nothing (--no-recover); %d runs interrupted or asking wait for a resume from the page\n", left)
 	}
 	sdNotify("READY=1\nSTATUS=serving " + url)
+	var dog sync.WaitGroup
+	defer func() { stopWatch(); dog.Wait() }()
+	dog.Go(func() { watchdog(watchCtx, watchdogEvery(), d.Alive, log) })
 
 	select {
 	case err := <-served:

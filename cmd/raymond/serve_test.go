@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -29,16 +32,23 @@ import (
 //	api POST /api/v1/runs '{"workflow": "wf"}'
 //	api -notoken GET /api/v1/runs
 //	api -until '"status": "completed"' GET /api/v1/runs
+//	api -save RUN=workflow_id POST /api/v1/runs '{"workflow": "wf"}'
 //
 // The call must answer 2xx, unless negated. With -until it is made again
-// (for up to a minute) until the body matches the regular expression.
+// (for up to a minute) until the body matches the regular expression. With
+// -save NAME=FIELD the answer's top-level FIELD (a string) is put in the
+// script's environment as NAME.
 func cmdAPI(ts *testscript.TestScript, neg bool, args []string) {
 	token := true
 	var until *regexp.Regexp
+	var saveAs, saveField string
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch {
 		case args[0] == "-notoken":
 			token, args = false, args[1:]
+		case args[0] == "-save" && len(args) > 1 && strings.Contains(args[1], "="):
+			saveAs, saveField, _ = strings.Cut(args[1], "=")
+			args = args[2:]
 		case args[0] == "-until" && len(args) > 1:
 			var err error
 			until, err = regexp.Compile("(?m)" + args[1])
@@ -49,7 +59,7 @@ func cmdAPI(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	if len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: api [-notoken] [-until REGEXP] METHOD PATH [BODY]")
+		ts.Fatalf("usage: api [-notoken] [-until REGEXP] [-save NAME=FIELD] METHOD PATH [BODY]")
 	}
 	dir := filepath.Join(ts.Getenv("WORK"), ".raymond")
 	var info daemon.Info
@@ -91,6 +101,15 @@ func cmdAPI(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			if ok := status/100 == 2; ok == neg {
 				ts.Fatalf("api %s %s: status %d\n%s", args[0], args[1], status, data)
+			}
+			if saveAs != "" {
+				var fields map[string]any
+				ts.Check(json.Unmarshal(data, &fields))
+				v, ok := fields[saveField].(string)
+				if !ok {
+					ts.Fatalf("api: the answer has no string %s:\n%s", saveField, data)
+				}
+				ts.Setenv(saveAs, v)
 			}
 			return
 		}
@@ -178,5 +197,66 @@ func TestServeHostsWildcard(t *testing.T) {
 	}
 	if got := serveHosts("[::]:7777", "0.0.0.0", false); len(got) != 1 {
 		t.Errorf("without remote, hosts %v, want only the bound address", got)
+	}
+}
+
+// The watchdog pings systemd at half the interval it asks for, and only
+// while the daemon answers.
+func TestWatchdog(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "notify")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	t.Setenv("NOTIFY_SOCKET", sock)
+	t.Setenv("WATCHDOG_PID", "")
+	t.Setenv("WATCHDOG_USEC", "")
+	if got := watchdogEvery(); got != 0 {
+		t.Errorf("without WATCHDOG_USEC: every %v, want none", got)
+	}
+	t.Setenv("WATCHDOG_USEC", "2000000")
+	if got := watchdogEvery(); got != time.Second {
+		t.Errorf("WATCHDOG_USEC=2000000: every %v, want 1s", got)
+	}
+	t.Setenv("WATCHDOG_PID", "1")
+	if got := watchdogEvery(); got != 0 {
+		t.Errorf("another process's watchdog: every %v, want none", got)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+
+	// A daemon that answers: a ping each round.
+	ctx, cancel := context.WithCancel(context.Background())
+	rounds := 0
+	watchdog(ctx, time.Millisecond, func(context.Context) error {
+		if rounds++; rounds == 3 {
+			cancel()
+		}
+		return nil
+	}, log)
+	buf := make([]byte, 64)
+	for i := 0; i < 2; i++ {
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		n, err := conn.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(buf[:n]); got != "WATCHDOG=1" {
+			t.Fatalf("systemd got %q", got)
+		}
+	}
+
+	// A daemon that does not answer: no ping at all.
+	ctx, cancel = context.WithCancel(context.Background())
+	rounds = 0
+	watchdog(ctx, time.Millisecond, func(context.Context) error {
+		if rounds++; rounds == 3 {
+			cancel()
+		}
+		return errors.New("stuck")
+	}, log)
+	_ = conn.SetReadDeadline(time.Now())
+	if n, err := conn.Read(buf); err == nil {
+		t.Fatalf("systemd got %q from a daemon that does not answer", buf[:n])
 	}
 }
