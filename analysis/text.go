@@ -258,6 +258,9 @@ func timeLine(r *Run) string {
 
 // costLine says what the run cost against its budget.
 func costLine(r *Run) string {
+	if r.Scripted {
+		return money(r.CostUSD) + " (scripted replies: no model ran, nothing was billed)"
+	}
 	if r.BudgetUSD <= 0 {
 		return money(r.CostUSD) + " (no budget)"
 	}

@@ -46,6 +46,9 @@ type driving struct {
 	finished bool
 	prepared bool
 	started  time.Time
+	// scripted says the run is driven with scripted replies: the events
+	// that show tools and costs say so (Event.Scripted).
+	scripted bool
 }
 
 // launch is one step from its preparation to its record.
@@ -120,7 +123,7 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 		}
 	}
 	g := &driving{d: d, m: machine.New(r), clock: d.Clock, runner: d.Runner, scopes: scopes,
-		launches: map[string]*launch{}, started: nowFunc()}
+		launches: map[string]*launch{}, started: nowFunc(), scripted: r.Options.Scripted}
 	if g.clock == nil {
 		g.clock = clockFromEnv()
 	}
@@ -426,6 +429,13 @@ func (g *driving) publish(e transcript.Event, tr *transcript.Transition) {
 	}
 	if e.Run == "" {
 		e.Run = g.m.Run().WorkflowID
+	}
+	if g.scripted {
+		switch e.Type {
+		case transcript.EventRunStarted, transcript.EventRunResumed, transcript.EventTransition,
+			transcript.EventToolUse, transcript.EventToolFailed, transcript.EventRunEnded, transcript.EventSummary:
+			e.Scripted = true
+		}
 	}
 	for _, s := range g.sinks {
 		s.Event(e)
