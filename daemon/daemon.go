@@ -96,6 +96,10 @@ type driven struct {
 	stream  *stream
 	asker   *asker
 	done    chan struct{}
+	// kill cancels the drive's context: its steps are killed (Cancel).
+	kill context.CancelFunc
+	// cancelled says Cancel was asked for; the daemon's mu guards it.
+	cancelled bool
 }
 
 func (r *driven) pause() { r.once.Do(func() { close(r.quiesce) }) }
@@ -413,12 +417,15 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 	}
 	started := make(chan error, 1)
 	unstop := d.gate.stopOn(id, rd.quiesce)
+	ctx, kill := context.WithCancel(d.ctx)
+	rd.kill = kill
 	go func() {
 		defer d.wg.Done()
 		defer close(rd.done)
 		defer unstop()
+		defer kill()
 		first := true
-		r, err := drv.Drive(d.ctx, id, func(r *state.Run) error {
+		r, err := drv.Drive(ctx, id, func(r *state.Run) error {
 			if r.Options.OnAsk == orchestrator.AskReject {
 				drv.OnAsk = orchestrator.AskReject
 			}
@@ -457,6 +464,14 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 		for _, a := range rd.asker.close() {
 			if err := d.record(id, a.AskID, a.Text, d.clock.Now()); err != nil {
 				d.log.Error("an answer given as the run stopped is lost", "run", id, "ask", a.AskID, "err", err)
+			}
+		}
+		d.mu.Lock()
+		cancelled := rd.cancelled
+		d.mu.Unlock()
+		if cancelled {
+			if err := d.markCancelled(id); err != nil {
+				d.log.Error("cannot save the run cancelled", "run", id, "err", err)
 			}
 		}
 		d.mu.Lock()

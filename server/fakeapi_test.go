@@ -141,6 +141,12 @@ func (f *fakeAPI) routes(mux *http.ServeMux) {
 			fakeJSON(w, http.StatusAccepted, f.detail(run))
 		})
 	})
+	h("POST /api/v1/runs/{id}/cancel", func(w http.ResponseWriter, r *http.Request) {
+		f.withRun(w, r, func(run *fakeRun) {
+			f.actions <- "cancel"
+			fakeJSON(w, http.StatusAccepted, f.detail(run))
+		})
+	})
 	h("POST /api/v1/runs/{id}/resume", func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			Budget *float64 `json:"budget"`

@@ -36,6 +36,9 @@ func TestPageRunsSearchPagesInputAndZone(t *testing.T) {
 		if i == 30 {
 			r.input = "feature/login\nand the tests"
 		}
+		if i == 28 {
+			r.status, r.agents[0]["status"] = "running", "running"
+		}
 		fake.runs[r.id] = r
 	}
 	fake.mu.Unlock()
@@ -85,5 +88,23 @@ func TestPageRunsSearchPagesInputAndZone(t *testing.T) {
 	d.do(chromedp.Evaluate(fmt.Sprintf("location.hash = %q", "#/runs/"+fakeRunID(29)), nil))
 	d.waitText("#run-id", fakeRunID(29))
 	d.until("no input box", `() => document.getElementById("run-input-box").hidden`)
+	d.until("an ended run cannot be cancelled", `() => document.getElementById("run-cancel").disabled`)
+
+	// Cancel, beside Pause, asks first; Keep it changes nothing.
+	d.do(chromedp.Evaluate(fmt.Sprintf("location.hash = %q", "#/runs/"+fakeRunID(28)), nil))
+	d.waitText("#run-status", "running")
+	d.click("#run-cancel")
+	d.waitText("#run-cancel-confirm", "Stop this run for good?")
+	d.click("#run-cancel-no")
+	d.until("the question gone", `() => document.getElementById("run-cancel-confirm").hidden`)
+	d.click("#run-cancel")
+	d.screenshot("run-cancel")
+	d.click("#run-cancel-yes")
+	assert.Equal(t, "cancel", receive(t, fake.actions))
+	d.waitText("#run-action-message", "Cancelling")
+	fake.update(fakeRunID(28), func(r *fakeRun) { r.status = "failed"; r.agents[0]["status"] = "failed" })
+	fake.event(fakeRunID(28), map[string]any{"type": "run_ended", "status": "failed"})
+	d.waitText("#run-status", "failed")
+	d.until("cancelled: the note goes, the button is off", `() => document.getElementById("run-action-message").textContent === "" && document.getElementById("run-cancel").disabled`)
 	assert.Empty(t, d.Problems(), "console errors")
 }

@@ -466,6 +466,8 @@ function renderRun() {
     delete note.dataset.until;
   }
   $("run-pause").disabled = FINISHED.has(r.status) || r.status === "paused";
+  $("run-cancel").disabled = FINISHED.has(r.status);
+  if (FINISHED.has(r.status)) show($("run-cancel-confirm"), false);
   $("run-resume").disabled = !RESUMABLE.has(r.status);
   $("run-budget").disabled = !RESUMABLE.has(r.status);
   $("run-delete").disabled = !FINISHED.has(r.status);
@@ -635,6 +637,22 @@ function wireRunControls() {
       model.run = await api("POST", runPath("/pause"), {});
       $("run-action-message").textContent = "Pausing: running steps finish first.";
       $("run-action-message").dataset.until = "paused";
+    }),
+  );
+  $("run-cancel").addEventListener("click", () => {
+    show($("run-cancel-confirm"), true);
+    $("run-cancel-no").focus();
+  });
+  $("run-cancel-no").addEventListener("click", () => {
+    show($("run-cancel-confirm"), false);
+    $("run-cancel").focus();
+  });
+  $("run-cancel-yes").addEventListener("click", () =>
+    act($("run-cancel-yes"), async () => {
+      model.run = await api("POST", runPath("/cancel"), {});
+      show($("run-cancel-confirm"), false);
+      $("run-action-message").textContent = "Cancelling: running steps are stopped.";
+      $("run-action-message").dataset.until = "failed";
     }),
   );
   $("run-resume").addEventListener("click", () =>
