@@ -56,6 +56,10 @@ type Config struct {
 	Log *slog.Logger
 	// Heartbeat is the drivers' Heartbeat (0: a minute).
 	Heartbeat time.Duration
+	// Scripted says Runner answers from scripted replies (serve
+	// --replies): the runs it drives say so in their progress and
+	// transcripts (state.Options.Scripted), as raymond run --replies does.
+	Scripted bool
 	// ClaudeEnv is RAYMOND_CLAUDE as the daemon was started with (an
 	// absolute path), "" when unset: the claude executable of the runs it
 	// creates, unless the project's config names one, as for raymond run.
@@ -436,6 +440,9 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 				if r.Options.PermissionMode == "" {
 					r.Options.PermissionMode = orchestrator.DefaultPermissionMode
 				}
+			}
+			if d.cfg.Scripted {
+				r.Options.Scripted = true
 			}
 			if update != nil {
 				if err := update(r); err != nil {

@@ -510,3 +510,22 @@ func TestCancel(t *testing.T) {
 	require.Equal(t, Cancelled, got.Error)
 	require.ErrorIs(t, d.Cancel("nosuch"), ErrNotFound)
 }
+
+// TestScriptedRunsSaySo: the runs of a daemon serving scripted replies
+// are marked scripted, so their progress and transcripts say no model ran.
+func TestScriptedRunsSaySo(t *testing.T) {
+	p, wf, r := testProject(t, twoSteps, twoStepReplies)
+	d, err := Open(Config{Project: p, Runner: r, Scripts: r.Scripts(&script.Runner{}), Clock: &orchestrator.InstantClock{}, Scripted: true})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		d.Shutdown(context.Background())
+		d.Close()
+	})
+	run, err := d.Launch(Launch{Workflow: wf})
+	require.NoError(t, err)
+	got := waitStatus(t, d, run.WorkflowID, state.StatusCompleted)
+	require.True(t, got.Options.Scripted)
+	events, err := os.ReadFile(filepath.Join(project.DebugDir(p.Dir), run.WorkflowID, "events.jsonl"))
+	require.NoError(t, err)
+	require.Regexp(t, `"type":"run_started".*"scripted":true`, string(events))
+}
