@@ -39,6 +39,7 @@ type fakeAPI struct {
 type fakeRun struct {
 	id, workflow, status string
 	input                string
+	scripted             bool
 	cost, budget         float64
 	created              time.Time
 	agents               []map[string]any
@@ -319,7 +320,7 @@ func (f *fakeAPI) detail(r *fakeRun) map[string]any {
 	d := map[string]any{
 		"version": 1, "workflow_id": r.id, "scope_dir": "/project/workflows/" + r.workflow,
 		"entry_state": "1_START.md", "status": r.status, "created_at": r.created, "updated_at": time.Now(),
-		"options": map[string]any{"input": r.input}, "agents": r.agents, "total_cost_usd": r.cost, "budget_usd": r.budget,
+		"options": map[string]any{"input": r.input, "scripted": r.scripted}, "agents": r.agents, "total_cost_usd": r.cost, "budget_usd": r.budget,
 		"driven_by": 1, "state_file": "", "transcript": "",
 	}
 	if r.result != nil {

@@ -35,6 +35,7 @@ func TestPageRunsSearchPagesInputAndZone(t *testing.T) {
 			subs:   map[chan fakeEvent]bool{}}
 		if i == 30 {
 			r.input = "feature/login\nand the tests"
+			r.scripted = true
 		}
 		if i == 28 {
 			r.status, r.agents[0]["status"] = "running", "running"
@@ -83,10 +84,12 @@ func TestPageRunsSearchPagesInputAndZone(t *testing.T) {
 	d.do(chromedp.Evaluate(fmt.Sprintf("location.hash = %q", "#/runs/"+fakeRunID(30)), nil))
 	d.waitText("#run-input", "feature/login\nand the tests")
 	d.waitText("#run-workflow", "started")
+	d.waitText("#run-cost", "$0.00 spent (scripted replies: no model ran, nothing was billed)")
 	d.until("started in Tokyo time", `() => /GMT\+9|JST/.test(document.querySelector("#run-workflow").textContent)`)
 	d.screenshot("run-input")
 	d.do(chromedp.Evaluate(fmt.Sprintf("location.hash = %q", "#/runs/"+fakeRunID(29)), nil))
 	d.waitText("#run-id", fakeRunID(29))
+	d.until("a run of claude is not said scripted", `() => !document.getElementById("run-cost").textContent.includes("scripted")`)
 	d.until("no input box", `() => document.getElementById("run-input-box").hidden`)
 	d.until("an ended run cannot be cancelled", `() => document.getElementById("run-cancel").disabled`)
 

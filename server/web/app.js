@@ -443,6 +443,8 @@ function renderRun() {
     meter.high = r.budget_usd * 0.8;
     meter.textContent = Math.round((100 * r.total_cost_usd) / r.budget_usd) + "%";
   }
+  // A run of scripted replies (serve --replies) spent nothing: say so.
+  if (r.options && r.options.scripted) cost += " (scripted replies: no model ran, nothing was billed)";
   $("run-cost").textContent = cost;
   show(meter, r.budget_usd > 0);
   const w = r.wait;
