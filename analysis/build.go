@@ -134,6 +134,7 @@ func (b *builder) event(e *transcript.Event) {
 		if e.Type == transcript.EventRunResumed {
 			r.Resumes++
 		}
+		r.Scripted = r.Scripted || e.Scripted
 		if r.Workflow == "" {
 			r.Workflow = e.Message
 		}

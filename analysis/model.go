@@ -49,6 +49,9 @@ type Run struct {
 	Driven   time.Duration `json:"-"`
 	DrivenMS int64         `json:"driven_ms"`
 	Resumes  int           `json:"resumes"`
+	// Scripted says a process drove the run with scripted replies
+	// (--replies): no model ran and its costs were never billed.
+	Scripted bool `json:"scripted,omitempty"`
 	// Processes are the periods during which a process drove the run, one
 	// per run_started or run_resumed event, in order.
 	Processes []Process `json:"processes,omitempty"`

@@ -258,14 +258,18 @@ func timeLine(r *Run) string {
 
 // costLine says what the run cost against its budget.
 func costLine(r *Run) string {
+	scripted := ""
+	if r.Scripted {
+		scripted = "; scripted replies, nothing billed"
+	}
 	if r.BudgetUSD <= 0 {
-		return money(r.CostUSD) + " (no budget)"
+		return money(r.CostUSD) + " (no budget" + scripted + ")"
 	}
 	s := fmt.Sprintf("%s of a %s budget (%.0f%%)", money(r.CostUSD), money(r.BudgetUSD), 100*r.CostUSD/r.BudgetUSD)
 	if r.BudgetExceeded {
 		s += "; stopped at the budget"
 	}
-	return s
+	return s + scripted
 }
 
 // oneLineMore returns the first line of s and says how many lines follow.

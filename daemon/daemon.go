@@ -56,6 +56,10 @@ type Config struct {
 	Log *slog.Logger
 	// Heartbeat is the drivers' Heartbeat (0: a minute).
 	Heartbeat time.Duration
+	// Scripted says Runner answers from scripted replies (serve
+	// --replies): the runs it drives say so in their progress and
+	// transcripts (state.Options.Scripted), as raymond run --replies does.
+	Scripted bool
 	// ClaudeEnv is RAYMOND_CLAUDE as the daemon was started with (an
 	// absolute path), "" when unset: the claude executable of the runs it
 	// creates, unless the project's config names one, as for raymond run.
@@ -100,6 +104,10 @@ type driven struct {
 	stream  *stream
 	asker   *asker
 	done    chan struct{}
+	// kill cancels the drive's context: its steps are killed (Cancel).
+	kill context.CancelFunc
+	// cancelled says Cancel was asked for; the daemon's mu guards it.
+	cancelled bool
 }
 
 func (r *driven) pause() { r.once.Do(func() { close(r.quiesce) }) }
@@ -424,12 +432,15 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 	}
 	started := make(chan error, 1)
 	unstop := d.gate.stopOn(id, rd.quiesce)
+	ctx, kill := context.WithCancel(d.ctx)
+	rd.kill = kill
 	go func() {
 		defer d.wg.Done()
 		defer close(rd.done)
 		defer unstop()
+		defer kill()
 		first := true
-		r, err := drv.Drive(d.ctx, id, func(r *state.Run) error {
+		r, err := drv.Drive(ctx, id, func(r *state.Run) error {
 			if r.Options.OnAsk == orchestrator.AskReject {
 				drv.OnAsk = orchestrator.AskReject
 			}
@@ -440,6 +451,9 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 				if r.Options.PermissionMode == "" {
 					r.Options.PermissionMode = orchestrator.DefaultPermissionMode
 				}
+			}
+			if d.cfg.Scripted {
+				r.Options.Scripted = true
 			}
 			if update != nil {
 				if err := update(r); err != nil {
@@ -480,6 +494,14 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 		if err == nil && !d.isClosing() {
 			if err := d.pausing.remove(id); err != nil {
 				d.log.Warn("cannot forget the run's pause", "run", id, "err", err)
+			}
+		}
+		d.mu.Lock()
+		cancelled := rd.cancelled
+		d.mu.Unlock()
+		if cancelled {
+			if err := d.markCancelled(id); err != nil {
+				d.log.Error("cannot save the run cancelled", "run", id, "err", err)
 			}
 		}
 		d.mu.Lock()

@@ -467,3 +467,65 @@ func TestManifestEnvironmentAndWorkingDirectory(t *testing.T) {
 	require.Equal(t, "hello from the manifest in sub", *got.Result)
 	require.Equal(t, map[string]string{"GREETING": "hello from the manifest"}, got.Options.Env)
 }
+
+// TestCancel stops a run for good: the step in flight is killed, the run
+// and its unfinished agents are saved failed as cancelled, and nothing
+// drives it again. A run nobody drives is cancelled in its state file; an
+// ended run is refused.
+func TestCancel(t *testing.T) {
+	p, wf, r := testProject(t, twoSteps, `replies:
+  START.md: [{text: "<goto>END.md</goto>", wait_for: never}]
+  1_START.md: [{text: "<goto>END.md</goto>", wait_for: release}]
+  END.md: ["<result>done</result>"]
+`)
+	// A second workflow whose first state has replies of its own: the
+	// cancelled step gives its reply back to START.md's queue.
+	wf2 := filepath.Join(p.Dir, "wf2")
+	require.NoError(t, os.MkdirAll(wf2, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(wf2, "1_START.md"), []byte("Say hello.\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(wf2, "END.md"), []byte("Finish.\n"), 0o644))
+	d := openDaemon(t, p, r)
+	run, err := d.Launch(Launch{Workflow: wf})
+	require.NoError(t, err)
+	id := run.WorkflowID
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(filepath.Join(project.DebugDir(p.Dir), id, "main_START_001.prompt.md"))
+		return err == nil
+	}, 20*time.Second, 5*time.Millisecond, "the first step never started")
+	require.NoError(t, d.Cancel(id))
+	got := waitStatus(t, d, id, state.StatusFailed)
+	require.Equal(t, Cancelled, got.Error)
+	require.Equal(t, state.AgentFailed, got.Agents[0].Status)
+	require.Equal(t, Cancelled, got.Agents[0].LastError)
+	require.ErrorIs(t, d.Cancel(id), ErrConflict, "an ended run has nothing to cancel")
+
+	// A paused run, not driven: cancelled in its state file.
+	run2, err := d.Launch(Launch{Workflow: wf2})
+	require.NoError(t, err)
+	require.NoError(t, d.Pause(run2.WorkflowID))
+	require.NoError(t, os.WriteFile(filepath.Join(p.Dir, "release"), nil, 0o644))
+	waitStatus(t, d, run2.WorkflowID, state.StatusPaused)
+	require.NoError(t, d.Cancel(run2.WorkflowID))
+	got = waitStatus(t, d, run2.WorkflowID, state.StatusFailed)
+	require.Equal(t, Cancelled, got.Error)
+	require.ErrorIs(t, d.Cancel("nosuch"), ErrNotFound)
+}
+
+// TestScriptedRunsSaySo: the runs of a daemon serving scripted replies
+// are marked scripted, so their progress and transcripts say no model ran.
+func TestScriptedRunsSaySo(t *testing.T) {
+	p, wf, r := testProject(t, twoSteps, twoStepReplies)
+	d, err := Open(Config{Project: p, Runner: r, Scripts: r.Scripts(&script.Runner{}), Clock: &orchestrator.InstantClock{}, Scripted: true})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		d.Shutdown(context.Background())
+		d.Close()
+	})
+	run, err := d.Launch(Launch{Workflow: wf})
+	require.NoError(t, err)
+	got := waitStatus(t, d, run.WorkflowID, state.StatusCompleted)
+	require.True(t, got.Options.Scripted)
+	events, err := os.ReadFile(filepath.Join(project.DebugDir(p.Dir), run.WorkflowID, "events.jsonl"))
+	require.NoError(t, err)
+	require.Regexp(t, `"type":"run_started".*"scripted":true`, string(events))
+}

@@ -133,3 +133,50 @@ func TestShort(t *testing.T) {
 	assert.Equal(t, "abc", short("abc", 3))
 	assert.Equal(t, "ab…", short("abcd", 3))
 }
+
+// TestCapResultIsDrawn: a visit cap whose fallback is a <result> is an
+// arrow of its own to the workflow's end, labelled with the cap, and not
+// a plain result the state's text never gives.
+func TestCapResultIsDrawn(t *testing.T) {
+	g := graphOf(t, map[string]string{
+		"START.md": "---\nmax_visits: 3\non_max_visits: { tag: result, payload: gave up }\n---\n<goto>START</goto>",
+	})
+	m := Mermaid(g)
+	assert.Contains(t, m, `w0_s0 -.->|"after 3 visits"| w0_end`)
+	assert.NotContains(t, m, `|"result"|`, "the state's text gives no result")
+	assert.Contains(t, m, `w0_end(("result"))`)
+	svg := SVG(g, nil)
+	assert.Contains(t, svg, `<g class="edge on_max_visits">`)
+	assert.Contains(t, svg, `>after 3 visits</text>`)
+}
+
+// TestCalleeResultReturns: a called state's <result> goes back to its
+// caller: drawn as a return out of the state, not as an arrow to the end
+// of the run, which only the main line's result reaches. A state reached
+// both ways has both.
+func TestCalleeResultReturns(t *testing.T) {
+	g := graphOf(t, map[string]string{
+		"START.md": `<call return="AFTER">SUB</call>`,
+		"SUB.md":   "---\nmax_visits: 2\non_max_visits: { tag: result, payload: tired }\n---\n<goto>CHECK</goto>",
+		"CHECK.md": "<goto>SUB</goto> <result>checked</result>",
+		"AFTER.md": "<goto>BOTH</goto>",
+		"BOTH.md":  "<result>all</result>",
+		"LATE.md":  "<call return=\"BOTH\">BOTH</call>",
+	})
+	m := Mermaid(g)
+	// AFTER=w0_s0, BOTH=w0_s1, CHECK=w0_s2, LATE=w0_s3, START=w0_s4, SUB=w0_s5
+	assert.Contains(t, m, `w0_s2 -.->|"return"| w0_s2_back(["caller"])`)
+	assert.NotContains(t, m, `w0_s2 -->|"result"| w0_end`, "a callee's result does not end the run")
+	assert.Contains(t, m, `w0_s5 -.->|"after 2 visits, return"| w0_s5_back(["caller"])`)
+	assert.Contains(t, m, `w0_s1 -->|"result"| w0_end`, "the main line's result ends the run")
+	assert.Contains(t, m, `w0_s1 -.->|"return"| w0_s1_back(["caller"])`, "BOTH is also called")
+
+	svg := SVG(g, nil)
+	// Two calls' returns, two results back to a caller, one cap's.
+	assert.Equal(t, 5, strings.Count(svg, `<g class="edge return">`)+strings.Count(svg, `<g class="edge on_max_visits">`))
+	// A run's result from a callee is drawn on its way back.
+	o := &Overlay{Moves: map[Move]int{{From: State{g.Workflows[0].Dir, "CHECK.md"}, To: State{g.Workflows[0].Dir, ""}, Via: "result"}: 1}}
+	svg = SVG(g, o)
+	assert.Contains(t, svg, `<g class="edge return taken">`)
+	assert.NotContains(t, svg, "runtime")
+}

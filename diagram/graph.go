@@ -3,6 +3,7 @@ package diagram
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"raymond/lint"
 	"raymond/parsing"
@@ -46,6 +47,10 @@ type arrow struct {
 	// runtime is set for an arrow the graph lacks but a run took (an
 	// Overlay's move): a target known only when the state ran.
 	runtime bool
+	// back is set for the way a called state's result leaves: back to
+	// its caller, wherever that is, not to the end of the run. It is
+	// drawn as a short arrow out of the state (from == to).
+	back bool
 }
 
 // plan is a graph flattened for drawing: nodes grouped by workflow, arrows
@@ -72,6 +77,7 @@ type planWorkflow struct {
 func flatten(g lint.Graph) *plan {
 	ids := make(map[State]string)
 	p := &plan{byID: make(map[string]int), ids: ids}
+	main, called := reaches(g)
 	for i, w := range g.Workflows {
 		for j, s := range w.States {
 			ids[State{w.Dir, s.Name}] = fmt.Sprintf("w%d_s%d", i, j)
@@ -93,21 +99,45 @@ func flatten(g lint.Graph) *plan {
 		pw := planWorkflow{id: fmt.Sprintf("w%d", i), name: w.Name}
 		end := fmt.Sprintf("w%d_end", i)
 		hasEnd := false
+		// exit adds the arrows of a way out of the workflow from state s:
+		// to the end, and, for a state a call reaches, back to the caller;
+		// a state reached both ways gets both.
+		exit := func(s State, id string, k kind, label string) {
+			if called[s] {
+				rk, rl := kindReturn, "return"
+				if k == kindCap {
+					rk, rl = kindCap, label+", return"
+				}
+				add(arrow{from: id, to: id, kind: rk, label: rl, back: true})
+			}
+			if main[s] || !called[s] {
+				hasEnd = true
+				add(arrow{from: id, to: end, kind: k, label: label})
+			}
+		}
 		for _, s := range w.States {
 			id := ids[State{w.Dir, s.Name}]
+			st := State{w.Dir, s.Name}
 			p.addNode(node{id: id, label: s.Name, workflow: pw.id, script: s.Script, unreachable: s.Unreachable, prompt: s.Prompt, tools: s.Tools})
 			pw.nodes = append(pw.nodes, id)
+			capResult := false
 			for _, e := range s.Edges {
 				k, label := edgeKind(e)
+				if e.To == "" && e.ToWorkflow == "" {
+					// A visit cap whose fallback is a <result>.
+					capResult = true
+					exit(st, id, k, label)
+					continue
+				}
 				to := ids[State{w.Dir, e.To}]
 				if e.ToWorkflow != "" {
 					to = ids[State{e.ToWorkflow, e.To}]
 				}
 				add(arrow{from: id, to: to, kind: k, label: label})
 			}
-			if s.Result && !slices.ContainsFunc(s.Edges, func(e lint.GraphEdge) bool { return e.Tag == parsing.ResetWorkflow }) {
-				hasEnd = true
-				add(arrow{from: id, to: end, kind: kindResult, label: "result"})
+			if s.Result && !slices.ContainsFunc(s.Edges, func(e lint.GraphEdge) bool { return e.Tag == parsing.ResetWorkflow }) &&
+				!(capResult && !resultInPrompt(s)) {
+				exit(st, id, kindResult, "result")
 			}
 		}
 		if hasEnd {
@@ -118,6 +148,65 @@ func flatten(g lint.Graph) *plan {
 		p.workflows = append(p.workflows, pw)
 	}
 	return p
+}
+
+// resultInPrompt reports whether a state's own text may end it with a
+// <result>, beside a visit cap's fallback.
+func resultInPrompt(s lint.GraphState) bool {
+	return s.Script || strings.Contains(s.Prompt, "<"+parsing.Result)
+}
+
+// reaches returns the states the run's main line reaches from the first
+// workflow's starts, and those reached from the target of a call or a
+// function (or a call-workflow or function-workflow): a called state's
+// <result> goes back to its caller, not to the end of the run. Neither
+// walk follows a call into its callee or a fork into its workers.
+func reaches(g lint.Graph) (main, called map[State]bool) {
+	next := make(map[State][]State)
+	var calls []State
+	for _, w := range g.Workflows {
+		for _, s := range w.States {
+			from := State{w.Dir, s.Name}
+			for _, e := range s.Edges {
+				if e.To == "" && e.ToWorkflow == "" {
+					continue
+				}
+				to := State{w.Dir, e.To}
+				if e.ToWorkflow != "" {
+					to = State{e.ToWorkflow, e.To}
+				}
+				switch {
+				case e.Role == "target" && (e.Tag == parsing.Call || e.Tag == parsing.Function ||
+					e.Tag == parsing.CallWorkflow || e.Tag == parsing.FunctionWorkflow):
+					calls = append(calls, to)
+				case e.Role == "target" && parsing.Forks(e.Tag):
+				default:
+					next[from] = append(next[from], to)
+				}
+			}
+		}
+	}
+	walk := func(starts []State) map[State]bool {
+		seen := make(map[State]bool)
+		queue := slices.Clone(starts)
+		for len(queue) > 0 {
+			s := queue[0]
+			queue = queue[1:]
+			if seen[s] {
+				continue
+			}
+			seen[s] = true
+			queue = append(queue, next[s]...)
+		}
+		return seen
+	}
+	var starts []State
+	if len(g.Workflows) > 0 {
+		for _, s := range g.Workflows[0].Starts {
+			starts = append(starts, State{g.Workflows[0].Dir, s})
+		}
+	}
+	return walk(starts), walk(calls)
 }
 
 func (p *plan) addNode(n node) {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"raymond/internal/chromium"
+	"raymond/lint"
 )
 
 // measure goes last in <body>: it counts the drawn states, arrows and
@@ -81,4 +82,39 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		assert.Zero(t, m.Edges)
 		assert.False(t, m.Opened, "a click that opens nothing is caught")
 	})
+}
+
+// within goes last in <body>: it counts the arrows and labels that the
+// browser draws (their bounding boxes) outside the drawing's viewBox.
+const within = `<script>
+(function () {
+  var svg = document.querySelector("svg.diagram"), vb = svg.viewBox.baseVal, out = [];
+  svg.querySelectorAll("g.edge path, g.edge text, g.state rect, g.end circle").forEach(function (e) {
+    var b = e.getBBox();
+    if (b.x < vb.x - 0.5 || b.y < vb.y - 0.5 || b.x + b.width > vb.x + vb.width + 0.5 || b.y + b.height > vb.y + vb.height + 0.5) {
+      out.push(e.tagName + " " + Math.round(b.x) + "," + Math.round(b.y) + " " + Math.round(b.width) + "x" + Math.round(b.height));
+    }
+  });
+  document.documentElement.setAttribute("data-measure", JSON.stringify({outside: out, width: svg.getBoundingClientRect().width}));
+})();
+</script>`
+
+// TestDrawingFitsInChromium: as Chromium draws them, no arrow, label or
+// state of two shipped examples (which once lost their right lanes) or
+// of a wide graph leaves the drawing.
+func TestDrawingFitsInChromium(t *testing.T) {
+	bin := chromium.Binary(t)
+	all := examples(t)
+	graphs := map[string]lint.Graph{"approval": all["approval"], "fork-join": all["fork-join"], "wide": graphOf(t, wide)}
+	dir := t.TempDir()
+	for name, g := range graphs {
+		var m struct {
+			Outside []string `json:"outside"`
+			Width   float64  `json:"width"`
+		}
+		errs := chromium.DOM(t, bin, chromium.Probed(t, dir, strings.ReplaceAll(name, " ", "-")+".html", HTML(g, name), within), &m)
+		assert.Empty(t, errs, "%s: script errors", name)
+		assert.Positive(t, m.Width, "%s: the drawing has no width", name)
+		assert.Empty(t, m.Outside, "%s: drawn outside the viewBox", name)
+	}
 }

@@ -1,6 +1,7 @@
 package diagram
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -264,4 +265,55 @@ func TestArrowsInALayerArcOverIt(t *testing.T) {
 		}
 	}
 	assert.Positive(t, arcs, "some arrow stays in its layer (to a result beside it)")
+}
+
+// TestDrawingHoldsItsArrows: the drawing's viewBox holds every arrow,
+// label and node it draws, so that nothing is cut off at its edges (an
+// arrow that leaves the last column, a label put left of the first).
+func TestDrawingHoldsItsArrows(t *testing.T) {
+	graphs := examples(t)
+	graphs["busy"] = graphOf(t, busy)
+	graphs["every kind"] = graphOf(t, everyKind)
+	graphs["wide"] = graphOf(t, wide)
+	for name, g := range graphs {
+		p := flatten(g)
+		texts := arrowTexts(p, nil)
+		dr := lay(p, texts)
+		in := func(what string, x, y float64) {
+			assert.True(t, x >= float64(dr.x0) && x <= float64(dr.x0+dr.w) && y >= float64(dr.y0) && y <= float64(dr.y0+dr.h),
+				"%s: %s at %g,%g is outside the viewBox %d %d %d %d", name, what, x, y, dr.x0, dr.y0, dr.w, dr.h)
+		}
+		for i, r := range dr.routes {
+			for _, q := range r.all {
+				in(fmt.Sprintf("arrow %s → %s", p.arrows[i].from, p.arrows[i].to), q.x, q.y)
+			}
+		}
+		for _, l := range dr.labels {
+			if l.text != "" {
+				b := labelBox(l.text, l.x, l.y)
+				in("label "+l.text, b.x0, b.y0)
+				in("label "+l.text, b.x1, b.y1)
+			}
+		}
+		for _, n := range p.nodes {
+			b := box4(p, dr.pos, n.id)
+			in(n.id, b.x0, b.y0)
+			in(n.id, b.x1, b.y1)
+		}
+	}
+}
+
+// wide has long arrows down from the right of a wide layer and an arc
+// over the first layer, which once left the drawing.
+var wide = map[string]string{
+	"START.md": "<goto>A</goto> <goto>B</goto> <goto>C</goto> <goto>D</goto> <goto>E</goto> <fork next=\"A\" item=\"x\">F</fork>",
+	"A.md":     "<goto>Z</goto>",
+	"B.md":     "<goto>Z</goto>",
+	"C.md":     "<goto>Z</goto> <goto>START</goto>",
+	"D.md":     "<goto>Z</goto> <goto>START</goto>",
+	"E.md":     "<goto>Z</goto> <goto>START</goto>",
+	"F.md":     "<goto>G</goto> <goto>F</goto> <result>f</result>",
+	"G.md":     "<goto>H</goto> <goto>START</goto> <goto>G</goto>",
+	"H.md":     "<goto>Z</goto> <goto>E</goto> <goto>H</goto>",
+	"Z.md":     "<goto>Z</goto> <result>z</result>",
 }

@@ -45,7 +45,11 @@ func Mermaid(g lint.Graph) string {
 		b.WriteString("  end\n")
 	}
 	for _, a := range p.arrows {
-		fmt.Fprintf(&b, "  %s %s|%s| %s\n", a.from, mermaidArrows[a.kind], mermaidText(a.label), a.to)
+		to := a.to
+		if a.back { // back to the caller: a stadium of its own, not the state again
+			to = a.from + "_back([\"caller\"])"
+		}
+		fmt.Fprintf(&b, "  %s %s|%s| %s\n", a.from, mermaidArrows[a.kind], mermaidText(a.label), to)
 	}
 	for i, a := range p.arrows {
 		fmt.Fprintf(&b, "  linkStyle %d stroke:%s\n", i, colours[a.kind])

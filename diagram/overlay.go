@@ -46,8 +46,7 @@ type marks struct {
 // between two of its nodes that no arrow stands for.
 func (p *plan) resolve(o *Overlay) *marks {
 	for _, mv := range sortedMoves(o) {
-		from, ok1 := p.ids[mv.From]
-		to, ok2 := p.ids[mv.To]
+		from, to, ok1, ok2 := p.ends(mv)
 		if ok1 && ok2 && !slices.ContainsFunc(p.arrows, func(a arrow) bool { return a.from == from && a.to == to }) {
 			p.arrows = append(p.arrows, arrow{from: from, to: to, kind: viaKind(mv.Via), label: mv.Via, runtime: true})
 		}
@@ -60,15 +59,14 @@ func (p *plan) resolve(o *Overlay) *marks {
 		}
 	}
 	for mv, n := range o.Moves {
-		from, ok1 := p.ids[mv.From]
-		to, ok2 := p.ids[mv.To]
+		from, to, ok1, ok2 := p.ends(mv)
 		if !ok1 || !ok2 || n <= 0 {
 			continue
 		}
 		want := viaKind(mv.Via)
 		pick := -1
 		for i, a := range p.arrows {
-			if a.from != from || a.to != to {
+			if a.from != from || a.to != to || a.from == a.to && a.back != (mv.To.Name == "") {
 				continue
 			}
 			if pick < 0 || a.kind == want && p.arrows[pick].kind != want {
@@ -81,6 +79,22 @@ func (p *plan) resolve(o *Overlay) *marks {
 		}
 	}
 	return m
+}
+
+// ends returns the node ids of mv's ends. A move out of the workflow from
+// a state whose arrow out is the way back to its caller ends on that
+// arrow, which starts and ends at the state.
+func (p *plan) ends(mv Move) (from, to string, okFrom, okTo bool) {
+	from, okFrom = p.ids[mv.From]
+	to, okTo = p.ids[mv.To]
+	if mv.To.Name != "" || !okFrom {
+		return from, to, okFrom, okTo
+	}
+	toEnd := okTo && slices.ContainsFunc(p.arrows, func(a arrow) bool { return a.from == from && a.to == to })
+	if !toEnd && slices.ContainsFunc(p.arrows, func(a arrow) bool { return a.from == from && a.back }) {
+		return from, from, true, true
+	}
+	return from, to, okFrom, okTo
 }
 
 // sortedMoves are o's moves in a fixed order, so that the same run is

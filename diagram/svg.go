@@ -64,7 +64,9 @@ type drawing struct {
 	pos    map[string][2]int
 	routes []route
 	labels []label
-	w, h   int
+	// x0, y0, w, h are the viewBox: every arrow, label and node drawn
+	// lies within it.
+	x0, y0, w, h int
 }
 
 // lay out p: place the nodes, route the arrows (back arrows each in its
@@ -92,6 +94,8 @@ func lay(p *plan, texts []string) *drawing {
 		src, dst := box4(p, dr.pos, a.from), box4(p, dr.pos, a.to)
 		// Layers by the nodes' tops: an end's circle sits lower in its box.
 		switch up, down := dr.pos[a.to][1] < dr.pos[a.from][1], dr.pos[a.to][1] > dr.pos[a.from][1]; {
+		case a.back:
+			dr.routes = append(dr.routes, backOutRoute(src))
 		case a.from == a.to:
 			dr.routes = append(dr.routes, loopRoute(src))
 		case up:
@@ -124,12 +128,34 @@ func lay(p *plan, texts []string) *drawing {
 		l := placeLabel(texts[i], spots, taken)
 		dr.labels = append(dr.labels, l)
 		if l.text != "" {
-			lb := labelBox(l.text, l.x, l.y)
-			taken = append(taken, lb)
-			dr.w = max(dr.w, int(lb.x1)+margin)
+			taken = append(taken, labelBox(l.text, l.x, l.y))
 		}
 	}
+	dr.fit(taken)
 	return dr
+}
+
+// fit sizes the viewBox to hold everything drawn, with room around it:
+// the nodes and labels (taken), and every arrow, which may leave the last
+// column (a long arrow's points, a loop, a lane) or rise above the first
+// (an arc within a layer). An arrowhead reaches past an arrow's end.
+func (dr *drawing) fit(taken []box) {
+	const pad = 8.0
+	x0, y0, x1, y1 := 0.0, 0.0, float64(dr.w), float64(dr.h)
+	grow := func(b box) {
+		x0, y0 = math.Min(x0, b.x0-pad), math.Min(y0, b.y0-pad)
+		x1, y1 = math.Max(x1, b.x1+pad), math.Max(y1, b.y1+pad)
+	}
+	for _, b := range taken {
+		grow(b)
+	}
+	for _, r := range dr.routes {
+		for _, q := range r.all {
+			grow(box{q.x - 6, q.y - 6, q.x + 6, q.y + 6})
+		}
+	}
+	dr.x0, dr.y0 = int(math.Floor(x0)), int(math.Floor(y0))
+	dr.w, dr.h = int(math.Ceil(x1))-dr.x0, int(math.Ceil(y1))-dr.y0
 }
 
 // fractions are where along its arrow a label is tried, in order.
@@ -200,6 +226,18 @@ func loopRoute(src box) route {
 	r := cubic(p1, pt{p1.x + 40, p1.y - 20}, pt{p2.x + 40, p2.y + 20}, p2)
 	r.line = nil
 	r.spots = []pt{{p1.x + 34, (p1.y + p2.y) / 2}, {p1.x - 30, src.y0 - 6}, {p1.x - 30, src.y1 + 14}, {p1.x + 34, src.y0 - 10}}
+	return r
+}
+
+// backOutRoute routes the way a called state's result goes back to its
+// caller: a short arrow out of the state's lower left corner, into the
+// gap below it, ending in no node.
+func backOutRoute(src box) route {
+	a := pt{src.x0 + 14, src.y1}
+	d := pt{src.x0 - 6, src.y1 + 26}
+	r := cubic(a, pt{a.x, a.y + 14}, pt{d.x + 10, d.y}, d)
+	r.line = nil
+	r.spots = []pt{{d.x - 2, d.y + 6}, {d.x + 4, d.y + 14}, {src.x0 - 10, src.y1 + 10}}
 	return r
 }
 
@@ -292,8 +330,8 @@ func draw(p *plan, m *marks, clickable bool) string {
 	if m != nil {
 		class += " run"
 	}
-	fmt.Fprintf(&b, "<svg class=\"%s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n<defs>\n",
-		class, dr.w, dr.h, dr.w, dr.h)
+	fmt.Fprintf(&b, "<svg class=\"%s\" width=\"%d\" height=\"%d\" viewBox=\"%d %d %d %d\" role=\"img\">\n<defs>\n",
+		class, dr.w, dr.h, dr.x0, dr.y0, dr.w, dr.h)
 	for _, k := range kindOrder {
 		fmt.Fprintf(&b, `<marker id="arrow-%s" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="%s"/></marker>`+"\n", k, colours[k])
 	}

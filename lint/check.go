@@ -54,6 +54,9 @@ type node struct {
 	// capped is set for a state with max_visits and no on_max_visits: an
 	// agent that loops through it fails once past the cap.
 	capped bool
+	// capResult is the max_visits of a state whose on_max_visits is a
+	// <result>: past it, the agent leaves with a result (0: none).
+	capResult int
 }
 
 // edge is one transition a state may take within its scope.

@@ -60,7 +60,8 @@ type GraphEdge struct {
 	Tag string
 	// Role is "target" for the tag's own target, the attribute that
 	// names the state (return, next, timeout_next), or "on_max_visits"
-	// for the transition a state's visit cap takes (Tag goto or reset).
+	// for the transition a state's visit cap takes (Tag goto or reset, or
+	// result with no To: the cap's way out of the workflow).
 	Role string
 	// Visits is the state's max_visits on an on_max_visits edge: it is
 	// taken after that many visits.
@@ -100,6 +101,9 @@ func BuildGraph(scopes *workflow.Scopes, arg string) (Graph, error) {
 			}
 			for _, e := range n.edges {
 				gs.Edges = append(gs.Edges, GraphEdge{Tag: e.tag, Role: e.role, To: e.to, Visits: e.visits})
+			}
+			if n.capResult > 0 {
+				gs.Edges = append(gs.Edges, GraphEdge{Tag: parsing.Result, Role: "on_max_visits", Visits: n.capResult})
 			}
 			for _, l := range c.links {
 				if l.from == w.Dir && l.state == name {

@@ -161,6 +161,7 @@ func (c *checker) fallback(si *scopeInfo, n *node) {
 		n.capped = true
 	case t.Name == parsing.Result:
 		n.result = true
+		n.capResult = p.MaxVisits
 	default:
 		pl := c.at(n, "on_max_visits")
 		if p2 := c.at(n, t.Target); p2.line >= pl.line && p2.col > 0 {

@@ -50,6 +50,9 @@ type driving struct {
 	started  time.Time
 	// saveErr is the last save that failed, for an answer's Saved.
 	saveErr error
+	// scripted says the run is driven with scripted replies: the events
+	// that show tools and costs say so (Event.Scripted).
+	scripted bool
 }
 
 // launch is one step from its preparation to its record.
@@ -124,7 +127,7 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 		}
 	}
 	g := &driving{d: d, m: machine.New(r), clock: d.Clock, runner: d.Runner, scopes: scopes,
-		launches: map[string]*launch{}, started: nowFunc()}
+		launches: map[string]*launch{}, started: nowFunc(), scripted: r.Options.Scripted}
 	if g.clock == nil {
 		g.clock = clockFromEnv()
 	}
@@ -465,6 +468,13 @@ func (g *driving) publish(e transcript.Event, tr *transcript.Transition) {
 	}
 	if e.Run == "" {
 		e.Run = g.m.Run().WorkflowID
+	}
+	if g.scripted {
+		switch e.Type {
+		case transcript.EventRunStarted, transcript.EventRunResumed, transcript.EventTransition,
+			transcript.EventToolUse, transcript.EventToolFailed, transcript.EventRunEnded, transcript.EventSummary:
+			e.Scripted = true
+		}
 	}
 	for _, s := range g.sinks {
 		s.Event(e)

@@ -37,6 +37,18 @@ func RemoveRun(p *Project, r *state.Run) error {
 	return nil
 }
 
+// RunFiles lists what RemoveRun removes of run r that exists: its state
+// file, its transcript folder and its task folders.
+func RunFiles(p *Project, r *state.Run) []string {
+	files := []string{p.Store.Path(r.WorkflowID)}
+	for _, d := range append([]string{filepath.Join(DebugDir(p.Dir), r.WorkflowID)}, taskFolders(r)...) {
+		if _, err := os.Stat(d); err == nil {
+			files = append(files, d)
+		}
+	}
+	return files
+}
+
 // taskFolders returns the task folders of run r's agents: the folder of the
 // run itself when its pattern gives each run one (the default,
 // .raymond/tasks/{{run_id}}/{{agent_id}}), else each folder an agent or a

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"raymond/transcript"
 )
@@ -27,7 +28,16 @@ type Printer struct {
 	// agent takes a colour none of them has (tag).
 	colors map[string]int
 	recent []string
+
+	// steps holds when each agent's running step started, from its
+	// step_started event: the live lines of a long step say how long it
+	// has run.
+	steps map[string]time.Time
 }
+
+// ElapsedAfter is how long a step runs before its live lines (text, tool
+// uses) say how long it has been running: "TEST.md (2m05s): Bash go test".
+const ElapsedAfter = 10 * time.Second
 
 // NewPrinter returns a Printer writing to w (nil: nowhere). prefix leads
 // every line (raymond test's "case: "); quiet drops the lines that are not
@@ -41,9 +51,38 @@ func NewPrinter(w io.Writer, prefix string, quiet, color bool) *Printer {
 
 // Event writes the progress line of e, if it has one (Progress).
 func (p *Printer) Event(e transcript.Event) {
-	if line, important := Progress(&e); line != "" {
-		p.Line(e.Agent, line, important)
+	line, important := Progress(&e)
+	if line == "" {
+		p.track(&e)
+		return
 	}
+	if d, ok := p.track(&e); ok && d >= ElapsedAfter {
+		if rest, cut := strings.CutPrefix(line, e.State+": "); cut {
+			line = fmt.Sprintf("%s (%s): %s", e.State, Duration(d.Truncate(time.Second)), rest)
+		}
+	}
+	p.Line(e.Agent, line, important)
+}
+
+// track keeps when each agent's step started and returns, for a live line
+// of a step (text, tool use, tool failure), how long the step has run.
+func (p *Printer) track(e *transcript.Event) (time.Duration, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e.Type {
+	case transcript.EventStepStarted:
+		if p.steps == nil {
+			p.steps = map[string]time.Time{}
+		}
+		p.steps[e.Agent] = e.Time
+	case transcript.EventStepEnded:
+		delete(p.steps, e.Agent)
+	case transcript.EventText, transcript.EventToolUse, transcript.EventToolFailed:
+		if start, ok := p.steps[e.Agent]; ok && !start.IsZero() && !e.Time.IsZero() {
+			return e.Time.Sub(start), true
+		}
+	}
+	return 0, false
 }
 
 // Line writes one message for an agent ("" for the run: "raymond: "

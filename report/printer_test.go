@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -73,4 +74,27 @@ func TestPrinterDistinctColors(t *testing.T) {
 	}
 	// main still has the colour its name hashes to.
 	assert.True(t, strings.HasPrefix(b.String(), "\x1b[35m[main]"))
+}
+
+// TestPrinterElapsed: the live lines of a step that has run ElapsedAfter
+// or longer say for how long; a short step's lines do not, and the next
+// step starts the count again.
+func TestPrinterElapsed(t *testing.T) {
+	var b strings.Builder
+	p := NewPrinter(&b, "", false, false)
+	t0 := time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC)
+	p.Event(transcript.Event{Time: t0, Type: transcript.EventStepStarted, Agent: "main", State: "TEST.md", Seq: 1, Mode: "new"})
+	p.Event(transcript.Event{Time: t0.Add(2 * time.Second), Type: transcript.EventToolUse, Agent: "main", State: "TEST.md", Tool: "Bash", Message: "ls"})
+	p.Event(transcript.Event{Time: t0.Add(125*time.Second + 300*time.Millisecond), Type: transcript.EventToolUse, Agent: "main", State: "TEST.md", Tool: "Bash", Message: "go test ./..."})
+	p.Event(transcript.Event{Time: t0.Add(130 * time.Second), Type: transcript.EventText, Agent: "main", State: "TEST.md", Message: "All green."})
+	p.Event(transcript.Event{Time: t0.Add(131 * time.Second), Type: transcript.EventStepEnded, Agent: "main", State: "TEST.md"})
+	p.Event(transcript.Event{Time: t0.Add(132 * time.Second), Type: transcript.EventStepStarted, Agent: "main", State: "NEXT.md", Seq: 2, Mode: "resume"})
+	p.Event(transcript.Event{Time: t0.Add(133 * time.Second), Type: transcript.EventToolUse, Agent: "main", State: "NEXT.md", Tool: "Read", Message: "a.go"})
+	assert.Equal(t, `[main] TEST.md: step 1 (new session)
+[main] TEST.md: Bash ls
+[main] TEST.md (2m05s): Bash go test ./...
+[main] TEST.md (2m10s): All green.
+[main] NEXT.md: step 2 (resumed session)
+[main] NEXT.md: Read a.go
+`, b.String())
 }

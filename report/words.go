@@ -88,7 +88,11 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 		} else {
 			s += " resumed"
 		}
-		return because(s, e.Message), showImportant
+		s = because(s, e.Message)
+		if e.Scripted {
+			s += " (scripted replies: no model runs; the tools, texts and costs shown are the replies')"
+		}
+		return s, showImportant
 	case transcript.EventStepStarted:
 		return stepStarted(e), showNormal
 	case transcript.EventStepEnded:
@@ -174,6 +178,9 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 		s := "run ended: " + e.Status
 		if e.TotalCostUSD != nil {
 			s += ", " + Money(*e.TotalCostUSD)
+			if e.Scripted {
+				s += " (scripted)"
+			}
 		}
 		return because(s, e.Message), showNone
 	case transcript.EventSummary:
@@ -185,9 +192,9 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 		}
 		return fmt.Sprintf("%s: %s", e.State, cut(t, 100)), showNormal
 	case transcript.EventToolUse:
-		return fmt.Sprintf("%s: %s %s", e.State, e.Tool, cut(e.Message, 80)), showNormal
+		return fmt.Sprintf("%s: %s%s %s", e.State, scriptedMark(e), e.Tool, cut(e.Message, 80)), showNormal
 	case transcript.EventToolFailed:
-		return fmt.Sprintf("%s: %s failed: %s", e.State, e.Tool, cut(e.Message, 80)), showNormal
+		return fmt.Sprintf("%s: %s%s failed: %s", e.State, scriptedMark(e), e.Tool, cut(e.Message, 80)), showNormal
 	case transcript.EventPrint:
 		return free(e.Message), showImportant
 	case transcript.EventAsk:
@@ -251,7 +258,18 @@ func costs(e *transcript.Event) string {
 	if e.TotalCostUSD != nil {
 		s += ", total " + Money(*e.TotalCostUSD)
 	}
+	if e.Scripted {
+		s += " (scripted)"
+	}
 	return s
+}
+
+// scriptedMark leads what a scripted step says it did: no tool ran.
+func scriptedMark(e *transcript.Event) string {
+	if e.Scripted {
+		return "(scripted) "
+	}
+	return ""
 }
 
 // stepStarted words a step_started event: which step, in which session,
@@ -354,6 +372,9 @@ func summary(e *transcript.Event, free func(string) string) string {
 		count(e.Steps, "step"), count(e.Agents, "agent"), Money(total))
 	if e.BudgetUSD > 0 {
 		s += " of " + Money(e.BudgetUSD)
+	}
+	if e.Scripted {
+		s += " (scripted: no model ran, nothing was billed)"
 	}
 	if msg := free(e.Message); msg != "" {
 		s += "\n" + msg

@@ -264,6 +264,18 @@ func (s *Server) pause(w http.ResponseWriter, r *http.Request) {
 	s.accepted(w, r, id)
 }
 
+func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.runID(w, r)
+	if !ok {
+		return
+	}
+	if err := s.d.Cancel(id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.accepted(w, r, id)
+}
+
 // ResumeRequest is the body of POST /api/v1/runs/{id}/resume.
 type ResumeRequest struct {
 	Budget *float64 `json:"budget"`

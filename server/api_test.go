@@ -478,3 +478,32 @@ func TestPauseWhileHeldAtTheGate(t *testing.T) {
 		t.Errorf("after the pause %d steps still wait at the gate", st.Waiting)
 	}
 }
+
+// POST /runs/{id}/cancel stops a running run for good: its step in
+// flight is killed and never released, the run ends failed as cancelled,
+// and a second cancel is a conflict.
+func TestCancelRun(t *testing.T) {
+	e := newEnv(t, gatedReplies, map[string]states{"gated": gated})
+	id := e.launch("gated")
+	e.waitStep(id)
+	var d detail
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/cancel"}, http.StatusAccepted, &d)
+	if d.WorkflowID != id {
+		t.Errorf("cancel answered run %q", d.WorkflowID)
+	}
+	e.waitStatus(id, "failed")
+	var got struct {
+		Error  string `json:"error"`
+		Agents []struct {
+			LastError string `json:"last_error"`
+		} `json:"agents"`
+	}
+	e.call(request{method: "GET", path: "/api/v1/runs/" + id}, http.StatusOK, &got)
+	if got.Error != "cancelled from the daemon" || len(got.Agents) != 1 || got.Agents[0].LastError != "cancelled from the daemon" {
+		t.Errorf("cancelled run: %+v", got)
+	}
+	var er errorBody
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/cancel"}, http.StatusConflict, &er)
+	er.check(t, "conflict")
+	e.call(request{method: "POST", path: "/api/v1/runs/nosuch/cancel"}, http.StatusNotFound, &er)
+}

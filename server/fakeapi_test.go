@@ -38,6 +38,8 @@ type fakeAPI struct {
 
 type fakeRun struct {
 	id, workflow, status string
+	input                string
+	scripted             bool
 	cost, budget         float64
 	created              time.Time
 	agents               []map[string]any
@@ -137,6 +139,12 @@ func (f *fakeAPI) routes(mux *http.ServeMux) {
 	h("POST /api/v1/runs/{id}/pause", func(w http.ResponseWriter, r *http.Request) {
 		f.withRun(w, r, func(run *fakeRun) {
 			f.actions <- "pause"
+			fakeJSON(w, http.StatusAccepted, f.detail(run))
+		})
+	})
+	h("POST /api/v1/runs/{id}/cancel", func(w http.ResponseWriter, r *http.Request) {
+		f.withRun(w, r, func(run *fakeRun) {
+			f.actions <- "cancel"
 			fakeJSON(w, http.StatusAccepted, f.detail(run))
 		})
 	})
@@ -312,7 +320,7 @@ func (f *fakeAPI) detail(r *fakeRun) map[string]any {
 	d := map[string]any{
 		"version": 1, "workflow_id": r.id, "scope_dir": "/project/workflows/" + r.workflow,
 		"entry_state": "1_START.md", "status": r.status, "created_at": r.created, "updated_at": time.Now(),
-		"options": map[string]any{}, "agents": r.agents, "total_cost_usd": r.cost, "budget_usd": r.budget,
+		"options": map[string]any{"input": r.input, "scripted": r.scripted}, "agents": r.agents, "total_cost_usd": r.cost, "budget_usd": r.budget,
 		"driven_by": 1, "state_file": "", "transcript": "",
 	}
 	if r.result != nil {

@@ -153,6 +153,7 @@ func routes(s *Server) []route {
 		{"GET", "/api/v1/runs/{id}", true, s.run},
 		{"DELETE", "/api/v1/runs/{id}", true, s.deleteRun},
 		{"POST", "/api/v1/runs/{id}/pause", true, s.pause},
+		{"POST", "/api/v1/runs/{id}/cancel", true, s.cancel},
 		{"POST", "/api/v1/runs/{id}/resume", true, s.resume},
 		{"GET", "/api/v1/runs/{id}/events", true, s.stream(s.runEvents)},
 		{"GET", "/api/v1/runs/{id}/report", false, s.report}, // a bearer token or a signed link

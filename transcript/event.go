@@ -119,6 +119,11 @@ type Event struct {
 	BudgetUSD float64 `json:"budget_usd,omitempty"`
 	// Failures are the agents that failed (summary).
 	Failures []Failure `json:"failures,omitempty"`
+	// Scripted marks the events of a run driven with scripted replies
+	// (--replies): no model ran, its costs are the replies' own and its
+	// tool uses never happened (run_started, run_resumed, transition,
+	// tool_use, tool_failed, run_ended, summary).
+	Scripted bool `json:"scripted,omitempty"`
 }
 
 // Failure is an agent that failed, as the run's summary names it.

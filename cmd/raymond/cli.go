@@ -74,6 +74,7 @@ func commands() []command {
 		{name: "lint", synopsis: "check workflows for mistakes without running them", run: runLint},
 		{name: "diagram", synopsis: "draw a workflow's states and transitions (Mermaid or HTML)", run: runDiagram},
 		{name: "test", synopsis: "run workflow tests (*.test.yaml) without a model", run: runTest},
+		{name: "init", synopsis: "start a project: .raymond/, a commented config and a first workflow", run: runInit},
 		{name: "completion", synopsis: "print a bash, zsh or fish completion script", run: runCompletion},
 		{name: "version", synopsis: "print raymond's version, commit and Go version", run: runVersion},
 	}

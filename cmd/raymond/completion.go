@@ -108,6 +108,9 @@ func writeBash(w io.Writer, flags map[string][][2]string) {
 	b.WriteString("# raymond completion for bash (raymond completion bash)\n")
 	b.WriteString("_raymond() {\n")
 	b.WriteString("  local cur=\"${COMP_WORDS[COMP_CWORD]}\" cmd=\"${COMP_WORDS[1]}\" words=\"\"\n")
+	b.WriteString("  local prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n")
+	b.WriteString("  if [ \"$cmd\" = list ] && [ \"$prev\" = --status ]; then\n")
+	fmt.Fprintf(&b, "    COMPREPLY=($(compgen -W %q -- \"$cur\"))\n    return\n  fi\n", strings.Join(listStatuses, " "))
 	b.WriteString("  if [ \"$COMP_CWORD\" -eq 1 ]; then\n")
 	fmt.Fprintf(&b, "    words=%q\n", strings.Join(append(commandNames(), "--help", "--version", "-h", "-v"), " "))
 	b.WriteString("  elif [[ \"$cur\" == -* ]]; then\n    case \"$cmd\" in\n")
@@ -167,6 +170,7 @@ func writeFish(w io.Writer, flags map[string][][2]string) {
 	fmt.Fprintf(&b, "complete -c raymond -n '__fish_seen_subcommand_from %s run' -a '(raymond completion --run-ids 2>/dev/null) last'\n", strings.Join(runIDCommands, " "))
 	fmt.Fprintf(&b, "complete -c raymond -n '__fish_seen_subcommand_from help' -f -a %s\n", fishQuote(strings.Join(commandNames(), " ")))
 	b.WriteString("complete -c raymond -n '__fish_seen_subcommand_from completion' -f -a 'bash zsh fish'\n")
+	fmt.Fprintf(&b, "complete -c raymond -n '__fish_seen_subcommand_from list' -l status -x -a %s\n", fishQuote(strings.Join(listStatuses, " ")))
 	io.WriteString(w, b.String())
 }
 

@@ -39,12 +39,14 @@ raymond run and raymond start lint the workflow first and refuse one with
 an error (--no-lint, or lint = false in .raymond/config.toml, skips that).
 
 Exit status: 0 no error (warnings allowed), 1 an error was found, 2 bad
-usage (a flag, a PATH that names no workflow).`,
+usage (a flag, a PATH that names no workflow). With --strict a warning
+counts as an error for the exit status (1), as CI may want; infos never do.`,
 	examples: []string{
 		"raymond lint                         # the workflow in this folder",
 		"raymond lint workflows/              # every workflow in workflows/",
 		"raymond lint wf/ --json | jq '.[].findings[] | select(.severity == \"error\")'",
 		"raymond lint wf/ --sarif lint.sarif # for GitHub code scanning",
+		"raymond lint --strict workflows/     # in CI: warnings fail too",
 	},
 }
 
@@ -52,6 +54,7 @@ func runLint(_ context.Context, env *cmdEnv, args []string) error {
 	flags := newFlagSet("lint")
 	asJSON := flags.Bool("json", false, "print one JSON array of reports on stdout instead of the text report")
 	sarif := flags.String("sarif", "", "also write the findings as SARIF 2.1.0 to `FILE` ('-': stdout)")
+	strict := flags.Bool("strict", false, "exit 1 on warnings too, not only on errors")
 	if done, err := parseFlags(flags, args, lintHelp, env.stdout); done || err != nil {
 		return err
 	}
@@ -92,10 +95,15 @@ func runLint(_ context.Context, env *cmdEnv, args []string) error {
 			writeLintText(env.stdout, r)
 		}
 	}
+	warnings := 0
 	for _, r := range reports {
 		if r.HasErrors() {
 			return &exitError{code: exitFailed}
 		}
+		warnings += r.Count(lint.Warning)
+	}
+	if *strict && warnings > 0 {
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("--strict: %d warning(s) count as errors", warnings)}
 	}
 	return nil
 }

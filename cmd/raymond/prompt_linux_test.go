@@ -73,6 +73,13 @@ func startOnTerminal(t *testing.T, files map[string]string, args ...string) (*te
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(content, "$DIR", dir)), 0o644))
 	}
+	return onTerminal(t, bin, dir, args...), dir
+}
+
+// onTerminal runs the raymond binary bin with args in dir, stdin and
+// stderr on a pseudo-terminal.
+func onTerminal(t *testing.T, bin, dir string, args ...string) *terminal {
+	t.Helper()
 	fake := filepath.Join(dir, ".fake-claude")
 	require.NoError(t, os.MkdirAll(fake, 0o755))
 	master, slave := openPTY(t)
@@ -96,7 +103,7 @@ func startOnTerminal(t *testing.T, files map[string]string, args ...string) (*te
 			}
 		}
 	})
-	return tm, dir
+	return tm
 }
 
 // waitFor waits until the terminal shows s count times, for at most a

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +15,7 @@ import (
 
 var rmHelp = help{
 	name:  "rm",
-	usage: "raymond rm RUN_ID... | raymond rm --finished [--older-than DUR]",
+	usage: "raymond rm [--dry-run] RUN_ID... | raymond rm --finished [--older-than DUR] [--dry-run] [--yes]",
 	text: `
 Remove runs: each run's state file, its transcript folder and its agents'
 task folders. A run that a process drives is refused, naming the process:
@@ -26,11 +27,18 @@ A RUN_ID may be a unique prefix of a run's id, or 'last' for the newest run.
 --finished removes every run that has ended (completed, failed or
 budget_exceeded); with --older-than, only those whose last change is older
 than DUR (90m, 36h, 7d). Runs that can still go on (created, running,
-paused, waiting, asking) are never taken by --finished.`,
+paused, waiting, asking) are never taken by --finished.
+
+--dry-run prints the ids that would be removed, and what goes with each on
+stderr, and removes nothing. At a terminal (stdin and stderr both
+terminals), --finished lists the runs it would take and asks before
+removing them; --yes, or a stdin that is not a terminal (a script, a pipe),
+removes them without asking.`,
 	examples: []string{
 		"raymond rm 20261121-154012-123456-3f9a2c",
 		"raymond rm last",
 		"raymond rm --finished --older-than 7d",
+		"raymond rm --finished --dry-run",
 	},
 }
 
@@ -38,6 +46,8 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet("rm")
 	finished := fs.Bool("finished", false, "remove every run that has ended")
 	olderThan := fs.String("older-than", "", "with --finished, only runs last changed more than `DUR` ago (90m, 36h, 7d)")
+	dryRun := fs.Bool("dry-run", false, "print what would be removed and remove nothing")
+	yes := fs.Bool("yes", false, "with --finished at a terminal, remove without asking")
 	projectDir := fs.String("project", "", "the project `DIR` that holds .raymond/ (default: found from the current folder)")
 	if done, err := parseFlags(fs, args, rmHelp, env.stdout); done || err != nil {
 		return err
@@ -94,6 +104,13 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 			runs = append(runs, r)
 		}
 	}
+	if *dryRun {
+		dryRunRm(env, p, runs)
+		return nil
+	}
+	if *finished && !*yes && isTerminal(env.stdin) && isTerminal(env.stderr) && !confirmRm(env, runs) {
+		return &exitError{code: exitFailed, msg: "nothing removed"}
+	}
 	var errs []error
 	for _, r := range runs {
 		if err := project.RemoveRun(p, r); err != nil {
@@ -106,6 +123,36 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 		return &exitError{code: exitFailed, msg: errors.Join(errs...).Error()}
 	}
 	return nil
+}
+
+// dryRunRm says what rm would do with runs: each id on stdout, as rm
+// prints the ids it removes, and on stderr the folders that would go with
+// it or why it would be refused.
+func dryRunRm(env *cmdEnv, p *project.Project, runs []*state.Run) {
+	for _, r := range runs {
+		fmt.Fprintf(env.stdout, "%s\n", r.WorkflowID)
+		if pid, held, err := p.Store.Holder(r.WorkflowID); err == nil && held {
+			fmt.Fprintf(env.stderr, "would refuse %s: driven by process %d\n", r.WorkflowID, pid)
+			continue
+		}
+		fmt.Fprintf(env.stderr, "would remove %s: %s\n", r.WorkflowID, strings.Join(project.RunFiles(p, r), ", "))
+	}
+	fmt.Fprintf(env.stderr, "dry run: %d run(s) listed, nothing removed\n", len(runs))
+}
+
+// confirmRm lists runs on stderr and asks the person at the terminal
+// whether to remove them; only y or yes goes on.
+func confirmRm(env *cmdEnv, runs []*state.Run) bool {
+	for _, r := range runs {
+		fmt.Fprintf(env.stderr, "  %s  %s  %s\n", r.WorkflowID, r.Status, r.UpdatedAt.Local().Format("2006-01-02 15:04"))
+	}
+	fmt.Fprintf(env.stderr, "remove these %d run(s) with their transcripts and task folders? [y/N] ", len(runs))
+	line, _ := bufio.NewReader(env.stdin).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
 }
 
 // rmRefused says what to do about a run that cannot be removed because the

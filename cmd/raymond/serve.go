@@ -158,7 +158,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	skip := sv.SkipPermissions != nil && *sv.SkipPermissions
 	d, err := daemon.Open(daemon.Config{Project: p, Runner: runner, Scripts: scripts, Fetcher: fetcher(p),
-		MaxSteps: *maxSteps, DailyCapUSD: *dailyCap, SkipPermissions: skip, Log: log,
+		MaxSteps: *maxSteps, DailyCapUSD: *dailyCap, SkipPermissions: skip, Log: log, Scripted: *replies != "",
 		ClaudeEnv: project.AbsPath(env.getenv("RAYMOND_CLAUDE"), cwd())})
 	var le *daemon.LockedError
 	if errors.As(err, &le) {

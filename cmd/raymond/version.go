@@ -38,21 +38,21 @@ func runVersion(_ context.Context, env *cmdEnv, args []string) error {
 	return nil
 }
 
-// buildVersion prefers linker-set values, then what the Go toolchain recorded.
+// readBuildInfo is debug.ReadBuildInfo; a test replaces it.
+var readBuildInfo = debug.ReadBuildInfo
+
+// buildVersion prefers linker-set values (make build), then what the Go
+// toolchain recorded from git at go build or go install: the module's
+// version, the revision, and whether the tree had uncommitted changes
+// (-dirty), so a plain go build still says what it was built from.
 func buildVersion() (v, c string) {
 	v, c = version, commit
-	info, ok := debug.ReadBuildInfo()
-	if ok {
+	if info, ok := readBuildInfo(); ok {
 		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
 			v = info.Main.Version
 		}
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && c == "" {
-				c = s.Value
-				if len(c) > 12 {
-					c = c[:12]
-				}
-			}
+		if c == "" {
+			c = vcsCommit(info.Settings)
 		}
 	}
 	if v == "" {
@@ -62,4 +62,29 @@ func buildVersion() (v, c string) {
 		c = "unknown"
 	}
 	return v, c
+}
+
+// vcsCommit is the short revision the toolchain stamped, with -dirty when
+// the tree had changes; "" without one (-buildvcs=false, no checkout).
+func vcsCommit(settings []debug.BuildSetting) string {
+	var rev string
+	var dirty bool
+	for _, s := range settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return ""
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
 }

@@ -1,7 +1,7 @@
 // The page of raymond serve: workflows, runs, questions and one run's
 // detail, kept live through the daemon's event streams. No framework and no
 // build step. Text from the server is only ever set with textContent.
-import { el, show, usd, clock, when, basename, statusChip, tick, reconcile } from "./dom.js";
+import { el, show, usd, clock, when, zoneLabel, basename, statusChip, tick, reconcile } from "./dom.js";
 import { follow } from "./sse.js";
 import { describe } from "./timeline.js";
 
@@ -11,6 +11,7 @@ const FINISHED = new Set(["completed", "failed", "budget_exceeded"]);
 const RESUMABLE = new Set(["paused", "failed", "budget_exceeded"]);
 const MAX_TIMELINE = 500;
 const ACTIVE = new Set(["running", "asking", "waiting"]); // agents that have a current activity
+const RUNS_PER_PAGE = 25;
 
 const $ = (id) => document.getElementById(id);
 
@@ -276,16 +277,32 @@ function launchForm(w) {
 
 // ---- runs -----------------------------------------------------------
 
+// runsPage is the page of the runs table shown, 0 the newest runs.
+let runsPage = 0;
+
 function renderRuns() {
   const filter = $("runs-filter").value;
+  const search = $("runs-search").value.trim().toLowerCase();
   const all = Array.from(model.runs.values());
-  const rows = all
+  const matched = all
     .filter((r) => !filter || rowStatus(r) === filter)
+    .filter((r) => !search || r.run_id.toLowerCase().includes(search) || String(r.workflow || "").toLowerCase().includes(search))
     .sort((a, b) => (Date.parse(b.created_at) || 0) - (Date.parse(a.created_at) || 0));
+  const pages = Math.max(1, Math.ceil(matched.length / RUNS_PER_PAGE));
+  runsPage = Math.min(runsPage, pages - 1);
+  const first = runsPage * RUNS_PER_PAGE;
+  const rows = matched.slice(first, first + RUNS_PER_PAGE);
   // Rows are kept by run, so a link being focused survives updates.
   reconcile($("runs"), rows, (r) => r.run_id, (r) => JSON.stringify(r), runRow);
   show($("runs-empty"), rows.length === 0);
-  $("runs-empty").textContent = all.length === 0 ? "No run yet." : "No run is " + filter + ".";
+  let empty = "No run yet.";
+  if (all.length > 0 && search) empty = "No run matches \u201c" + $("runs-search").value.trim() + "\u201d" + (filter ? " among the " + filter + " runs." : ".");
+  else if (all.length > 0) empty = "No run is " + filter + ".";
+  $("runs-empty").textContent = empty;
+  show($("runs-pager"), pages > 1);
+  $("runs-page").textContent = matched.length ? first + 1 + "\u2013" + (first + rows.length) + " of " + matched.length : "";
+  $("runs-newer").disabled = runsPage === 0;
+  $("runs-older").disabled = runsPage >= pages - 1;
   tick();
 }
 
@@ -414,6 +431,9 @@ function renderRun() {
   st.className = "status status-" + shown;
   const listing = model.runs.get(r.workflow_id);
   $("run-workflow").textContent = (listing ? listing.workflow : basename(r.scope_dir)) + " · started " + when(r.created_at);
+  const input = r.options && r.options.input != null ? r.options.input : r.input;
+  $("run-input").textContent = input || "";
+  show($("run-input-box"), !!input);
   let cost = usd(r.total_cost_usd) + " spent";
   const meter = $("run-meter");
   if (r.budget_usd > 0) {
@@ -423,6 +443,8 @@ function renderRun() {
     meter.high = r.budget_usd * 0.8;
     meter.textContent = Math.round((100 * r.total_cost_usd) / r.budget_usd) + "%";
   }
+  // A run of scripted replies (serve --replies) spent nothing: say so.
+  if (r.options && r.options.scripted) cost += " (scripted replies: no model ran, nothing was billed)";
   $("run-cost").textContent = cost;
   show(meter, r.budget_usd > 0);
   const w = r.wait;
@@ -446,6 +468,8 @@ function renderRun() {
     delete note.dataset.until;
   }
   $("run-pause").disabled = FINISHED.has(r.status) || r.status === "paused";
+  $("run-cancel").disabled = FINISHED.has(r.status);
+  if (FINISHED.has(r.status)) show($("run-cancel-confirm"), false);
   $("run-resume").disabled = !RESUMABLE.has(r.status);
   $("run-budget").disabled = !RESUMABLE.has(r.status);
   $("run-delete").disabled = !FINISHED.has(r.status);
@@ -617,6 +641,22 @@ function wireRunControls() {
       $("run-action-message").dataset.until = "paused";
     }),
   );
+  $("run-cancel").addEventListener("click", () => {
+    show($("run-cancel-confirm"), true);
+    $("run-cancel-no").focus();
+  });
+  $("run-cancel-no").addEventListener("click", () => {
+    show($("run-cancel-confirm"), false);
+    $("run-cancel").focus();
+  });
+  $("run-cancel-yes").addEventListener("click", () =>
+    act($("run-cancel-yes"), async () => {
+      model.run = await api("POST", runPath("/cancel"), {});
+      show($("run-cancel-confirm"), false);
+      $("run-action-message").textContent = "Cancelling: running steps are stopped.";
+      $("run-action-message").dataset.until = "failed";
+    }),
+  );
   $("run-resume").addEventListener("click", () =>
     act($("run-resume"), async () => {
       const b = $("run-budget").value;
@@ -750,7 +790,23 @@ document.addEventListener("DOMContentLoaded", () => {
     $("login-message").textContent = "";
     start();
   });
-  $("runs-filter").addEventListener("change", renderRuns);
+  $("runs-filter").addEventListener("change", () => {
+    runsPage = 0;
+    renderRuns();
+  });
+  $("runs-search").addEventListener("input", () => {
+    runsPage = 0;
+    renderRuns();
+  });
+  $("runs-newer").addEventListener("click", () => {
+    runsPage = Math.max(0, runsPage - 1);
+    renderRuns();
+  });
+  $("runs-older").addEventListener("click", () => {
+    runsPage++;
+    renderRuns();
+  });
+  $("zone").textContent = zoneLabel();
   wireRunControls();
   window.addEventListener("hashchange", () => {
     // A link with a token, followed in this tab: take it, as at the start.

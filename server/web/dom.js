@@ -42,6 +42,8 @@ export function duration(ms) {
   return s + "s";
 }
 
+// Every time on the page is in the browser's time zone, named once in the
+// header (zoneLabel) and on each full date and time (when).
 export function clock(t) {
   const d = new Date(t);
   return isNaN(d) ? "" : d.toLocaleTimeString();
@@ -49,7 +51,15 @@ export function clock(t) {
 
 export function when(t) {
   const d = new Date(t);
-  return isNaN(d) ? "" : d.toLocaleString();
+  return isNaN(d) ? "" : d.toLocaleString(undefined, { timeZoneName: "short" });
+}
+
+// zoneLabel names the time zone the page shows times in.
+export function zoneLabel() {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "local time";
+  const parts = new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }).formatToParts(new Date());
+  const short = (parts.find((p) => p.type === "timeZoneName") || {}).value;
+  return "Times in " + zone + (short && short !== zone ? " (" + short + ")" : "");
 }
 
 export function basename(p) {
