@@ -90,7 +90,7 @@
 //	cost                  this call's cost in USD (default 0.0053; 0 for error and
 //	                      usage_limit replies)
 //	delay                 a Go duration waited before the result line; the lines
-//	                      before it are already out
+//	                      before it, and the call's cost-state, are already out
 //	model                 the model named in the output (default: --model, with the
 //	                      aliases opus, sonnet and haiku resolved, else claude-opus-5-5)
 //	turns                 num_turns of the result (default: tools + 1)
@@ -127,10 +127,18 @@
 // # Sessions and cost
 //
 // Sessions are stored where the real CLI keeps them: in the configuration folder
-// ($CLAUDE_CONFIG_DIR, else $HOME/.claude), projects/<cwd with every non-alphanumeric
-// replaced by ->/<id>.jsonl, one JSON line per message (type, sessionId, cwd, uuid,
-// parentUuid, timestamp, message, and the call's costUSD and usage on an assistant
-// line). So resuming from another directory fails as it does for real: `No
+// ($CLAUDE_CONFIG_DIR, else $HOME/.claude), projects/<folder>/<id>.jsonl, the folder
+// named as the CLI names it (sessionfile.Folder: every UTF-16 code unit of the cwd
+// outside [A-Za-z0-9] a "-", a name over 200 characters cut and given a hash), one
+// JSON line per message (type, sessionId, cwd, uuid, parentUuid, timestamp, message,
+// and the call's costUSD and usage on an assistant line). After each simulated API
+// request (one per tool call, then the answer, the reply's cost spread evenly over
+// them) the fake appends a cost-state line, {"type":"cost-state","sessionId":…,
+// "totalCostUSD":…}, the lineage's cost so far, as the real CLI does: the last one
+// comes before delay, hang and crash, so a call killed before its result line has
+// left what it spent in the session. A turn that ended without an answer (killed,
+// interrupted) stays in the session, and the next --resume (or branch) of it first
+// answers it "No response requested.", as the real CLI does. So resuming from another directory fails as it does for real: `No
 // conversation found with session ID: <id>` on stderr, one error_during_execution
 // result line, exit 1. --resume ID appends to ID; --resume ID --fork-session makes a
 // branch with a new id (or --session-id's) holding a copy of the history and the cost

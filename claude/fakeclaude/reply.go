@@ -139,6 +139,7 @@ func (t *turn) play() int {
 		return t.interrupted(sig)
 	}
 	out := t.plan()
+	paid := requests(out)
 	for _, l := range out.lines {
 		if c, ok := l.(command); ok {
 			if sig := t.runCommand(string(c)); sig != nil {
@@ -147,6 +148,18 @@ func (t *turn) play() int {
 			continue
 		}
 		t.out.line(l)
+		if isToolUse(l) {
+			if err := t.spend(paid()); err != nil {
+				fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
+				return 1
+			}
+		}
+	}
+	// The last request has answered: what it cost is in the session before
+	// the delay, so a call killed while it waits has paid for its answer.
+	if err := t.spend(out.used.cost); err != nil {
+		fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
+		return 1
 	}
 	if r.Stderr != "" {
 		fmt.Fprintln(t.inv.stderr, strings.TrimSuffix(r.Stderr, "\n"))
@@ -184,7 +197,32 @@ func (t *turn) play() int {
 	return exitStatus(r.Exit, status)
 }
 
-// playLines writes the reply's raw lines, the delay falling before the last one.
+// requests is the running cost of out's API requests: each call of the func it
+// returns ends one more request (one for each tool call, then the answer) and gives
+// what the requests so far have cost, the reply's cost spread evenly over them.
+func requests(out outcome) func() float64 {
+	n := 1
+	for _, l := range out.lines {
+		if isToolUse(l) {
+			n++
+		}
+	}
+	done := 0
+	return func() float64 {
+		done = min(done+1, n)
+		return out.used.cost * float64(done) / float64(n)
+	}
+}
+
+// isToolUse reports whether l is an assistant line calling a tool: the end of an
+// API request that asked for one.
+func isToolUse(l any) bool {
+	a, ok := l.(wire.AssistantLine)
+	return ok && len(a.Message.Content) > 0 && a.Message.Content[0].Type == "tool_use"
+}
+
+// playLines writes the reply's raw lines, the delay falling before the last one
+// (the reply's cost is in the session before the delay).
 func (t *turn) playLines() int {
 	r := t.reply
 	if sig := t.waitFor(); sig != nil {
@@ -195,6 +233,10 @@ func (t *turn) playLines() int {
 	}
 	for i, l := range r.Lines {
 		if i == len(r.Lines)-1 {
+			if err := t.spend(r.cost()); err != nil {
+				fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
+				return 1
+			}
 			if sig := t.sleep(t.delay); sig != nil {
 				return t.interrupted(sig)
 			}

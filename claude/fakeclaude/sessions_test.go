@@ -26,10 +26,15 @@ func TestSessionFile(t *testing.T) {
 		var line map[string]any
 		must(t, json.Unmarshal(sc.Bytes(), &line))
 		check(t, "sessionId", line["sessionId"], id)
-		check(t, "cwd", line["cwd"], f.cwd)
 		types = append(types, line["type"].(string))
+		if line["type"] == "cost-state" {
+			check(t, "cost-state", line, map[string]any{"type": "cost-state", "sessionId": id, "totalCostUSD": defaultCost})
+			continue
+		}
+		check(t, "cwd", line["cwd"], f.cwd)
 	}
-	check(t, "line types", types, []string{"user", "assistant"})
+	// The running cost after the API request, then the answer.
+	check(t, "line types", types, []string{"user", "cost-state", "assistant"})
 	if _, err := os.Stat(filepath.Join(f.dir, "projects")); err == nil {
 		t.Error("the session store is still in FAKE_CLAUDE_DIR")
 	}
