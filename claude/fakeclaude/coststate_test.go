@@ -79,6 +79,12 @@ func TestCostStateKilledMidTurn(t *testing.T) {
 	check(t, "lines after the signal", len(r.rest()), 0)
 	check(t, "exit", r.wait(), 143)
 	nearAll(t, "cost-state", f.costStates(id), []float64{0.1, 0.2})
+
+	// The session's running cost goes on from what the killed call spent.
+	f.writeScript("replies: [{text: ok, cost: 0.5}]")
+	out := f.ask("again", "--resume", id)
+	near(t, "total after the resume", out.result(t)["total_cost_usd"], 0.7)
+	nearAll(t, "cost-state after the resume", f.costStates(id), []float64{0.1, 0.2, 0.7})
 }
 
 // TestCostStateKill9: a real process killed with SIGKILL once its answer is in (it

@@ -136,7 +136,8 @@
 // them) the fake appends a cost-state line, {"type":"cost-state","sessionId":…,
 // "totalCostUSD":…}, the lineage's cost so far, as the real CLI does: the last one
 // comes before delay, hang and crash, so a call killed before its result line has
-// left what it spent in the session. A turn that ended without an answer (killed,
+// left what it spent in the session, and the session's running cost (total_cost_usd
+// of a later resume or branch) goes on from there. A turn that ended without an answer (killed,
 // interrupted) stays in the session, and the next --resume (or branch) of it first
 // answers it "No response requested.", as the real CLI does. So resuming from another directory fails as it does for real: `No
 // conversation found with session ID: <id>` on stderr, one error_during_execution

@@ -85,7 +85,8 @@ type turn struct {
 	started time.Time
 
 	sessionID string
-	lastUUID  string // of the session's line this call wrote last
+	lastUUID  string   // of the session's line this call wrote last
+	costBase  *float64 // the session's cost before this call, once a cost-state is out
 	reply     *Reply
 	delay     time.Duration
 	model     string

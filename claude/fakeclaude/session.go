@@ -118,7 +118,9 @@ func lastMessage(entries []entry) *entry {
 // have cost so far. It is written before the result line, so a call killed
 // mid-turn leaves what it spent in the session.
 func (t *turn) spend(paid float64) error {
-	return appendCostState(t.config, t.inv.cwd, t.sessionID, paid)
+	var err error
+	t.costBase, err = appendCostState(t.config, t.inv.cwd, t.sessionID, t.costBase, paid)
+	return err
 }
 
 // newSessionID is --session-id if given and free in this cwd, else a fresh UUID.

@@ -223,10 +223,17 @@ func WriteSession(configDir string, s *Session) error {
 }
 
 // summarize turns the lines of a session into a Session: the history in order, the
-// costs and tokens added up, the last forkedFrom.
+// tokens added up, the last forkedFrom, and the cost: that of its messages added up,
+// or the last cost-state's total when that is more, as it is after a call killed
+// before its answer (the real CLI carries its running cost on from there).
 func summarize(id, cwd string, entries []entry) *Session {
 	s := &Session{ID: id, Cwd: cwd, History: []Message{}}
+	running := 0.0
+	defer func() { s.CostUSD = max(s.CostUSD, running) }()
 	for _, e := range entries {
+		if e.Type == sessionfile.CostStateType {
+			running = e.TotalCostUSD
+		}
 		if !e.message() {
 			continue
 		}
@@ -347,21 +354,25 @@ func appendSession(configDir, cwd, id string, entries ...entry) ([]entry, error)
 }
 
 // appendCostState adds a cost-state line to session id under an exclusive flock:
-// its total is the session's cost so far (every call recorded in it, a branch's
-// parent included) plus paid, the cost of a call still under way.
-func appendCostState(configDir, cwd, id string, paid float64) error {
+// its total is base plus paid, the cost so far of a call under way. When base is
+// nil it is the session's cost before the call (every call recorded in it, a
+// branch's parent included), which is returned for the call's next line.
+func appendCostState(configDir, cwd, id string, base *float64, paid float64) (*float64, error) {
 	f, err := os.OpenFile(sessionPath(configDir, cwd, id), os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
-		return fmt.Errorf("save session %s: %w", id, err)
+		return nil, fmt.Errorf("save session %s: %w", id, err)
 	}
 	defer f.Close()
 	err = flock(f, syscall.LOCK_EX, func() error {
-		all, err := decodeEntries(f)
-		if err != nil {
-			return err
+		if base == nil {
+			all, err := decodeEntries(f)
+			if err != nil {
+				return err
+			}
+			base = ptr(totals(all).cost)
 		}
 		data, err := encodeEntries([]entry{{Type: sessionfile.CostStateType, SessionID: id,
-			TotalCostUSD: totals(all).cost + paid}})
+			TotalCostUSD: *base + paid}})
 		if err != nil {
 			return err
 		}
@@ -369,9 +380,9 @@ func appendCostState(configDir, cwd, id string, paid float64) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("save session %s: %w", id, err)
+		return nil, fmt.Errorf("save session %s: %w", id, err)
 	}
-	return nil
+	return base, nil
 }
 
 func encodeEntries(entries []entry) ([]byte, error) {
