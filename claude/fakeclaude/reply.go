@@ -139,27 +139,36 @@ func (t *turn) play() int {
 		return t.interrupted(sig)
 	}
 	out := t.plan()
-	paid := requests(out)
-	for _, l := range out.lines {
+	// Each request's cost-state goes into the session as its message comes
+	// out: before the line of a tool call, and before the last answer's (or
+	// after every line, when there is none). All of it is in before the
+	// delay, so a call killed while it waits has paid for its answer.
+	paid, answer, final := requests(out), lastAnswer(out.lines), false
+	for i, l := range out.lines {
 		if c, ok := l.(command); ok {
 			if sig := t.runCommand(string(c)); sig != nil {
 				return t.interrupted(sig)
 			}
 			continue
 		}
-		t.out.line(l)
-		if isToolUse(l) {
-			if err := t.spend(paid()); err != nil {
-				fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
-				return 1
-			}
+		var err error
+		switch {
+		case isToolUse(l):
+			err = t.spend(paid())
+		case i == answer:
+			err, final = t.spend(out.used.cost), true
 		}
+		if err != nil {
+			fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
+			return 1
+		}
+		t.out.line(l)
 	}
-	// The last request has answered: what it cost is in the session before
-	// the delay, so a call killed while it waits has paid for its answer.
-	if err := t.spend(out.used.cost); err != nil {
-		fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
-		return 1
+	if !final {
+		if err := t.spend(out.used.cost); err != nil {
+			fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
+			return 1
+		}
 	}
 	if r.Stderr != "" {
 		fmt.Fprintln(t.inv.stderr, strings.TrimSuffix(r.Stderr, "\n"))
@@ -212,6 +221,17 @@ func requests(out outcome) func() float64 {
 		done = min(done+1, n)
 		return out.used.cost * float64(done) / float64(n)
 	}
+}
+
+// lastAnswer is the index among lines of the last assistant line that calls no
+// tool, -1 for none.
+func lastAnswer(lines []any) int {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if _, ok := lines[i].(wire.AssistantLine); ok && !isToolUse(lines[i]) {
+			return i
+		}
+	}
+	return -1
 }
 
 // isToolUse reports whether l is an assistant line calling a tool: the end of an

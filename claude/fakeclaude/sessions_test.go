@@ -180,7 +180,14 @@ func TestProcessesShareStore(t *testing.T) {
 	for _, id := range ids {
 		s, err := LoadSession(config, cwd, id)
 		must(t, err)
-		check(t, "history length", len(s.History), 2+2*perSession)
+		// A call that found another's prompt unanswered answered it first.
+		synthetic := 0
+		for _, m := range s.History {
+			if m == (Message{"assistant", noResponse}) {
+				synthetic++
+			}
+		}
+		check(t, "history length", len(s.History), 2+2*perSession+synthetic)
 		near(t, "cost", s.CostUSD, float64(1+perSession)*defaultCost)
 	}
 }
