@@ -146,8 +146,9 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	g.carry(g.m.Apply(machine.Begin{Now: g.clock.Now(), PID: os.Getpid(), OnAsk: g.onAsk()}))
 	g.sweep(inFlight)
 	g.manifestWarnings(scope)
-	// Looked at once what the steps left running has ended: a step's
-	// process outlives its driver, and spends until then.
+	// What the interrupted steps spent is read only now that the sweep
+	// has ended what they left running: a step's process outlives its
+	// driver, and spends until it ends.
 	for _, ev := range g.salvage(inFlight) {
 		g.carry(g.m.Apply(ev))
 	}
