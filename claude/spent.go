@@ -40,15 +40,16 @@ func priorCost(r Request, req step.Request, before bool) (float64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	total, ok, err := sessionfile.LastCost(config, cwd, s.ResumeSession)
-	return total, ok && err == nil
+	c, ok, err := sessionfile.LastCost(config, cwd, s.ResumeSession)
+	return c.TotalUSD, ok && err == nil && !perCallVersion(c.Version)
 }
 
 // bookUnreported books in out, the result of a step that wrote no result line,
 // what the step spent as Claude Code's session file says (see above). Nothing
 // is booked when the prior is unknown, when the file has no running cost, or
-// for a CLI known to report per-call costs, whose running cost is not known to
-// cover the lineage. A file that cannot be read is a warning.
+// for a CLI known to report per-call costs (by the step's init line, else the
+// session file's last version), whose running cost is not known to cover the
+// lineage. A file that cannot be read is a warning.
 func bookUnreported(out *step.Result, r Request, req step.Request, prior float64, known bool) {
 	if !known || perCallVersion(out.Version) {
 		return
@@ -66,14 +67,15 @@ func bookUnreported(out *step.Result, r Request, req step.Request, prior float64
 		out.Warnings = append(out.Warnings, fmt.Sprintf("what the step spent is not known: %v", err))
 		return
 	}
-	total, ok, err := sessionfile.LastCost(config, cwd, id)
+	c, ok, err := sessionfile.LastCost(config, cwd, id)
 	if err != nil {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("what the step spent is not known: %v", err))
 		return
 	}
-	if !ok {
+	if !ok || out.Version == "" && perCallVersion(c.Version) {
 		return
 	}
+	total := c.TotalUSD
 	out.Billed, out.Unreported = true, true
 	out.CostUSD, out.SessionCostUSD = max(total-prior, 0), max(total, prior)
 	if out.SessionID == "" {

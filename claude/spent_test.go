@@ -73,11 +73,11 @@ func TestSalvageUnreported(t *testing.T) {
 	cwd := t.TempDir()
 	config := filepath.Join(cwd, "cfg") // given relative: from the step's cwd
 	runner := Runner{Env: []string{"CLAUDE_CONFIG_DIR=cfg"}}
-	write := func(session string, totals ...float64) {
+	write := func(session, version string, totals ...float64) {
 		t.Helper()
 		path := sessionfile.Path(config, cwd, session)
 		must(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		body := `{"type":"user","message":{"role":"user","content":"hi"}}` + "\n"
+		body := `{"type":"user","message":{"role":"user","content":"hi"},"version":"` + version + `"}` + "\n"
 		for _, c := range totals {
 			body += fmt.Sprintf(`{"type":"cost-state","sessionId":%q,"totalCostUSD":%v}`+"\n", session, c)
 		}
@@ -86,26 +86,29 @@ func TestSalvageUnreported(t *testing.T) {
 	init := func(version string) []byte {
 		return fmt.Appendf(nil, `{"type":"system","subtype":"init","session_id":%q,"claude_code_version":%q}`+"\n", id, version)
 	}
-	write(parent, 0.1, 0.25)
+	const current = "2.1.330"
+	write(parent, current, 0.1, 0.25)
 	tests := []struct {
-		name   string
-		mode   state.SessionMode
-		prior  *float64
-		own    []float64 // id's running costs; nil: no file
-		lines  []byte
-		cost   float64
-		billed bool
+		name    string
+		mode    state.SessionMode
+		prior   *float64
+		own     []float64 // id's running costs; nil: no file
+		version string    // the CLI version in id's file
+		lines   []byte
+		cost    float64
+		billed  bool
 	}{
-		{"new session", state.SessionNew, nil, []float64{0.1, 0.3}, nil, 0.3, true},
-		{"new session, no file", state.SessionNew, nil, nil, nil, 0, false},
-		{"new session, nothing spent", state.SessionNew, nil, []float64{0}, nil, 0, false},
-		{"a CLI reporting per-call costs", state.SessionNew, nil, []float64{0.3}, init("2.1.200"), 0, false},
-		{"a current CLI", state.SessionNew, nil, []float64{0.3}, init("2.1.330"), 0.3, true},
-		{"branch, prior recorded", state.SessionBranch, ptrTo(0.25), []float64{0.1, 0.25, 0.4}, nil, 0.15, true},
-		{"branch, only the parent's copied lines", state.SessionBranch, ptrTo(0.25), []float64{0.1, 0.25}, nil, 0, false},
-		{"branch, prior from the parent's file", state.SessionBranch, nil, []float64{0.1, 0.25, 0.45}, nil, 0.2, true},
-		{"resume, prior recorded", state.SessionResume, ptrTo(0.25), nil, nil, 0.15, true},
-		{"resume, no prior recorded", state.SessionResume, nil, nil, nil, 0, false},
+		{"new session", state.SessionNew, nil, []float64{0.1, 0.3}, current, nil, 0.3, true},
+		{"new session, no file", state.SessionNew, nil, nil, current, nil, 0, false},
+		{"new session, nothing spent", state.SessionNew, nil, []float64{0}, current, nil, 0, false},
+		{"a CLI reporting per-call costs", state.SessionNew, nil, []float64{0.3}, current, init("2.1.200"), 0, false},
+		{"a current CLI", state.SessionNew, nil, []float64{0.3}, "", init(current), 0.3, true},
+		{"a CLI reporting per-call costs, by its session file", state.SessionNew, nil, []float64{0.3}, "2.1.200", nil, 0, false},
+		{"branch, prior recorded", state.SessionBranch, ptrTo(0.25), []float64{0.1, 0.25, 0.4}, current, nil, 0.15, true},
+		{"branch, only the parent's copied lines", state.SessionBranch, ptrTo(0.25), []float64{0.1, 0.25}, current, nil, 0, false},
+		{"branch, prior from the parent's file", state.SessionBranch, nil, []float64{0.1, 0.25, 0.45}, current, nil, 0.2, true},
+		{"resume, prior recorded", state.SessionResume, ptrTo(0.25), nil, current, nil, 0.15, true},
+		{"resume, no prior recorded", state.SessionResume, nil, nil, current, nil, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,12 +118,12 @@ func TestSalvageUnreported(t *testing.T) {
 				s.ResumeSession = parent
 			case state.SessionResume:
 				s.ResumeSession, s.SessionID = parent, ""
-				write(parent, 0.1, 0.25, 0.4) // the killed step's own request
-				defer write(parent, 0.1, 0.25)
+				write(parent, current, 0.1, 0.25, 0.4) // the killed step's own request
+				defer write(parent, current, 0.1, 0.25)
 			}
 			must(t, os.RemoveAll(sessionfile.Path(config, cwd, id)))
 			if tt.own != nil {
-				write(id, tt.own...)
+				write(id, tt.version, tt.own...)
 			}
 			req := step.Request{Step: s}
 			if tt.prior != nil {

@@ -27,13 +27,23 @@ type CostState struct {
 	TotalCostUSD float64 `json:"totalCostUSD"`
 }
 
-// LastCost is the TotalCostUSD of the last cost-state line of session id,
-// begun in working directory cwd, under Claude Code's configuration folder
-// configDir. The CLI names the folder after the directory it finds itself
-// in, cwd with its symbolic links resolved, so that one is looked in first,
-// then cwd as given. ok is false when the session has no such line or no
-// file; a branch's copy of its parent's lines may hold the parent's.
-func LastCost(configDir, cwd, id string) (total float64, ok bool, err error) {
+// Cost is what a session file says of what the session cost.
+type Cost struct {
+	// TotalUSD is the totalCostUSD of the last cost-state line.
+	TotalUSD float64
+	// Version is the CLI version the file's last line naming one names
+	// (its messages carry it), "" for none.
+	Version string
+}
+
+// LastCost is what the session file of session id, begun in working
+// directory cwd under Claude Code's configuration folder configDir, says
+// the session cost: its last cost-state line. The CLI names the folder
+// after the directory it finds itself in, cwd with its symbolic links
+// resolved, so that one is looked in first, then cwd as given. ok is false
+// when the session has no such line or no file; a branch's copy of its
+// parent's lines may hold the parent's.
+func LastCost(configDir, cwd, id string) (c Cost, ok bool, err error) {
 	dirs := []string{cwd}
 	if real, err := filepath.EvalSymlinks(cwd); err == nil && real != cwd {
 		dirs = []string{real, cwd}
@@ -44,41 +54,51 @@ func LastCost(configDir, cwd, id string) (total float64, ok bool, err error) {
 			continue
 		}
 		if err != nil {
-			return 0, false, fmt.Errorf("read the cost in Claude Code's session %s: %w", id, err)
+			return Cost{}, false, fmt.Errorf("read the cost in Claude Code's session %s: %w", id, err)
 		}
-		total, ok, err = lastCost(f)
+		c, ok, err = lastCost(f)
 		f.Close()
 		if err != nil {
-			return 0, false, fmt.Errorf("read the cost in Claude Code's session %s: %w", id, err)
+			return Cost{}, false, fmt.Errorf("read the cost in Claude Code's session %s: %w", id, err)
 		}
-		return total, ok, nil
+		return c, ok, nil
 	}
-	return 0, false, nil
+	return Cost{}, false, nil
 }
 
 // costMark is how every cost-state line starts, as the CLI writes it: lines
 // without it are passed over unparsed (a session file holds megabytes of
-// conversation).
-var costMark = []byte(`"type":"cost-state"`)
+// conversation). versionMark is the key of a message line's version, at the
+// line's top level: within a JSON string its quotes would be escaped.
+var (
+	costMark    = []byte(`"type":"cost-state"`)
+	versionMark = []byte(`"version":"`)
+)
 
-// lastCost scans a session file for its last well-formed cost-state line. A
-// last line cut short (the CLI was killed while writing it) is passed over,
-// as is a negative total, which no CLI writes.
-func lastCost(r io.Reader) (total float64, ok bool, err error) {
+// lastCost scans a session file for its last well-formed cost-state line
+// and the last version a line names. A last line cut short (the CLI was
+// killed while writing it) is passed over, as is a negative total, which no
+// CLI writes.
+func lastCost(r io.Reader) (c Cost, ok bool, err error) {
 	br := bufio.NewReaderSize(r, 64*1024)
 	for {
 		line, err := br.ReadBytes('\n')
 		if bytes.Contains(line, costMark) {
-			var c CostState
-			if json.Unmarshal(line, &c) == nil && c.Type == CostStateType && c.TotalCostUSD >= 0 {
-				total, ok = c.TotalCostUSD, true
+			var l CostState
+			if json.Unmarshal(line, &l) == nil && l.Type == CostStateType && l.TotalCostUSD >= 0 {
+				c.TotalUSD, ok = l.TotalCostUSD, true
+			}
+		} else if i := bytes.LastIndex(line, versionMark); i >= 0 {
+			v := line[i+len(versionMark):]
+			if end := bytes.IndexByte(v, '"'); end > 0 {
+				c.Version = string(v[:end])
 			}
 		}
 		if errors.Is(err, io.EOF) {
-			return total, ok, nil
+			return c, ok, nil
 		}
 		if err != nil {
-			return 0, false, err
+			return Cost{}, false, err
 		}
 	}
 }

@@ -51,22 +51,22 @@ func write(t *testing.T, config, cwd, id, body string) {
 func TestLastCost(t *testing.T) {
 	const id = "11111111-2222-4333-8444-555555555555"
 	config, cwd := t.TempDir(), t.TempDir()
-	check := func(name string, wantTotal float64, wantOK bool) {
+	check := func(name string, want Cost, wantOK bool) {
 		t.Helper()
-		total, ok, err := LastCost(config, cwd, id)
-		if err != nil || total != wantTotal || ok != wantOK {
-			t.Errorf("%s: LastCost = %v, %v, %v; want %v, %v, nil", name, total, ok, err, wantTotal, wantOK)
+		got, ok, err := LastCost(config, cwd, id)
+		if err != nil || got != want || ok != wantOK {
+			t.Errorf("%s: LastCost = %+v, %v, %v; want %+v, %v, nil", name, got, ok, err, want, wantOK)
 		}
 	}
-	check("no file", 0, false)
-	write(t, config, cwd, id, `{"type":"user","message":{"role":"user","content":"hi"}}`+"\n")
-	check("no cost-state line", 0, false)
-	write(t, config, cwd, id, `{"type":"user","message":{"role":"user","content":"say \"type\":\"cost-state\""}}
+	check("no file", Cost{}, false)
+	write(t, config, cwd, id, `{"type":"user","message":{"role":"user","content":"hi"},"version":"2.1.330"}`+"\n")
+	check("no cost-state line", Cost{Version: "2.1.330"}, false)
+	write(t, config, cwd, id, `{"type":"user","message":{"role":"user","content":"say \"type\":\"cost-state\""},"version":"2.1.300"}
 {"type":"cost-state","sessionId":"`+id+`","totalCostUSD":0.25,"totalAPIDuration":1200,"modelUsage":{}}
-{"type":"assistant","message":{"role":"assistant","content":[]}}
+{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"\"version\":\"0.1\""}]},"version":"2.1.330"}
 {"type":"cost-state","sessionId":"`+id+`","totalCostUSD":0.5}
 {"type":"cost-state","sessionId":"`+id+`","totalCost`)
-	check("the last whole line", 0.5, true)
+	check("the last whole line", Cost{TotalUSD: 0.5, Version: "2.1.330"}, true)
 
 	// A folder reached through a link: the CLI names the folder after the
 	// resolved path.
@@ -74,8 +74,8 @@ func TestLastCost(t *testing.T) {
 	if err := os.Symlink(cwd, link); err != nil {
 		t.Fatal(err)
 	}
-	total, ok, err := LastCost(config, link, id)
-	if err != nil || total != 0.5 || !ok {
-		t.Errorf("through a link: LastCost = %v, %v, %v; want 0.5, true, nil", total, ok, err)
+	got, ok, err := LastCost(config, link, id)
+	if err != nil || got.TotalUSD != 0.5 || !ok {
+		t.Errorf("through a link: LastCost = %+v, %v, %v; want 0.5, true, nil", got, ok, err)
 	}
 }
