@@ -12,14 +12,16 @@ import (
 	"raymond/step"
 )
 
-// A step that writes no result line (killed with raymond, crashed, stopped by a
-// timeout or a Ctrl-C) has still paid for every API request it made. Claude Code
-// appends the session lineage's running cost to the session file after each
-// request (sessionfile.LastCost), and raymond chose the session's id, so what
-// such a step spent is that running cost less what the lineage had cost before
-// it: nothing for a new session, the recorded total of the session resumed or
-// branched from otherwise. A branch's copy of its parent's lines may hold the
-// parent's running cost: less the same prior, that is nothing spent.
+// A step that writes no result line (stopped with raymond, which SIGTERMs it as
+// it dies, crashed, stopped by a timeout or a Ctrl-C) has still paid for every
+// API request it made. Claude Code appends the session lineage's running cost to
+// the session file as it exits, a SIGTERM or SIGINT included
+// (sessionfile.LastCost), and raymond chose the session's id, so what such a step
+// spent is that running cost less what the lineage had cost before it: nothing
+// for a new session, the recorded total of the session resumed or branched from
+// otherwise. Should a branch's copy of its parent's lines hold the parent's
+// running cost (2.1.330 copies none), less the same prior it is nothing spent.
+// A process killed with SIGKILL writes nothing: its spend is not known.
 
 // priorCost is what the lineage of req's session had cost before the step, and
 // whether that is known: 0 for a new session, the total raymond recorded for

@@ -39,10 +39,11 @@ func nearAll(t *testing.T, what string, got, want []float64) {
 	}
 }
 
-// TestCostStatePerRequest: after each API request (one per tool call, then the
-// answer) the session file gets the lineage's running cost, as the real CLI's
-// cost-state lines; resumed and branched sessions count their parent's cost.
-func TestCostStatePerRequest(t *testing.T) {
+// TestCostState: as the real CLI does when it exits, the fake appends the session
+// lineage's running cost to the session file, once per call: a resumed session's
+// goes on from its last, a branch's from its parent's, though the branch's copy of
+// the history holds none of the parent's cost-state lines.
+func TestCostState(t *testing.T) {
 	f := newFake(t, `replies:
   - {match: first, text: done, cost: 0.3, tools: [{name: Read, result: a}, {name: Read, result: b}]}
   - {match: again, text: more, cost: 0.5}
@@ -51,20 +52,20 @@ func TestCostStatePerRequest(t *testing.T) {
 	out := f.ask("first")
 	id := out.sessionID(t)
 	near(t, "total", out.result(t)["total_cost_usd"], 0.3)
-	nearAll(t, "cost-state after three requests", f.costStates(id), []float64{0.1, 0.2, 0.3})
+	nearAll(t, "cost-state after a call of three requests", f.costStates(id), []float64{0.3})
 
 	f.ask("again", "--resume", id)
-	nearAll(t, "cost-state after a resume", f.costStates(id), []float64{0.1, 0.2, 0.3, 0.8})
+	nearAll(t, "cost-state after a resume", f.costStates(id), []float64{0.3, 0.8})
 
 	branch := f.ask("branch", "--resume", id, "--fork-session").sessionID(t)
-	// The branch holds its copy of the parent's lines, then its own.
-	nearAll(t, "cost-state of a branch", f.costStates(branch), []float64{0.1, 0.2, 0.3, 0.8, 0.85})
-	nearAll(t, "parent untouched", f.costStates(id), []float64{0.1, 0.2, 0.3, 0.8})
+	nearAll(t, "cost-state of a branch", f.costStates(branch), []float64{0.85})
+	nearAll(t, "parent untouched", f.costStates(id), []float64{0.3, 0.8})
 }
 
-// TestCostStateKilledMidTurn: a call stopped during its second tool has the first two
-// requests in its session, and no result line anywhere.
-func TestCostStateKilledMidTurn(t *testing.T) {
+// TestCostStateSignaled: a call stopped by SIGTERM during its second tool leaves
+// what its first two requests cost, and no result line; the session's running cost
+// goes on from there.
+func TestCostStateSignaled(t *testing.T) {
 	f := newFake(t, `replies:
   - {text: done, cost: 0.3, tools: [{name: Read, result: a}, {name: Bash, run: "while ! test -e go; do sleep 0.01; done", result: b}]}
 `)
@@ -78,18 +79,28 @@ func TestCostStateKilledMidTurn(t *testing.T) {
 	r.signal(syscall.SIGTERM)
 	check(t, "lines after the signal", len(r.rest()), 0)
 	check(t, "exit", r.wait(), 143)
-	nearAll(t, "cost-state", f.costStates(id), []float64{0.1, 0.2})
+	nearAll(t, "cost-state", f.costStates(id), []float64{0.2})
 
-	// The session's running cost goes on from what the killed call spent.
-	f.writeScript("replies: [{text: ok, cost: 0.5}]")
+	f.writeScript("replies: [{match: again, text: ok, cost: 0.5}, {match: stop, hang: true, cost: 0}, {match: branch, text: ok, cost: 0.05}]")
 	out := f.ask("again", "--resume", id)
 	near(t, "total after the resume", out.result(t)["total_cost_usd"], 0.7)
-	nearAll(t, "cost-state after the resume", f.costStates(id), []float64{0.1, 0.2, 0.7})
+	nearAll(t, "cost-state after the resume", f.costStates(id), []float64{0.2, 0.7})
+
+	// A branch's lineage counts the stopped call's spend, though the history
+	// it copies holds only the messages' costs.
+	b := f.start(slices.Concat(streamArgs, []string{"--resume", id, "--", "stop"}))
+	b.next()
+	b.signal(syscall.SIGTERM) // a call that paid nothing
+	b.rest()
+	check(t, "exit", b.wait(), 143)
+	nearAll(t, "cost-state of the stopped call", f.costStates(id), []float64{0.2, 0.7, 0.7})
+	out = f.ask("branch", "--resume", id, "--fork-session")
+	near(t, "total of the branch", out.result(t)["total_cost_usd"], 0.75)
+	nearAll(t, "cost-state of the branch", f.costStates(out.sessionID(t)), []float64{0.75})
 }
 
-// TestCostStateKill9: a real process killed with SIGKILL once its answer is in (it
-// waits before its result line) has paid for the whole call, and says so in its
-// session file.
+// TestCostStateKill9: a process killed with SIGKILL, even after its answer, writes
+// no cost-state, as the real CLI writes none: what it spent is not in the session.
 func TestCostStateKill9(t *testing.T) {
 	f := newFake(t, "replies: [{text: done, cost: 0.25, tools: [{name: Read, result: a}], stderr: answered, hang: true}]")
 	cmd := f.command(slices.Concat(streamArgs, []string{"--", "hi"})...)
@@ -113,7 +124,7 @@ func TestCostStateKill9(t *testing.T) {
 	if err := cmd.Wait(); err == nil || cmd.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("wait: %v, want killed", err)
 	}
-	nearAll(t, "cost-state", f.costStates(id), []float64{0.125, 0.25})
+	check(t, "cost-state lines", len(f.costStates(id)), 0)
 }
 
 // TestInterruptedTurnResume: a turn interrupted before its answer stays in the

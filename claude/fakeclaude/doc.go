@@ -133,23 +133,26 @@
 // JSON line per message (type, sessionId, cwd, uuid, parentUuid, timestamp, message,
 // and the call's costUSD and usage on an assistant line).
 //
-// After each simulated API request (one per tool call, then the answer, the reply's
-// cost spread evenly over them) the fake appends a cost-state line,
-// {"type":"cost-state","sessionId":…,"totalCostUSD":…}, the lineage's cost so far, as
-// the real CLI does. Each goes in as its request's message comes out on stdout, all of
-// them before delay, hang and crash, so a call killed before its result line has left
-// what it spent in the session; the session's running cost (total_cost_usd of a later
-// resume or branch) goes on from there. A turn that ended without an answer (killed,
-// interrupted) stays in the session, and the next --resume (or branch) of it first
-// answers it "No response requested.", as the real CLI does.
+// As it exits, the fake appends a cost-state line,
+// {"type":"cost-state","sessionId":…,"totalCostUSD":…}, the lineage's running cost, as
+// the real CLI does: after its answer, and also when SIGTERM or SIGINT stops it before
+// its result line (during a tool's run, a delay, a hang or a wait_for) or at a crash,
+// counting what the API requests that had ended cost (one per tool call, then the
+// answer, the reply's cost spread evenly over them); a SIGKILL leaves none. The
+// session's running cost (total_cost_usd of a later resume or branch) goes on from the
+// last one. A branch copies its parent's messages, not its cost-state lines. A turn
+// that ended without an answer (killed, interrupted) stays in the session, and the
+// next --resume (or branch) of it first answers it "No response requested.", as the
+// real CLI does.
 //
 // As sessions are kept per folder, resuming from another directory fails as it does
 // for real: `No conversation found with session ID: <id>` on stderr, one
-// error_during_execution result line, exit 1. --resume ID appends to ID; --resume ID --fork-session makes a
-// branch with a new id (or --session-id's) holding a copy of the history and the cost
-// so far. A session's cost is cumulative over its lineage, and total_cost_usd reports
-// it (for CLI 2.1.277 and later); model_usage_since_last_result reports this call
-// alone. LoadSession reads a session back; WriteSession makes one.
+// error_during_execution result line, exit 1. --resume ID appends to ID; --resume ID
+// --fork-session makes a branch with a new id (or --session-id's) holding a copy of
+// the history and the cost so far. A session's cost is cumulative over its lineage,
+// and total_cost_usd reports it (for CLI 2.1.277 and later);
+// model_usage_since_last_result reports this call alone. LoadSession reads a session
+// back; WriteSession makes one.
 //
 // A new session file appears whole; later lines are appended under an flock on the
 // file itself, so fakes on different sessions never wait for each other, and fakes

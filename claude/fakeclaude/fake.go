@@ -85,8 +85,9 @@ type turn struct {
 	started time.Time
 
 	sessionID string
-	lastUUID  string   // of the session's line this call wrote last
-	costBase  *float64 // the session's cost before this call, once a cost-state is out
+	lastUUID  string  // of the session's line this call wrote last
+	costBase  float64 // the session lineage's cost before this call
+	paid      float64 // what this call's finished API requests cost
 	reply     *Reply
 	delay     time.Duration
 	model     string

@@ -139,11 +139,10 @@ func (t *turn) play() int {
 		return t.interrupted(sig)
 	}
 	out := t.plan()
-	// Each request's cost-state goes into the session as its message comes
-	// out: before the line of a tool call, and before the last answer's (or
-	// after every line, when there is none). All of it is in before the
-	// delay, so a call killed while it waits has paid for its answer.
-	paid, answer, final := requests(out), lastAnswer(out.lines), false
+	// What the call has paid grows as its API requests end: one with each
+	// tool call, the last with the answer (with the last line, when there is
+	// no answer). A signal from here on leaves it in the session.
+	paid, answer := requests(out), lastAnswer(out.lines)
 	for i, l := range out.lines {
 		if c, ok := l.(command); ok {
 			if sig := t.runCommand(string(c)); sig != nil {
@@ -151,25 +150,15 @@ func (t *turn) play() int {
 			}
 			continue
 		}
-		var err error
 		switch {
 		case isToolUse(l):
-			err = t.spend(paid())
+			t.paid = paid()
 		case i == answer:
-			err, final = t.spend(out.used.cost), true
-		}
-		if err != nil {
-			fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
-			return 1
+			t.paid = out.used.cost
 		}
 		t.out.line(l)
 	}
-	if !final {
-		if err := t.spend(out.used.cost); err != nil {
-			fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
-			return 1
-		}
-	}
+	t.paid = out.used.cost
 	if r.Stderr != "" {
 		fmt.Fprintln(t.inv.stderr, strings.TrimSuffix(r.Stderr, "\n"))
 	}
@@ -180,6 +169,9 @@ func (t *turn) play() int {
 		return t.interrupted(sig)
 	}
 	if r.Crash {
+		if err := t.saveCost(); err != nil {
+			fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
+		}
 		return exitStatus(r.Exit, 1)
 	}
 	if r.RateLimitReset != 0 {
@@ -193,10 +185,15 @@ func (t *turn) play() int {
 		text = *out.text
 	}
 	total, err := t.record(text, out.used)
+	if err == nil {
+		err = t.saveCost()
+	}
 	if err != nil {
 		fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
 		return 1
 	}
+	// A branch's copied history does not hold its parent's running cost.
+	total.cost = max(total.cost, t.costBase+out.used.cost)
 	t.call.Cost = out.used.cost
 	t.out.result(t.resultLine(out, total))
 	status := 0
@@ -242,7 +239,7 @@ func isToolUse(l any) bool {
 }
 
 // playLines writes the reply's raw lines, the delay falling before the last one
-// (the reply's cost is in the session before the delay).
+// (the reply's cost is paid before the delay).
 func (t *turn) playLines() int {
 	r := t.reply
 	if sig := t.waitFor(); sig != nil {
@@ -253,10 +250,7 @@ func (t *turn) playLines() int {
 	}
 	for i, l := range r.Lines {
 		if i == len(r.Lines)-1 {
-			if err := t.spend(r.cost()); err != nil {
-				fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
-				return 1
-			}
+			t.paid = r.cost()
 			if sig := t.sleep(t.delay); sig != nil {
 				return t.interrupted(sig)
 			}
@@ -265,7 +259,12 @@ func (t *turn) playLines() int {
 		t.inited = true
 	}
 	used := tokens{cost: r.cost()}
-	if _, err := t.record(r.Text, used); err != nil {
+	t.paid = used.cost
+	_, err := t.record(r.Text, used)
+	if err == nil {
+		err = t.saveCost()
+	}
+	if err != nil {
 		fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
 		return 1
 	}
@@ -316,8 +315,11 @@ func exitStatus(scripted *int, def int) int {
 
 // interrupted ends the turn on a signal: SIGTERM exits 143; SIGINT after the init
 // line writes the "[Request interrupted by user]" line and exits 0, before it exits
-// 130. Neither writes a result line.
+// 130. Neither writes a result line; both leave what the call paid in the session.
 func (t *turn) interrupted(sig os.Signal) int {
+	if err := t.saveCost(); err != nil {
+		fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
+	}
 	if sig != syscall.SIGINT {
 		return 143
 	}

@@ -43,9 +43,14 @@ func (t *turn) begin(sc *script) (int, error) {
 				return err
 			}
 			forkedFrom = o.resume
+			// The messages are copied, not the parent's cost-state lines
+			// (as the real CLI does): the branch's running cost starts
+			// from the parent's all the same.
 			for _, e := range parent {
-				e.SessionID, e.ForkedFrom = t.sessionID, ""
-				copied = append(copied, e)
+				if e.message() {
+					e.SessionID, e.ForkedFrom = t.sessionID, ""
+					copied = append(copied, e)
+				}
 			}
 		default:
 			var err error
@@ -54,6 +59,7 @@ func (t *turn) begin(sc *script) (int, error) {
 			}
 		}
 
+		t.costBase = totals(parent).cost
 		c, err := loadConsumption(t.dir)
 		if err != nil {
 			return err
@@ -113,14 +119,11 @@ func lastMessage(entries []entry) *entry {
 	return nil
 }
 
-// spend appends the cost-state line the real CLI writes after each API request:
-// the session lineage's cost before this call plus paid, what this call's requests
-// have cost so far. It is written before the result line, so a call killed
-// mid-turn leaves what it spent in the session.
-func (t *turn) spend(paid float64) error {
-	var err error
-	t.costBase, err = appendCostState(t.config, t.inv.cwd, t.sessionID, t.costBase, paid)
-	return err
+// saveCost appends the cost-state line the real CLI writes as it exits (at the end
+// of its turn, or on SIGTERM or SIGINT; a SIGKILL leaves none): the session
+// lineage's cost before this call plus what this call's finished API requests cost.
+func (t *turn) saveCost() error {
+	return appendCostState(t.config, t.inv.cwd, t.sessionID, t.costBase+t.paid)
 }
 
 // newSessionID is --session-id if given and free in this cwd, else a fresh UUID.

@@ -224,8 +224,9 @@ func WriteSession(configDir string, s *Session) error {
 
 // summarize turns the lines of a session into a Session: the history in order, the
 // tokens added up, the last forkedFrom, and the cost: that of its messages added up,
-// or the last cost-state's total when that is more, as it is after a call killed
-// before its answer (the real CLI carries its running cost on from there).
+// or, when that is more, the running cost, the last cost-state's total plus the
+// messages' since, as it is after a call stopped before its answer (the real CLI
+// carries its running cost on from there).
 func summarize(id, cwd string, entries []entry) *Session {
 	s := &Session{ID: id, Cwd: cwd, History: []Message{}}
 	running := 0.0
@@ -237,6 +238,7 @@ func summarize(id, cwd string, entries []entry) *Session {
 		if !e.message() {
 			continue
 		}
+		running += e.CostUSD
 		if e.ForkedFrom != "" {
 			s.ForkedFrom = e.ForkedFrom
 		}
@@ -353,36 +355,10 @@ func appendSession(configDir, cwd, id string, entries ...entry) ([]entry, error)
 	return all, nil
 }
 
-// appendCostState adds a cost-state line to session id under an exclusive flock:
-// its total is base plus paid, the cost so far of a call under way. When base is
-// nil it is the session's cost before the call (every call recorded in it, a
-// branch's parent included), which is returned for the call's next line.
-func appendCostState(configDir, cwd, id string, base *float64, paid float64) (*float64, error) {
-	f, err := os.OpenFile(sessionPath(configDir, cwd, id), os.O_RDWR|os.O_APPEND, 0)
-	if err != nil {
-		return nil, fmt.Errorf("save session %s: %w", id, err)
-	}
-	defer f.Close()
-	err = flock(f, syscall.LOCK_EX, func() error {
-		if base == nil {
-			all, err := decodeEntries(f)
-			if err != nil {
-				return err
-			}
-			base = ptr(totals(all).cost)
-		}
-		data, err := encodeEntries([]entry{{Type: sessionfile.CostStateType, SessionID: id,
-			TotalCostUSD: *base + paid}})
-		if err != nil {
-			return err
-		}
-		_, err = f.Write(data)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("save session %s: %w", id, err)
-	}
-	return base, nil
+// appendCostState adds a cost-state line of total to session id.
+func appendCostState(configDir, cwd, id string, total float64) error {
+	_, err := appendSession(configDir, cwd, id, entry{Type: sessionfile.CostStateType, SessionID: id, TotalCostUSD: total})
+	return err
 }
 
 func encodeEntries(entries []entry) ([]byte, error) {

@@ -33,8 +33,8 @@ func TestSessionFile(t *testing.T) {
 		}
 		check(t, "cwd", line["cwd"], f.cwd)
 	}
-	// The running cost after the API request, then the answer.
-	check(t, "line types", types, []string{"user", "cost-state", "assistant"})
+	// The answer, then the running cost the CLI writes as it exits.
+	check(t, "line types", types, []string{"user", "assistant", "cost-state"})
 	if _, err := os.Stat(filepath.Join(f.dir, "projects")); err == nil {
 		t.Error("the session store is still in FAKE_CLAUDE_DIR")
 	}

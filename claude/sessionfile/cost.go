@@ -13,14 +13,18 @@ import (
 )
 
 // CostStateType is the type of the line Claude Code appends to a session file
-// after every API request (2.1.330 does; older CLIs may not).
+// as its process ends: at the end of its turn, and also on SIGTERM or SIGINT
+// before its result line; a SIGKILL leaves none. (Seen with 2.1.330; older
+// CLIs may not write it.)
 const CostStateType = "cost-state"
 
 // CostState is that line, with the fields raymond reads (the CLI writes more:
 // durations, lines added, the usage of each model). TotalCostUSD is the
 // cumulative cost of the session's lineage: a resumed session's earlier calls
-// and a branch's parent are in it. The line is written whether or not the
-// process lives to write its result line, so it is what a killed step spent.
+// and a branch's parent are in it, though a branch's copy of the history
+// holds none of the parent's cost-state lines. As the line is written when a
+// signal stops the process before its result line, it is what a step stopped
+// that way spent.
 type CostState struct {
 	Type         string  `json:"type"`
 	SessionID    string  `json:"sessionId"`

@@ -1,7 +1,7 @@
 // Package sessionfile is where Claude Code keeps a session on disk and what
 // raymond reads back from it: the project folder named after a working
 // directory, the <session id>.jsonl file in it, and the running cost the
-// CLI appends there after every API request.
+// CLI appends there as its process ends.
 //
 // raymond finds a person's session for --continue-session here, and books
 // the spend of a step that never wrote its result line from here; the fake
