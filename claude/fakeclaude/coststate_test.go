@@ -80,6 +80,9 @@ func TestCostStateSignaled(t *testing.T) {
 	check(t, "lines after the signal", len(r.rest()), 0)
 	check(t, "exit", r.wait(), 143)
 	nearAll(t, "cost-state", f.costStates(id), []float64{0.2})
+	call := f.calls()[0]
+	check(t, "logged cost, without a result line", call.Cost, 0.0)
+	near(t, "logged paid", call.Paid, 0.2)
 
 	f.writeScript("replies: [{match: again, text: ok, cost: 0.5}, {match: stop, hang: true, cost: 0}, {match: branch, text: ok, cost: 0.05}]")
 	out := f.ask("again", "--resume", id)

@@ -167,6 +167,7 @@
 // # Call log
 //
 // Every call, refused ones included, appends a Call to $FAKE_CLAUDE_DIR/calls.jsonl
-// when it exits; ReadCalls returns them. Updates of the reply state and the log
+// when it exits (its Cost with a result line, what it Paid with or without one);
+// ReadCalls returns them. Updates of the reply state and the log
 // happen under an flock in FAKE_CLAUDE_DIR, so many fakes may run at once.
 package fakeclaude

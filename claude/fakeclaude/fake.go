@@ -128,7 +128,7 @@ func run(inv *invocation) int {
 		}
 		code = 1
 	}
-	t.call.Exit = code
+	t.call.Exit, t.call.Paid = code, t.paid
 	t.call.Ended = time.Now()
 	if err := appendCall(dir, &t.call); err != nil {
 		fmt.Fprintf(inv.stderr, "fake claude: %v\n", err)
