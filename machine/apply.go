@@ -238,6 +238,9 @@ func (m *Machine) salvaged(ev Salvaged) []Effect {
 		return nil
 	}
 	cost := m.book(ev.Result)
+	// Saved with the cost, the agent is no longer running: a resume after
+	// a crash that comes before the step runs again books it once only.
+	m.touch(a.ID)
 	stateName := ""
 	if a.Pending != nil {
 		stateName = a.Pending.State
