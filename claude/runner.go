@@ -91,7 +91,9 @@ func IdleLimit(req step.Request) (time.Duration, string) {
 
 // Run implements [step.Runner].
 func (c Runner) Run(ctx context.Context, req step.Request, h step.Handler) step.Result {
-	res, err := Run(ctx, c.Request(req), Handler{
+	r := c.Request(req)
+	prior, known := priorCost(r, req, true)
+	res, err := Run(ctx, r, Handler{
 		OnEvent:  Live(h.OnEvent),
 		OnLine:   h.OnLine,
 		OnStderr: h.OnStderr,
@@ -102,7 +104,11 @@ func (c Runner) Run(ctx context.Context, req step.Request, h step.Handler) step.
 		}
 		return step.StartFailed(err)
 	}
-	return Neutral(res, req)
+	out := Neutral(res, req)
+	if !res.HasResult && !res.NotStarted {
+		bookUnreported(&out, r, req, prior, known)
+	}
+	return out
 }
 
 // Sweep implements [step.Sweeper]: see [Sweep].
@@ -121,9 +127,14 @@ func (c Runner) Argv(req step.Request) []string {
 	return append([]string{exe}, argv...)
 }
 
-// Salvage implements [step.Salvager].
-func (Runner) Salvage(req step.Request, lines []byte) (step.Result, bool) {
-	return Salvage(req, lines)
+// Salvage implements [step.Salvager]: the step's result line among lines
+// (see [Salvage]), else what its session file says it spent before it was
+// cut short.
+func (c Runner) Salvage(req step.Request, lines []byte) (step.Result, bool) {
+	if res, ok := Salvage(req, lines); ok {
+		return res, true
+	}
+	return salvageUnreported(c.Request(req), req, lines)
 }
 
 // Salvage reads the stream-json lines of a step whose end was not applied

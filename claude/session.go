@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"raymond/claude/sessionfile"
 )
 
 // ErrNoSession is wrapped by LatestSession's error when Claude Code has no session
@@ -29,16 +31,10 @@ func ConfigDir() (string, error) {
 }
 
 // ProjectDir is the folder where Claude Code keeps the sessions of working
-// directory cwd: configDir (as ConfigDir gives it), projects/, then cwd with every
-// character that is not an ASCII letter or digit replaced by "-".
+// directory cwd: configDir (as ConfigDir gives it), projects/, then the folder
+// named as the CLI names it (see [sessionfile.Folder]).
 func ProjectDir(configDir, cwd string) string {
-	name := strings.Map(func(r rune) rune {
-		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
-			return r
-		}
-		return '-'
-	}, cwd)
-	return filepath.Join(configDir, "projects", name)
+	return sessionfile.Dir(configDir, cwd)
 }
 
 // sessionFile matches the name of a session file: its id, a UUID, and .jsonl.

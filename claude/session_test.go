@@ -15,6 +15,7 @@ func TestProjectDir(t *testing.T) {
 		{"/work/x", "-work-x"},
 		{"/home/dev/my_app.v2/some dir", "-home-dev-my-app-v2-some-dir"},
 		{"/srv/café", "-srv-caf-"},
+		{"/tmp/ünï_😀.dir", "-tmp--n-----dir"}, // an emoji is two UTF-16 code units
 	}
 	for _, tt := range tests {
 		eq(t, tt.cwd, ProjectDir("/cfg", tt.cwd), filepath.Join("/cfg", "projects", tt.want))

@@ -261,11 +261,17 @@ func (m *Machine) salvaged(ev Salvaged) []Effect {
 		return nil
 	}
 	cost := m.book(ev.Result)
+	// Saved with the cost, the agent is no longer running: a resume after
+	// a crash that comes before the step runs again books it once only.
+	m.touch(a.ID)
 	stateName := ""
 	if a.Pending != nil {
 		stateName = a.Pending.State
 	}
-	return []Effect{note(a.ID, transcript.Event{Time: ev.Now, Type: transcript.EventWarning, State: stateName,
-		Message: fmt.Sprintf("the step in flight when raymond stopped had ended and cost $%.4f; that is counted, and the step runs again", cost)}),
+	msg := fmt.Sprintf("the step in flight when raymond stopped had ended and cost $%.4f; that is counted, and the step runs again", cost)
+	if ev.Result.Unreported {
+		msg = fmt.Sprintf("the step in flight when raymond stopped was cut short after spending $%.4f (from claude's session file); that is counted, and the step runs again", cost)
+	}
+	return []Effect{note(a.ID, transcript.Event{Time: ev.Now, Type: transcript.EventWarning, State: stateName, Message: msg}),
 		m.save()}
 }

@@ -15,6 +15,7 @@ import (
 	"raymond/claude"
 	"raymond/parsing"
 	"raymond/state"
+	"raymond/step"
 	"raymond/workflow"
 )
 
@@ -575,4 +576,25 @@ func TestStartShortOfDescriptorsNeverFails(t *testing.T) {
 	m.apply(stepDone{agent: "main", res: &claude.Result{Outcome: claude.APIError, Text: "overloaded"}}, now)
 	assert.Equal(t, 5*time.Second, m.notBefore["main"].Sub(now))
 	assert.Equal(t, 2, m.run.Agents[0].Pending.Attempt)
+}
+
+// TestSalvagedOnce: the salvage of a step cut short is saved with the agent
+// no longer running, so that a driver killed before the step runs again does
+// not leave it to be salvaged, and its spend booked, a second time.
+func TestSalvagedOnce(t *testing.T) {
+	m := oneAgent(state.SessionNew)
+	m.running = map[string]bool{}
+	m.Apply(Begin{Now: t0})
+	effects := m.Apply(Salvaged{Agent: "main", Now: t0,
+		Result: step.Result{Billed: true, Unreported: true, CostUSD: 0.2, SessionCostUSD: 0.2, SessionID: "s1"}})
+	var save *Save
+	for _, e := range effects {
+		if s, ok := e.(Save); ok {
+			save = &s
+		}
+	}
+	require.NotNil(t, save, "the salvage is saved")
+	assert.Contains(t, save.Agents, "main", "with the agent, now ready")
+	assert.Equal(t, state.AgentReady, m.Run().Agents[0].Status)
+	assert.InDelta(t, 0.2, m.Run().TotalCostUSD, 1e-9)
 }

@@ -149,11 +149,14 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	if g.journal, err = d.Store.Journal(r); err != nil {
 		return nil, err
 	}
-	lost, inFlight := g.salvage(r), interrupted(r)
+	inFlight := interrupted(r)
 	g.carry(g.m.Apply(machine.Begin{Now: g.clock.Now(), PID: os.Getpid(), OnAsk: g.onAsk()}))
 	g.sweep(inFlight)
 	g.manifestWarnings(scope)
-	for _, ev := range lost {
+	// What the interrupted steps spent is read only now that the sweep
+	// has ended what they left running: a step's process outlives its
+	// driver, and spends until it ends.
+	for _, ev := range g.salvage(inFlight) {
 		g.carry(g.m.Apply(ev))
 	}
 
@@ -241,6 +244,7 @@ func (g *driving) onAsk() string {
 // inFlight is a step that was running when its run was last driven.
 type inFlight struct {
 	agent, name, marker string
+	req                 step.Request // as it was started
 }
 
 // interrupted lists the steps r says are running: read before a drive
@@ -248,10 +252,15 @@ type inFlight struct {
 func interrupted(r *state.Run) []inFlight {
 	var out []inFlight
 	for _, a := range r.Agents {
-		if a.Status == state.AgentRunning && a.Pending != nil {
-			out = append(out, inFlight{agent: a.ID, name: step.Name(a.ID, a.Pending.State, a.Steps),
-				marker: step.Marker(r.WorkflowID, a.ID, a.Steps)})
+		if a.Status != state.AgentRunning || a.Pending == nil {
+			continue
 		}
+		req := step.Request{RunID: r.WorkflowID, Agent: a.ID, Seq: a.Steps, Step: *a.Pending, Options: r.Options}
+		if s := a.Pending; s.Mode != state.SessionNew && s.ResumeSession != "" {
+			req.PriorCostUSD, req.PriorCostKnown = r.SessionCosts[s.ResumeSession]
+		}
+		out = append(out, inFlight{agent: a.ID, name: step.Name(a.ID, a.Pending.State, a.Steps),
+			marker: step.Marker(r.WorkflowID, a.ID, a.Steps), req: req})
 	}
 	return out
 }
@@ -486,27 +495,22 @@ func (g *driving) publish(e transcript.Event, tr *transcript.Transition) {
 
 func ptr[T any](v T) *T { return &v }
 
-// salvage finds the steps that were in flight when the last driver died
-// and whose output (in the transcript) shows they ended: what they cost
-// was paid, though their end was never applied.
-func (g *driving) salvage(r *state.Run) []machine.Salvaged {
+// salvage finds what the steps in flight when the last driver died cost,
+// though their end was never applied: from their output (in the transcript,
+// when there is one) when it shows their end, else from what the runner
+// finds elsewhere (claude's session file) of a step cut short.
+func (g *driving) salvage(steps []inFlight) []machine.Salvaged {
 	sv, ok := g.runner.(step.Salvager)
-	if !ok || g.tr == nil {
+	if !ok {
 		return nil
 	}
 	var out []machine.Salvaged
-	for i := range r.Agents {
-		a := &r.Agents[i]
-		if a.Status != state.AgentRunning || a.Pending == nil || a.Steps == 0 {
+	for _, s := range steps {
+		if s.req.Seq == 0 {
 			continue
 		}
-		req := step.Request{RunID: r.WorkflowID, Agent: a.ID, Seq: a.Steps, Step: *a.Pending, Options: r.Options}
-		if s := a.Pending; s.Mode != state.SessionNew && s.ResumeSession != "" {
-			req.PriorCostUSD, req.PriorCostKnown = r.SessionCosts[s.ResumeSession]
-		}
-		lines := g.tr.StepOutput(req.Name())
-		if res, ended := sv.Salvage(req, lines); ended && lines != nil {
-			out = append(out, machine.Salvaged{Agent: a.ID, Now: g.clock.Now(), Result: res})
+		if res, ok := sv.Salvage(s.req, g.tr.StepOutput(s.req.Name())); ok {
+			out = append(out, machine.Salvaged{Agent: s.agent, Now: g.clock.Now(), Result: res})
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -298,4 +299,52 @@ replies:
 	require.NoError(t, err)
 	assert.Equal(t, state.StatusBudgetExceeded, got.Status)
 	assert.InDelta(t, 0.25, got.TotalCostUSD, 1e-9)
+}
+
+// salvaging is a runner whose steps, cut short with their driver, are found
+// to have spent $0.20 elsewhere (as claude's session file tells): it logs
+// when it is asked to sweep and to salvage.
+type salvaging struct {
+	step.Runner
+	log *[]string
+}
+
+func (s salvaging) Sweep(marker string) ([]int, error) {
+	*s.log = append(*s.log, "sweep")
+	return nil, nil
+}
+
+func (s salvaging) Salvage(req step.Request, lines []byte) (step.Result, bool) {
+	*s.log = append(*s.log, fmt.Sprintf("salvage %s, transcript lines: %v", req.Name(), lines != nil))
+	return step.Result{Billed: true, Unreported: true, CostUSD: 0.2, SessionCostUSD: 0.2, SessionID: req.Step.SessionID}, true
+}
+
+// Issue 20 defect 3: a step cut short with its driver, whose spend only the
+// runner can find (claude's session file), is counted on resume: without a
+// transcript too, and only once the sweep has ended what the step left
+// running, which may still be spending.
+func TestCostOfACutShortStepIsCounted(t *testing.T) {
+	w := newWorld(t, map[string]string{"START.md": "Go.", "END.md": "End."})
+	_, err := Create(w.store, NewRun{Workflow: w.wf, ID: "r1"}) // no transcript
+	require.NoError(t, err)
+	run, err := w.store.Read("r1")
+	require.NoError(t, err)
+	a := &run.Agents[0]
+	a.Status, a.Steps = state.AgentRunning, 1
+	a.Pending.SessionID = "11111111-2222-4333-8444-555555555555"
+	run.Status = state.StatusRunning
+	require.NoError(t, w.store.Write(run))
+
+	var log []string
+	r := salvaging{Runner: replies(t, `
+replies:
+  START: [{text: "<goto>END</goto>", cost: 0.01}]
+  END: [{text: "<result>ok</result>", cost: 0.02}]
+`), log: &log}
+	got, err := w.driver(r).Drive(context.Background(), "r1", nil)
+	require.NoError(t, err)
+	assert.Equal(t, state.StatusCompleted, got.Status)
+	assert.Equal(t, []string{"sweep", "salvage main_START_001, transcript lines: false"}, log)
+	assert.InDelta(t, 0.23, got.TotalCostUSD, 1e-9, "the cut-short attempt, the re-run and END")
+	assert.Contains(t, w.out.String(), "was cut short after spending $0.2000 (from claude's session file); that is counted")
 }

@@ -82,6 +82,10 @@ type Result struct {
 	Billed         bool
 	CostUSD        float64
 	SessionCostUSD float64
+	// Unreported says the step itself never reported its cost (it was cut
+	// short before its end: killed, crashed): CostUSD is what it spent as
+	// the runner found elsewhere (claude's session file).
+	Unreported bool
 
 	// What a transcript records of the step.
 	Usage    Usage

@@ -135,11 +135,12 @@ type Describer interface {
 }
 
 // Salvager is implemented by runners that can tell, from the output lines
-// a step wrote (Handler.OnLine, as the transcript keeps them), how a step
-// ended whose driver died before it could apply the end. The driver books
-// what such a step cost before it runs the step again, so a crash never
-// makes a run's cost miss a call that was paid for. ok is false when the
-// lines do not show the step's end.
+// a step wrote (Handler.OnLine, as the transcript keeps them; nil without
+// a transcript), how a step ended whose driver died before it could apply
+// the end, or, for a step cut short, what it spent (Result.Unreported, as
+// claude's session file tells). The driver books what such a step cost
+// before it runs the step again, so a crash never makes a run's cost miss
+// a call that was paid for. ok is false when neither is known.
 type Salvager interface {
 	Salvage(req Request, lines []byte) (res Result, ok bool)
 }

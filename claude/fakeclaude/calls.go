@@ -45,6 +45,10 @@ type Call struct {
 	EnvClaudeCode bool      `json:"env_claudecode"`
 	Started       time.Time `json:"started"`
 	Ended         time.Time `json:"ended"`
+	// Paid is what the call's API requests that ended cost, with a result
+	// line or without (stopped by a signal, crashed): the rise of the
+	// session's running cost it wrote as it exited.
+	Paid float64 `json:"paid,omitempty"`
 }
 
 // ReadCalls returns the calls logged in dir (a FAKE_CLAUDE_DIR) in the order they

@@ -99,7 +99,7 @@
 //	cost                  this call's cost in USD (default 0.0053; 0 for error and
 //	                      usage_limit replies)
 //	delay                 a Go duration waited before the result line; the lines
-//	                      before it are already out
+//	                      before it, and the call's cost-state, are already out
 //	model                 the model named in the output (default: --model, with the
 //	                      aliases opus, sonnet, haiku and default resolved; else,
 //	                      for --resume and --fork-session, the model the session
@@ -156,16 +156,32 @@
 // # Sessions and cost
 //
 // Sessions are stored where the real CLI keeps them: in the configuration folder
-// ($CLAUDE_CONFIG_DIR, else $HOME/.claude), projects/<cwd with every non-alphanumeric
-// replaced by ->/<id>.jsonl, one JSON line per message (type, sessionId, cwd, uuid,
-// parentUuid, timestamp, message, and the call's costUSD and usage on an assistant
-// line). So resuming from another directory fails as it does for real: `No
-// conversation found with session ID: <id>` on stderr, one error_during_execution
-// result line, exit 1. --resume ID appends to ID; --resume ID --fork-session makes a
-// branch with a new id (or --session-id's) holding a copy of the history and the cost
-// so far. A session's cost is cumulative over its lineage, and total_cost_usd reports
-// it (for CLI 2.1.277 and later); model_usage_since_last_result reports this call
-// alone. LoadSession reads a session back; WriteSession makes one.
+// ($CLAUDE_CONFIG_DIR, else $HOME/.claude), projects/<folder>/<id>.jsonl, the folder
+// named as the CLI names it (sessionfile.Folder: every UTF-16 code unit of the cwd
+// outside [A-Za-z0-9] a "-", a name over 200 characters cut and given a hash), one
+// JSON line per message (type, sessionId, cwd, uuid, parentUuid, timestamp, message,
+// and the call's costUSD and usage on an assistant line).
+//
+// As it exits, the fake appends a cost-state line,
+// {"type":"cost-state","sessionId":…,"totalCostUSD":…}, the lineage's running cost, as
+// the real CLI does: after its answer, and also when SIGTERM or SIGINT stops it before
+// its result line (during a tool's run, a delay, a hang or a wait_for) or at a crash,
+// counting what the API requests that had ended cost (one per tool call, then the
+// answer, the reply's cost spread evenly over them); a SIGKILL leaves none. The
+// session's running cost (total_cost_usd of a later resume or branch) goes on from the
+// last one. A branch copies its parent's messages, not its cost-state lines. A turn
+// that ended without an answer (killed, interrupted) stays in the session, and the
+// next --resume (or branch) of it first answers it "No response requested.", as the
+// real CLI does.
+//
+// As sessions are kept per folder, resuming from another directory fails as it does
+// for real: `No conversation found with session ID: <id>` on stderr, one
+// error_during_execution result line, exit 1. --resume ID appends to ID; --resume ID
+// --fork-session makes a branch with a new id (or --session-id's) holding a copy of
+// the history and the cost so far. A session's cost is cumulative over its lineage,
+// and total_cost_usd reports it (for CLI 2.1.277 and later);
+// model_usage_since_last_result reports this call alone. LoadSession reads a session
+// back; WriteSession makes one.
 //
 // A new session file appears whole; later lines are appended under an flock on the
 // file itself, so fakes on different sessions never wait for each other, and fakes
@@ -180,6 +196,7 @@
 // # Call log
 //
 // Every call, refused ones included, appends a Call to $FAKE_CLAUDE_DIR/calls.jsonl
-// when it exits; ReadCalls returns them. Updates of the reply state and the log
+// when it exits (its Cost with a result line, what it Paid with or without one);
+// ReadCalls returns them. Updates of the reply state and the log
 // happen under an flock in FAKE_CLAUDE_DIR, so many fakes may run at once.
 package fakeclaude

@@ -87,7 +87,9 @@ type turn struct {
 	started time.Time
 
 	sessionID string
-	lastUUID  string // of the session's line this call wrote last
+	lastUUID  string  // of the session's line this call wrote last
+	costBase  float64 // the session lineage's cost before this call
+	paid      float64 // what this call's finished API requests cost
 	reply     *Reply
 	delay     time.Duration
 	model     string
@@ -131,7 +133,7 @@ func run(inv *invocation) int {
 		}
 		code = 1
 	}
-	t.call.Exit = code
+	t.call.Exit, t.call.Paid = code, t.paid
 	t.call.Ended = time.Now()
 	if err := appendCall(dir, &t.call); err != nil {
 		fmt.Fprintf(inv.stderr, "fake claude: %v\n", err)

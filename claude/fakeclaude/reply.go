@@ -205,7 +205,11 @@ func (t *turn) play() int {
 		t.out.line(t.systemLine(sub))
 	}
 	out := t.plan()
-	for _, l := range out.lines {
+	// What the call has paid grows as its API requests end: one with each
+	// tool call, the last with the answer (with the last line, when there is
+	// no answer). A signal from here on leaves it in the session.
+	paid, answer := requests(out), lastAnswer(out.lines)
+	for i, l := range out.lines {
 		if p, ok := l.(pause); ok {
 			if sig := t.sleep(time.Duration(p)); sig != nil {
 				return t.interrupted(sig)
@@ -218,8 +222,15 @@ func (t *turn) play() int {
 			}
 			continue
 		}
+		switch {
+		case isToolUse(l):
+			t.paid = paid()
+		case i == answer:
+			t.paid = out.used.cost
+		}
 		t.out.line(l)
 	}
+	t.paid = out.used.cost
 	if r.Stderr != "" {
 		fmt.Fprintln(t.inv.stderr, strings.TrimSuffix(r.Stderr, "\n"))
 	}
@@ -230,6 +241,9 @@ func (t *turn) play() int {
 		return t.interrupted(sig)
 	}
 	if r.Crash {
+		if err := t.saveCost(); err != nil {
+			fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
+		}
 		return exitStatus(r.Exit, 1)
 	}
 	if r.RateLimitReset != 0 {
@@ -243,10 +257,15 @@ func (t *turn) play() int {
 		text = *out.text
 	}
 	total, err := t.record(text, out.used)
+	if err == nil {
+		err = t.saveCost()
+	}
 	if err != nil {
 		fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
 		return 1
 	}
+	// A branch's copied history does not hold its parent's running cost.
+	total.cost = max(total.cost, t.costBase+out.used.cost)
 	t.call.Cost = out.used.cost
 	t.out.result(t.resultLine(out, total))
 	status := 0
@@ -256,7 +275,43 @@ func (t *turn) play() int {
 	return exitStatus(r.Exit, status)
 }
 
-// playLines writes the reply's raw lines, the delay falling before the last one.
+// requests is the running cost of out's API requests: each call of the func it
+// returns ends one more request (one for each tool call, then the answer) and gives
+// what the requests so far have cost, the reply's cost spread evenly over them.
+func requests(out outcome) func() float64 {
+	n := 1
+	for _, l := range out.lines {
+		if isToolUse(l) {
+			n++
+		}
+	}
+	done := 0
+	return func() float64 {
+		done = min(done+1, n)
+		return out.used.cost * float64(done) / float64(n)
+	}
+}
+
+// lastAnswer is the index among lines of the last assistant line that calls no
+// tool, -1 for none.
+func lastAnswer(lines []any) int {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if _, ok := lines[i].(wire.AssistantLine); ok && !isToolUse(lines[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// isToolUse reports whether l is an assistant line calling a tool: the end of an
+// API request that asked for one.
+func isToolUse(l any) bool {
+	a, ok := l.(wire.AssistantLine)
+	return ok && len(a.Message.Content) > 0 && a.Message.Content[0].Type == "tool_use"
+}
+
+// playLines writes the reply's raw lines, the delay falling before the last one
+// (the reply's cost is paid before the delay).
 func (t *turn) playLines() int {
 	r := t.reply
 	if sig := t.waitFor(); sig != nil {
@@ -267,6 +322,7 @@ func (t *turn) playLines() int {
 	}
 	for i, l := range r.Lines {
 		if i == len(r.Lines)-1 {
+			t.paid = r.cost()
 			if sig := t.sleep(t.delay); sig != nil {
 				return t.interrupted(sig)
 			}
@@ -275,7 +331,12 @@ func (t *turn) playLines() int {
 		t.inited = true
 	}
 	used := tokens{cost: r.cost()}
-	if _, err := t.record(r.Text, used); err != nil {
+	t.paid = used.cost
+	_, err := t.record(r.Text, used)
+	if err == nil {
+		err = t.saveCost()
+	}
+	if err != nil {
 		fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
 		return 1
 	}
@@ -329,8 +390,11 @@ func exitStatus(scripted *int, def int) int {
 
 // interrupted ends the turn on a signal: SIGTERM exits 143; SIGINT after the init
 // line writes the "[Request interrupted by user]" line and exits 0, before it exits
-// 130. Neither writes a result line.
+// 130. Neither writes a result line; both leave what the call paid in the session.
 func (t *turn) interrupted(sig os.Signal) int {
+	if err := t.saveCost(); err != nil {
+		fmt.Fprintf(t.inv.stderr, "fake claude: %v\n", err)
+	}
 	if sig != syscall.SIGINT {
 		return 143
 	}

@@ -20,6 +20,7 @@ func (t *turn) begin(sc *script) (int, error) {
 	index := -1
 	err := withLock(t.dir, syscall.LOCK_EX, func() error {
 		var (
+			parent     []entry // the session resumed or branched from
 			copied     []entry // a branch's copy of its parent
 			parentUUID string  // the line the prompt follows
 			forkedFrom string
@@ -27,12 +28,12 @@ func (t *turn) begin(sc *script) (int, error) {
 		)
 		switch {
 		case o.resumeGiven:
-			parent, err := readSession(t.config, cwd, o.resume)
-			if err != nil {
+			var err error
+			if parent, err = readSession(t.config, cwd, o.resume); err != nil {
 				return err
 			}
-			if len(parent) > 0 {
-				parentUUID = parent[len(parent)-1].UUID
+			if last := lastMessage(parent); last != nil {
+				parentUUID = last.UUID
 			}
 			t.sessionModel = summarize("", "", parent).Model
 			if !o.forkSession {
@@ -43,9 +44,14 @@ func (t *turn) begin(sc *script) (int, error) {
 				return err
 			}
 			forkedFrom = o.resume
+			// The messages are copied, not the parent's cost-state lines
+			// (as the real CLI does): the branch's running cost starts
+			// from the parent's all the same.
 			for _, e := range parent {
-				e.SessionID, e.ForkedFrom = t.sessionID, ""
-				copied = append(copied, e)
+				if e.message() {
+					e.SessionID, e.ForkedFrom = t.sessionID, ""
+					copied = append(copied, e)
+				}
 			}
 		default:
 			var err error
@@ -54,6 +60,7 @@ func (t *turn) begin(sc *script) (int, error) {
 			}
 		}
 
+		t.costBase = totals(parent).cost
 		c, err := loadConsumption(t.dir)
 		if err != nil {
 			return err
@@ -61,13 +68,21 @@ func (t *turn) begin(sc *script) (int, error) {
 		if index = sc.pick(c, t.prompt); index < 0 {
 			return nil
 		}
+		var lines []entry
+		if last := lastMessage(parent); last != nil && last.Type == "user" {
+			// The last turn was interrupted: the CLI answers it for the
+			// model before the new prompt.
+			answer := newEntry(t.sessionID, cwd, parentUUID, Message{Role: "assistant", Text: noResponse}, t.version)
+			lines, parentUUID = append(lines, answer), answer.UUID
+		}
 		prompt := newEntry(t.sessionID, cwd, parentUUID, Message{Role: "user", Text: t.prompt}, t.version)
 		prompt.ForkedFrom = forkedFrom
 		t.lastUUID = prompt.UUID
+		lines = append(lines, prompt)
 		if create {
-			err = createSession(t.config, cwd, t.sessionID, append(copied, prompt))
+			err = createSession(t.config, cwd, t.sessionID, append(copied, lines...))
 		} else {
-			_, err = appendSession(t.config, cwd, t.sessionID, prompt)
+			_, err = appendSession(t.config, cwd, t.sessionID, lines...)
 		}
 		if errors.Is(err, errSessionInUse) {
 			return inUse(t.sessionID)
@@ -88,6 +103,28 @@ func (t *turn) begin(sc *script) (int, error) {
 		index = -1
 	}
 	return index, err
+}
+
+// noResponse is the answer the real CLI gives, on the next --resume, to a turn that
+// was interrupted before its answer.
+const noResponse = "No response requested."
+
+// lastMessage is the last message line of a session (cost-state lines are not), or
+// nil.
+func lastMessage(entries []entry) *entry {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].message() {
+			return &entries[i]
+		}
+	}
+	return nil
+}
+
+// saveCost appends the cost-state line the real CLI writes as it exits (at the end
+// of its turn, or on SIGTERM or SIGINT; a SIGKILL leaves none): the session
+// lineage's cost before this call plus what this call's finished API requests cost.
+func (t *turn) saveCost() error {
+	return appendCostState(t.config, t.inv.cwd, t.sessionID, t.costBase+t.paid)
 }
 
 // newSessionID is --session-id if given and free in this cwd, else a fresh UUID.

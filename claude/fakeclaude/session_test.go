@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"raymond/claude/sessionfile"
 )
 
 const twoReplies = "replies:\n  - text: first\n  - text: second\n"
@@ -39,9 +41,31 @@ func TestProjectDir(t *testing.T) {
 		{"/home/dev/project", "-home-dev-project"},
 		{"/tmp/a_b.c d", "-tmp-a-b-c-d"},
 		{"/srv/café", "-srv-caf-"},
+		// As the real CLI 2.1.330 named them: an emoji is two UTF-16 code
+		// units, and a name over 200 is cut and told apart by a hash.
+		{"/tmp/sfv.r33U/ünï_😀.dir", "-tmp-sfv-r33U--n-----dir"},
+		{"/tmp/sfv.r33U/" + strings.Repeat("a", 120) + "/" + strings.Repeat("B_", 60) + "/x.y",
+			"-tmp-sfv-r33U-" + strings.Repeat("a", 120) + strings.Repeat("-B", 33) + "-q8xi97"},
 	}
 	for _, tt := range tests {
 		check(t, tt.cwd, projectDir("D", tt.cwd), filepath.Join("D", "projects", tt.want))
+	}
+}
+
+// TestUnusualCwd: a session made in a long or non-ASCII working directory is
+// stored, and resumed, where the real CLI keeps it.
+func TestUnusualCwd(t *testing.T) {
+	for _, name := range []string{"ünï_😀.dir", strings.Repeat("long-folder-name.", 15)} {
+		f := newFake(t, "replies: [{text: ok, repeat: true}]")
+		f.cwd = filepath.Join(f.cwd, name)
+		must(t, os.Mkdir(f.cwd, 0o755))
+		out := f.ask("hi")
+		check(t, "exit", out.code, 0)
+		id := out.sessionID(t)
+		if _, err := os.Stat(filepath.Join(f.config, "projects", sessionfile.Folder(f.cwd), id+".jsonl")); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		check(t, "resume exit", f.ask("again", "--resume", id).code, 0)
 	}
 }
 

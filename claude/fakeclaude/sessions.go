@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"raymond/claude/sessionfile"
 	"raymond/claude/wire"
 )
 
@@ -53,9 +54,11 @@ type Message struct {
 
 // entry is one line of a session file, shaped like the real CLI's (type, sessionId,
 // cwd, uuid, parentUuid, timestamp, message) with the call's cost beside it as older
-// CLIs wrote it, and forkedFrom on the first line a branch wrote itself.
+// CLIs wrote it, and forkedFrom on the first line a branch wrote itself. A
+// cost-state line (the running cost after an API request) has only its type, its
+// sessionId and TotalCostUSD.
 type entry struct {
-	Type       string       `json:"type"` // "user" or "assistant"
+	Type       string       `json:"type"` // "user", "assistant" or "cost-state"
 	SessionID  string       `json:"sessionId"`
 	Cwd        string       `json:"cwd"`
 	UUID       string       `json:"uuid"`
@@ -65,6 +68,28 @@ type entry struct {
 	ForkedFrom string       `json:"forkedFrom,omitempty"`
 	Message    entryMessage `json:"message"`
 	CostUSD    float64      `json:"costUSD,omitempty"`
+	// TotalCostUSD is a cost-state line's cumulative cost of the session lineage.
+	TotalCostUSD float64 `json:"totalCostUSD,omitempty"`
+}
+
+// message reports whether e is a message of the conversation, not a cost-state.
+func (e *entry) message() bool { return e.Type == "user" || e.Type == "assistant" }
+
+// MarshalJSON writes a cost-state line as the real CLI does, without the fields
+// of a message; other lines keep <, > and & as they are, as the CLI does.
+func (e entry) MarshalJSON() ([]byte, error) {
+	type plain entry
+	var v any = plain(e)
+	if e.Type == sessionfile.CostStateType {
+		v = sessionfile.CostState{Type: e.Type, SessionID: e.SessionID, TotalCostUSD: e.TotalCostUSD}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // entryMessage is the message of a line: a user's content is a string, an
@@ -139,16 +164,9 @@ func (inv *invocation) configDir() (string, error) {
 	return dir, nil
 }
 
-// projectDir is the folder holding a cwd's sessions: the cwd with every character that
-// is not an ASCII letter or digit replaced by "-", as the real CLI names it.
+// projectDir is the folder holding a cwd's sessions, named as the real CLI names it.
 func projectDir(configDir, cwd string) string {
-	name := strings.Map(func(r rune) rune {
-		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
-			return r
-		}
-		return '-'
-	}, cwd)
-	return filepath.Join(configDir, "projects", name)
+	return sessionfile.Dir(configDir, cwd)
 }
 
 // sessionPath is the file of session id; only call it with a UUID, so that an id
@@ -210,10 +228,22 @@ func WriteSession(configDir string, s *Session) error {
 }
 
 // summarize turns the lines of a session into a Session: the history in order, the
-// costs and tokens added up, the last forkedFrom and the last answer's model.
+// tokens added up, the last forkedFrom, the last answer's model, and the cost: that
+// of its messages added up, or, when that is more, the running cost, the last
+// cost-state's total plus the messages' since, as it is after a call stopped before
+// its answer (the real CLI carries its running cost on from there).
 func summarize(id, cwd string, entries []entry) *Session {
 	s := &Session{ID: id, Cwd: cwd, History: []Message{}}
+	running := 0.0
+	defer func() { s.CostUSD = max(s.CostUSD, running) }()
 	for _, e := range entries {
+		if e.Type == sessionfile.CostStateType {
+			running = e.TotalCostUSD
+		}
+		if !e.message() {
+			continue
+		}
+		running += e.CostUSD
 		if e.ForkedFrom != "" {
 			s.ForkedFrom = e.ForkedFrom
 		}
@@ -331,6 +361,12 @@ func appendSession(configDir, cwd, id string, entries ...entry) ([]entry, error)
 		return nil, fmt.Errorf("save session %s: %w", id, err)
 	}
 	return all, nil
+}
+
+// appendCostState adds a cost-state line of total to session id.
+func appendCostState(configDir, cwd, id string, total float64) error {
+	_, err := appendSession(configDir, cwd, id, entry{Type: sessionfile.CostStateType, SessionID: id, TotalCostUSD: total})
+	return err
 }
 
 func encodeEntries(entries []entry) ([]byte, error) {
