@@ -461,6 +461,12 @@ func (c *checker) state(si *scopeInfo, n *node) {
 		return
 	}
 	c.rules(si, n)
+	if p.ForceImplicit {
+		// The answer is never read for a tag (protocol §6.3): tags the
+		// prompt shows are examples, not transitions, and its one allowed
+		// transition is the state's only way on.
+		return
+	}
 	// A malformed tag is reported, and the well-formed tags beside it are
 	// still checked: the model sees them all.
 	tags, malformed := parsing.AllTags(st.Body)
