@@ -133,9 +133,21 @@ func (l Listing) ShownStatus() string {
 	return string(l.Status)
 }
 
-// Detail is the JSON of raymond status --json: the state file as it is,
-// plus who drives the run.
+// Detail is the JSON of raymond status --json and of the API's run: the
+// run's Listing fields, the state file as it is, and who drives the run.
 type Detail struct {
+	// RunID and the fields below it, to PendingAsks, are the Listing's:
+	// a run's detail carries every field of its row in a list, so that one
+	// shape (run_id, not the state file's workflow_id) names a run in every
+	// answer of the command line and the API.
+	RunID         string `json:"run_id"`
+	Workflow      string `json:"workflow"`
+	Interrupted   bool   `json:"interrupted"`
+	AgentsActive  int    `json:"agents_active"`
+	AgentsRunning int    `json:"agents_running"`
+	AgentsAsking  int    `json:"agents_asking"`
+	AgentsTotal   int    `json:"agents_total"`
+	PendingAsks   int    `json:"pending_asks,omitempty"`
 	*state.Run
 	// Asks are the run's pending asks, oldest first, as the object of exit
 	// 4 lists them; absent from the JSON when there are none.
@@ -148,7 +160,10 @@ type Detail struct {
 
 // NewDetail returns the Detail of run r, whose Listing (Describe) is row.
 func NewDetail(r *state.Run, row Listing) Detail {
-	return Detail{Run: r, DrivenBy: row.DrivenBy, Asks: NewAsking(r).Asks, StateFile: row.StateFile, Transcript: row.Transcript}
+	return Detail{RunID: row.RunID, Workflow: row.Workflow, Interrupted: row.Interrupted,
+		AgentsActive: row.AgentsActive, AgentsRunning: row.AgentsRunning, AgentsAsking: row.AgentsAsking,
+		AgentsTotal: row.AgentsTotal, PendingAsks: row.PendingAsks,
+		Run: r, DrivenBy: row.DrivenBy, Asks: NewAsking(r).Asks, StateFile: row.StateFile, Transcript: row.Transcript}
 }
 
 // Summary is the JSON object printed at the end of a run (run --json).
