@@ -56,6 +56,11 @@ type Config struct {
 	Log *slog.Logger
 	// Heartbeat is the drivers' Heartbeat (0: a minute).
 	Heartbeat time.Duration
+	// FindClaude, when set, resolves the claude executable a new run would
+	// use (claude.Find): Launch refuses a run it finds no executable for
+	// (ErrUnavailable) before the run exists. nil when no step needs claude
+	// (scripted replies).
+	FindClaude func(path string) (string, error)
 	// ClaudeEnv is RAYMOND_CLAUDE as the daemon was started with (an
 	// absolute path), "" when unset: the claude executable of the runs it
 	// creates, unless the project's config names one, as for raymond run.
@@ -111,6 +116,9 @@ var (
 	// ErrClosing is a request that would start driving a run while the
 	// daemon stops.
 	ErrClosing = errors.New("the daemon is stopping")
+	// ErrUnavailable is a run that cannot be driven by this daemon at all,
+	// such as one for which no claude executable is found.
+	ErrUnavailable = errors.New("unavailable")
 )
 
 // Error is an error a caller can show as is, with its kind for errors.Is.
@@ -324,6 +332,11 @@ func (d *Daemon) Launch(l Launch) (*state.Run, error) {
 		opts.PermissionMode = orchestrator.DefaultPermissionMode
 	}
 	opts.Debug = true // the API serves the transcript and its report
+	if d.cfg.FindClaude != nil {
+		if _, err := d.cfg.FindClaude(opts.ClaudePath); err != nil {
+			return nil, errorf(ErrUnavailable, "%v; no run was created: install claude where the daemon finds it, or name it in .raymond/config.toml (claude = PATH), and restart the daemon", err)
+		}
+	}
 	cwd, env := d.fromManifest(l.Workflow)
 	opts.Env = env
 	r, err := orchestrator.Create(d.store, orchestrator.NewRun{

@@ -3,9 +3,13 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"raymond/claude"
+	"raymond/daemon"
 )
 
 // TestOneRunShape: a run is named run_id in every answer, and the object
@@ -69,5 +73,23 @@ func TestUnknownWorkflowDidYouMean(t *testing.T) {
 		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(data), `did you mean \"hello\"?`) {
 			t.Errorf("%s %s: %d %s; want 404 with did you mean \"hello\"?", r.method, r.path, resp.StatusCode, data)
 		}
+	}
+}
+
+// TestLaunchWithoutClaude: a daemon that finds no claude refuses a launch
+// with 503 and a message saying how to install it, before any run exists,
+// so that no run is left paused for good.
+func TestLaunchWithoutClaude(t *testing.T) {
+	e := newEnvTuned(t, helloReplies, map[string]states{"hello": hello}, func(c *daemon.Config) {
+		c.ClaudeEnv = filepath.Join(t.TempDir(), "nowhere", "claude")
+		c.FindClaude = claude.Find
+	})
+	resp, data := e.do(request{method: "POST", path: "/api/v1/runs", body: `{"workflow": "hello"}`})
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(data), "claude_unavailable") ||
+		!strings.Contains(string(data), "install Claude Code") || !strings.Contains(string(data), "no run was created") {
+		t.Errorf("launch without claude: %d %s; want 503 claude_unavailable saying how to install it", resp.StatusCode, data)
+	}
+	if runs := e.d.Runs(); len(runs) != 0 {
+		t.Errorf("a run was made: %+v", runs)
 	}
 }

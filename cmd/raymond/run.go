@@ -62,7 +62,8 @@ Exit status (also exit_code in --json):
   5  budget reached: 'raymond resume ID --budget USD' goes on
   6  nothing driven: another process drives the run, or it had completed
   7  claude cannot run (missing, refused, logged out, no credit): the run
-     is paused; fix that, then 'raymond resume ID'
+     is paused; fix that, then 'raymond resume ID'. A claude that cannot
+     be found is looked for first: no run is made
 The first Ctrl-C (or SIGTERM, SIGHUP: a closed terminal) lets the steps in
 flight finish, the second kills them; either way the run is paused and can be
 resumed.`,
@@ -157,6 +158,13 @@ func create(env *cmdEnv, p *project.Project, f *runFlags, workflow string, opts 
 	}
 	if err := checkEscalation(workflow, fetcher(p), opts); err != nil {
 		return nil, err
+	}
+	if f.replies == "" {
+		// A run made without claude to run its steps would only be left
+		// paused: say so before it exists. --replies needs no claude.
+		if _, err := claude.Find(opts.ClaudePath); err != nil {
+			return nil, &exitError{code: exitNoClaude, msg: fmt.Sprintf("%v; no run was created", err)}
+		}
 	}
 	if cwd, err := os.Getwd(); err == nil && opts.Confine && opts.ProjectDir != "" && !project.Within(cwd, opts.ProjectDir) {
 		return nil, &usageError{

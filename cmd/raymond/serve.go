@@ -132,7 +132,9 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 
 	var runner, scripts step.Runner = claude.Runner{}, &script.Runner{}
+	findClaude := claude.Find
 	if *replies != "" {
+		findClaude = nil
 		r, err := scripted.Load(*replies)
 		if err != nil {
 			return &usageError{msg: fmt.Sprintf("--replies: %v", err), hint: "Give a replies file for the scripted runner."}
@@ -141,7 +143,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	skip := sv.SkipPermissions != nil && *sv.SkipPermissions
 	d, err := daemon.Open(daemon.Config{Project: p, Runner: runner, Scripts: scripts, Fetcher: fetcher(p),
-		MaxSteps: *maxSteps, DailyCapUSD: *dailyCap, SkipPermissions: skip, Log: log,
+		MaxSteps: *maxSteps, DailyCapUSD: *dailyCap, SkipPermissions: skip, Log: log, FindClaude: findClaude,
 		ClaudeEnv: project.AbsPath(env.getenv("RAYMOND_CLAUDE"), cwd())})
 	var le *daemon.LockedError
 	if errors.As(err, &le) {
