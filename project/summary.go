@@ -220,11 +220,7 @@ func NewSummary(r *state.Run, dir string) Summary {
 func NextStep(r *state.Run) string {
 	id := r.WorkflowID
 	resume := func(flags string) string {
-		cmd := "raymond resume " + ShellQuote(id) + flags
-		if r.Options.Scripted {
-			cmd += " --replies FILE"
-		}
-		return cmd
+		return "raymond resume " + ShellQuote(id) + flags + RepliesFlag(r)
 	}
 	switch r.Status {
 	case state.StatusCompleted:
@@ -247,6 +243,20 @@ func NextStep(r *state.Run) string {
 			id, asks, ShellQuote(id), resume(""), ShellQuote(id))
 	}
 	return fmt.Sprintf("run %s paused; resume it with: %s", id, resume(""))
+}
+
+// RepliesFlag is what a command that resumes run r adds for the replies
+// file that answers it: the file it is stored with (which resume uses by
+// itself, shown so that a person sees which), " --replies FILE" for a
+// scripted run made before the file was stored, else "".
+func RepliesFlag(r *state.Run) string {
+	switch {
+	case r.Options.Replies != "":
+		return " --replies " + ShellQuote(r.Options.Replies)
+	case r.Options.Scripted:
+		return " --replies FILE"
+	}
+	return ""
 }
 
 // WorkflowName is the short name of a run's workflow: its folder's or file's

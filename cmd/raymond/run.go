@@ -124,9 +124,12 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 // show only as a step that finds no reply. A warning, not an error: one
 // replies file may serve several workflows. raymond test refuses them.
 func (d *driving) warnReplies(workflowArg string, fetcher workflow.Fetcher) {
-	r, ok := d.runner.(*scripted.Runner)
-	if !ok {
+	if d.replies == "" {
 		return
+	}
+	r, err := scripted.Load(d.flags.replies) // named as given, in the warnings
+	if err != nil {
+		return // driving the run says what is wrong with it
 	}
 	ss := workflow.NewScopes(fetcher)
 	defer ss.Close()
