@@ -56,6 +56,14 @@ type Config struct {
 	Log *slog.Logger
 	// Heartbeat is the drivers' Heartbeat (0: a minute).
 	Heartbeat time.Duration
+	// Replies is the absolute path of raymond serve --replies, "" for none:
+	// every run the daemon drives is answered from it, each from a runner
+	// of its own that Scripted makes. A run stored with a replies file is
+	// answered from that one when Replies is "".
+	Replies string
+	// Scripted makes the runners of a run answered from a replies file;
+	// nil drives no run from one.
+	Scripted Runners
 	// FindClaude, when set, resolves the claude executable a new run would
 	// use (claude.Find): Launch refuses a run it finds no executable for
 	// (ErrUnavailable) before the run exists. nil when no step needs claude
@@ -447,6 +455,9 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 				if err := update(r); err != nil {
 					return err
 				}
+			}
+			if err := d.runners(drv, r); err != nil {
+				return err
 			}
 			// A state file edited by hand, or written by another raymond,
 			// may hold an option claude refuses; raymond resume checks
