@@ -471,9 +471,6 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 			started <- nil
 			return nil
 		})
-		if first {
-			started <- err // refused before anything ran
-		}
 		rd.stream.close()
 		// Answers accepted while the drive ended are not lost: they go
 		// into the state file, as raymond answer puts them, for the next
@@ -487,6 +484,12 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 		delete(d.runs, id)
 		d.mu.Unlock()
 		d.index.touch(id)
+		if first {
+			// Refused before anything ran: said once the run is no
+			// longer listed as driven, so that the caller's next request
+			// (a resume) does not find it "already running".
+			started <- err
+		}
 		switch {
 		case err != nil:
 			d.log.Error("run stopped", "run", id, "err", err)
