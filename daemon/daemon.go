@@ -56,10 +56,19 @@ type Config struct {
 	Log *slog.Logger
 	// Heartbeat is the drivers' Heartbeat (0: a minute).
 	Heartbeat time.Duration
-	// Scripted says Runner answers from scripted replies (serve
-	// --replies): the runs it drives say so in their progress and
-	// transcripts (state.Options.Scripted), as raymond run --replies does.
-	Scripted bool
+	// Replies is the absolute path of raymond serve --replies, "" for none:
+	// every run the daemon drives is answered from it, each from a runner
+	// of its own that Scripted makes. A run stored with a replies file is
+	// answered from that one when Replies is "".
+	Replies string
+	// Scripted makes the runners of a run answered from a replies file;
+	// nil drives no run from one.
+	Scripted Runners
+	// FindClaude, when set, resolves the claude executable a new run would
+	// use (claude.Find): Launch refuses a run it finds no executable for
+	// (ErrUnavailable) before the run exists. nil when no step needs claude
+	// (scripted replies).
+	FindClaude func(path string) (string, error)
 	// ClaudeEnv is RAYMOND_CLAUDE as the daemon was started with (an
 	// absolute path), "" when unset: the claude executable of the runs it
 	// creates, unless the project's config names one, as for raymond run.
@@ -123,6 +132,9 @@ var (
 	// ErrClosing is a request that would start driving a run while the
 	// daemon stops.
 	ErrClosing = errors.New("the daemon is stopping")
+	// ErrUnavailable is a run that cannot be driven by this daemon at all,
+	// such as one for which no claude executable is found.
+	ErrUnavailable = errors.New("unavailable")
 )
 
 // Error is an error a caller can show as is, with its kind for errors.Is.
@@ -339,6 +351,11 @@ func (d *Daemon) Launch(l Launch) (*state.Run, error) {
 		opts.PermissionMode = orchestrator.DefaultPermissionMode
 	}
 	opts.Debug = true // the API serves the transcript and its report
+	if d.cfg.FindClaude != nil {
+		if _, err := d.cfg.FindClaude(opts.ClaudePath); err != nil {
+			return nil, errorf(ErrUnavailable, "%v; no run was created: install claude where the daemon finds it, or name it in .raymond/config.toml (claude = PATH), and restart the daemon", err)
+		}
+	}
 	cwd, env := d.fromManifest(l.Workflow)
 	opts.Env = env
 	r, err := orchestrator.Create(d.store, orchestrator.NewRun{
@@ -452,13 +469,13 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 					r.Options.PermissionMode = orchestrator.DefaultPermissionMode
 				}
 			}
-			if d.cfg.Scripted {
-				r.Options.Scripted = true
-			}
 			if update != nil {
 				if err := update(r); err != nil {
 					return err
 				}
+			}
+			if err := d.runners(drv, r); err != nil {
+				return err
 			}
 			// A state file edited by hand, or written by another raymond,
 			// may hold an option claude refuses; raymond resume checks
@@ -472,9 +489,6 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 			started <- nil
 			return nil
 		})
-		if first {
-			started <- err // refused before anything ran
-		}
 		rd.stream.close()
 		// Answers given while the drive ended are not lost: they go
 		// into the state file, as raymond answer puts them, for the next
@@ -508,6 +522,12 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 		delete(d.runs, id)
 		d.mu.Unlock()
 		d.index.touch(id)
+		if first {
+			// Refused before anything ran: said once the run is no
+			// longer listed as driven, so that the caller's next request
+			// (a resume) does not find it "already running".
+			started <- err
+		}
 		switch {
 		case err != nil:
 			d.log.Error("run stopped", "run", id, "err", err)

@@ -15,6 +15,7 @@ import (
 	"raymond/script"
 	"raymond/scripted"
 	"raymond/state"
+	"raymond/step"
 )
 
 // testProject makes a project with a workflow folder "wf" holding files
@@ -514,8 +515,17 @@ func TestCancel(t *testing.T) {
 // TestScriptedRunsSaySo: the runs of a daemon serving scripted replies
 // are marked scripted, so their progress and transcripts say no model ran.
 func TestScriptedRunsSaySo(t *testing.T) {
-	p, wf, r := testProject(t, twoSteps, twoStepReplies)
-	d, err := Open(Config{Project: p, Runner: r, Scripts: r.Scripts(&script.Runner{}), Clock: &orchestrator.InstantClock{}, Scripted: true})
+	p, wf, _ := testProject(t, twoSteps, twoStepReplies)
+	fromFile := func(path, scope string) (step.Runner, step.Runner, error) {
+		r, err := scripted.Load(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.InWorkflow(scope)
+		return r, r.Scripts(&script.Runner{}), nil
+	}
+	d, err := Open(Config{Project: p, Runner: &script.Runner{}, Scripts: &script.Runner{}, Clock: &orchestrator.InstantClock{},
+		Replies: filepath.Join(p.Dir, "replies.yaml"), Scripted: fromFile})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		d.Shutdown(context.Background())

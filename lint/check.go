@@ -411,12 +411,7 @@ func (c *checker) state(si *scopeInfo, n *node) {
 		c.report("frontmatter-warning", Warning, c.at(n, ""), msg, "see the message")
 	}
 	p := st.Policy
-	if p.Model != "" {
-		if err := project.CheckModel(p.Model); err != nil {
-			c.report("invalid-model", Error, c.at(n, p.Model), err.Error(),
-				"give an alias (opus, sonnet, haiku) or a full model id")
-		}
-	}
+	c.model(n, p.Model)
 	if p.Effort != "" {
 		if err := project.CheckEffort(p.Effort); err != nil {
 			fix := "use one of " + strings.Join(project.EffortLevels, ", ")
@@ -465,6 +460,12 @@ func (c *checker) state(si *scopeInfo, n *node) {
 	}
 	c.rules(si, n)
 	c.sleeps(n)
+	if p.ForceImplicit {
+		// The answer is never read for a tag (protocol §6.3): tags the
+		// prompt shows are examples, not transitions, and its one allowed
+		// transition is the state's only way on.
+		return
+	}
 	// A malformed tag is reported, and the well-formed tags beside it are
 	// still checked: the model sees them all.
 	tags, malformed := parsing.AllTags(st.Body)
@@ -498,6 +499,7 @@ func (c *checker) state(si *scopeInfo, n *node) {
 		}
 	}
 	c.forks(n, unquoted, c.inBody)
+	c.lookalikes(si, n)
 	if len(unquoted) == 0 && !p.Restricted() {
 		c.add(Finding{Check: "dead-end-state", Severity: Warning, File: n.file, Line: st.BodyLine,
 			Message: fmt.Sprintf("%s names no transition and has no allowed_transitions, so the agent is never told how to go on", st.Name),

@@ -63,7 +63,7 @@ func NewAsking(r *state.Run) Asking {
 		Workflow: WorkflowName(r),
 		Asks:     []PendingAsk{},
 		Failed:   []FailedAgent{},
-		Resume:   fmt.Sprintf("raymond resume %s --input 'TEXT'", ShellQuote(id)),
+		Resume:   fmt.Sprintf("raymond resume %s --input 'TEXT'%s", ShellQuote(id), RepliesFlag(r)),
 	}
 	for _, k := range machine.PendingAsks(r) {
 		p := PendingAsk{

@@ -3,7 +3,6 @@ package project
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -19,12 +18,6 @@ var PermissionModes = permission.Modes
 // claude itself ignores any other with a warning, which a run would never
 // show: raymond refuses it instead.
 var EffortLevels = []string{"low", "medium", "high", "xhigh", "max"}
-
-// modelPattern is what a model name looks like: an alias (opus, sonnet,
-// haiku) or a full id, including a provider's (a Bedrock ARN, a context
-// suffix such as [1m]). It starts with a letter or digit, so that it cannot
-// be read as a flag, and holds no space.
-var modelPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@\[\]+-]*$`)
 
 // AskModes are the values of --on-ask and the config's on_ask (cli.md,
 // protocol.md §15.3): auto decides between prompt and pause when a drive
@@ -46,16 +39,6 @@ func CheckPermissionMode(mode string) error { return permission.CheckMode(mode) 
 func CheckEffort(effort string) error {
 	if !slices.Contains(EffortLevels, effort) {
 		return fmt.Errorf("unknown effort %q; claude accepts %s", effort, strings.Join(EffortLevels, ", "))
-	}
-	return nil
-}
-
-// CheckModel accepts what can be a model name: an alias such as opus,
-// sonnet or haiku, or a full model id. Whether the account can use it is
-// claude's to say.
-func CheckModel(model string) error {
-	if !modelPattern.MatchString(model) {
-		return fmt.Errorf("%q is not a model name; give an alias (opus, sonnet, haiku) or a full model id", model)
 	}
 	return nil
 }

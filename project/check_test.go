@@ -101,3 +101,25 @@ func TestNewSession(t *testing.T) {
 	assert.ErrorContains(t, NewSession(r, "nobody"), `no agent "nobody"`)
 	assert.ErrorContains(t, NewSession(r, "done"), "no step left")
 }
+
+func TestCheckModelTypos(t *testing.T) {
+	for _, m := range []string{"opusplan", "sonnet[1m]", "claude-sonnet-4-5-20250929", "claude-opus-9-9",
+		"claude-3-7-sonnet@20250219"} {
+		assert.NoError(t, CheckModel(m), m)
+	}
+	err := CheckModel("sonet")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `did you mean "sonnet"?`)
+	for _, m := range []string{"opus-4", "gpt", "Sonnet", "haiku[1m"} {
+		assert.Error(t, CheckModel(m), m)
+	}
+}
+
+func TestModelWarning(t *testing.T) {
+	for _, m := range []string{"opus", "sonnet[1m]", "claude-opus-5-5", "claude-sonnet-4-5-20250929", "claude-opus-4-8[1m]",
+		"claude-3-5-haiku-latest", "us.anthropic.claude-3-7-sonnet-20250219-v1:0", "sonet"} {
+		assert.Empty(t, ModelWarning(m), m)
+	}
+	assert.Contains(t, ModelWarning("claude-sonet-4-5"), `did you mean "claude-sonnet-4-5"?`)
+	assert.Contains(t, ModelWarning("claude-opus-9-9"), "not one raymond knows")
+}

@@ -133,9 +133,21 @@ func (l Listing) ShownStatus() string {
 	return string(l.Status)
 }
 
-// Detail is the JSON of raymond status --json: the state file as it is,
-// plus who drives the run.
+// Detail is the JSON of raymond status --json and of the API's run: the
+// run's Listing fields, the state file as it is, and who drives the run.
 type Detail struct {
+	// RunID and the fields below it, to PendingAsks, are the Listing's:
+	// a run's detail carries every field of its row in a list, so that one
+	// shape (run_id, not the state file's workflow_id) names a run in every
+	// answer of the command line and the API.
+	RunID         string `json:"run_id"`
+	Workflow      string `json:"workflow"`
+	Interrupted   bool   `json:"interrupted"`
+	AgentsActive  int    `json:"agents_active"`
+	AgentsRunning int    `json:"agents_running"`
+	AgentsAsking  int    `json:"agents_asking"`
+	AgentsTotal   int    `json:"agents_total"`
+	PendingAsks   int    `json:"pending_asks,omitempty"`
 	*state.Run
 	// Asks are the run's pending asks, oldest first, as the object of exit
 	// 4 lists them; absent from the JSON when there are none.
@@ -148,7 +160,10 @@ type Detail struct {
 
 // NewDetail returns the Detail of run r, whose Listing (Describe) is row.
 func NewDetail(r *state.Run, row Listing) Detail {
-	return Detail{Run: r, DrivenBy: row.DrivenBy, Asks: NewAsking(r).Asks, StateFile: row.StateFile, Transcript: row.Transcript}
+	return Detail{RunID: row.RunID, Workflow: row.Workflow, Interrupted: row.Interrupted,
+		AgentsActive: row.AgentsActive, AgentsRunning: row.AgentsRunning, AgentsAsking: row.AgentsAsking,
+		AgentsTotal: row.AgentsTotal, PendingAsks: row.PendingAsks,
+		Run: r, DrivenBy: row.DrivenBy, Asks: NewAsking(r).Asks, StateFile: row.StateFile, Transcript: row.Transcript}
 }
 
 // Summary is the JSON object printed at the end of a run (run --json).
@@ -205,11 +220,7 @@ func NewSummary(r *state.Run, dir string) Summary {
 func NextStep(r *state.Run) string {
 	id := r.WorkflowID
 	resume := func(flags string) string {
-		cmd := "raymond resume " + ShellQuote(id) + flags
-		if r.Options.Scripted {
-			cmd += " --replies FILE"
-		}
-		return cmd
+		return "raymond resume " + ShellQuote(id) + flags + RepliesFlag(r)
 	}
 	switch r.Status {
 	case state.StatusCompleted:
@@ -232,6 +243,20 @@ func NextStep(r *state.Run) string {
 			id, asks, ShellQuote(id), resume(""), ShellQuote(id))
 	}
 	return fmt.Sprintf("run %s paused; resume it with: %s", id, resume(""))
+}
+
+// RepliesFlag is what a command that resumes run r adds for the replies
+// file that answers it: the file it is stored with (which resume uses by
+// itself, shown so that a person sees which), " --replies FILE" for a
+// scripted run made before the file was stored, else "".
+func RepliesFlag(r *state.Run) string {
+	switch {
+	case r.Options.Replies != "":
+		return " --replies " + ShellQuote(r.Options.Replies)
+	case r.Options.Scripted:
+		return " --replies FILE"
+	}
+	return ""
 }
 
 // WorkflowName is the short name of a run's workflow: its folder's or file's

@@ -10,7 +10,10 @@
 // A replies file is YAML with one key, replies, mapping a state's file name
 // (the .md may be omitted) to the list of its replies. A key AGENT/STATE,
 // such as main_worker2/WORKER.md, holds replies for that agent only (see
-// Order):
+// Order). A key whose value is a mapping, not a list, names a workflow (its
+// folder's or file's name, or the end of its path) and holds the keys of
+// that workflow's own replies, which only its steps take, before the keys
+// at the top ([Runner.InWorkflow] says which workflow a run's steps are in):
 //
 //	replies:
 //	  START.md:
@@ -97,7 +100,8 @@
 //
 // # Order
 //
-// Each state has one queue of replies shared by all agents: steps take them
+// A Runner is one run's: a file read once per run gives each run queues of
+// its own. Each state has one queue of replies shared by all agents: steps take them
 // in the order they ask, whichever agent they belong to. An agent that has
 // its own queue at a state (a key AGENT/STATE) takes from it first, and from
 // the shared queue once its own is used up; so a recorded fan-out replays

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"raymond/internal/yamlerr"
 	"raymond/parsing"
 )
 
@@ -45,6 +46,11 @@ func Load(path string) (*Runner, error) {
 func Parse(name string, data []byte) (*Runner, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
+		// yaml.v3 names the line a collection starts on, not the line
+		// that is wrong: a bad indent would be said to be at line 1.
+		if line, msg := yamlerr.Locate(data, err); line > 0 {
+			return nil, fmt.Errorf("%s:%d: %s", name, line, msg)
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	v := Value(&doc)
@@ -90,16 +96,70 @@ func ParseValue(name string, v any) (*Runner, error) {
 			return nil, r.keyError(fmt.Sprint(item.Key), 0,
 				fmt.Errorf("state name %v is not a text; name a state by its file name, such as WORKER.md", item.Key))
 		}
-		q, err := r.addQueue(key)
-		if err != nil {
-			return nil, r.keyError(key, 0, err)
+		if block, ok := item.Value.(Mapping); ok {
+			// A workflow's own replies: its states' keys, one level down.
+			if err := r.addWorkflow(key, block); err != nil {
+				return nil, err
+			}
+			continue
 		}
-		var index int
-		if q.replies, index, err = parseList(item.Value); err != nil {
-			return nil, r.keyError(key, index, fmt.Errorf("%s %w", key, err))
+		if err := r.addKey("", key, item.Value); err != nil {
+			return nil, err
 		}
 	}
 	return r, nil
+}
+
+// addKey parses the replies of one key (STATE or AGENT/STATE) of the
+// workflow named wf ("" for any workflow).
+func (r *Runner) addKey(wf, key string, v any) error {
+	shown := key
+	if wf != "" {
+		shown = wf + ": " + key
+	}
+	q, err := r.addQueue(wf, key)
+	if err != nil {
+		return r.keyError(shown, 0, err)
+	}
+	var index int
+	if q.replies, index, err = parseList(v); err != nil {
+		return r.keyError(shown, index, fmt.Errorf("%s %w", shown, err))
+	}
+	return nil
+}
+
+// addWorkflow parses the block of replies that only the states of workflow
+// wf take: a mapping of its state keys, as at the top.
+func (r *Runner) addWorkflow(wf string, block Mapping) error {
+	if err := validWorkflowKey(wf); err != nil {
+		return r.keyError(wf, 0, err)
+	}
+	for _, item := range block {
+		key, ok := item.Key.(string)
+		if !ok {
+			return r.keyError(wf, 0, fmt.Errorf("%s: state name %v is not a text; name a state by its file name, such as WORKER.md", wf, item.Key))
+		}
+		if _, ok := item.Value.(Mapping); ok {
+			return r.keyError(wf+": "+key, 0, fmt.Errorf("%s: %s holds a mapping, but a workflow's block holds only its states' lists of replies", wf, key))
+		}
+		if err := r.addKey(wf, key, item.Value); err != nil {
+			return err
+		}
+	}
+	r.qualified = true
+	return nil
+}
+
+// validWorkflowKey checks the name of a workflow's block: a workflow's
+// name, or the end of its path (examples/hello).
+func validWorkflowKey(wf string) error {
+	switch {
+	case strings.TrimSpace(wf) == "" || strings.TrimSpace(wf) != wf:
+		return fmt.Errorf("%q holds replies for states, so it names a workflow; give the workflow's folder or file name, such as greet", wf)
+	case strings.HasPrefix(wf, "/") || strings.HasSuffix(wf, "/") || strings.Contains(wf, "//"):
+		return fmt.Errorf("workflow %q: give its folder or file name, or the end of its path (examples/greet), without a leading or trailing /", wf)
+	}
+	return nil
 }
 
 // ReplyError is a problem with the replies of one key of a replies file:
@@ -128,20 +188,25 @@ func (r *Runner) keyError(key string, reply int, err error) error {
 	return &ReplyError{File: r.name, State: key, Reply: reply, Err: err}
 }
 
-// addQueue registers the queue of key (STATE or AGENT/STATE) under every
-// name a step may give that state. Its errors say what is wrong with key.
-func (r *Runner) addQueue(key string) (*queue, error) {
+// addQueue registers the queue of key (STATE or AGENT/STATE) of the
+// workflow wf ("" for any) under every name a step may give that state.
+// Its errors say what is wrong with key.
+func (r *Runner) addQueue(wf, key string) (*queue, error) {
 	agent, stateName, err := splitKey(key)
 	if err != nil {
 		return nil, err
 	}
-	q := &queue{key: key, agent: agent, state: stateName}
+	q := &queue{key: key, workflow: wf, agent: agent, state: stateName}
+	if wf != "" {
+		q.key = wf + ": " + key
+	}
 	for _, alias := range aliases(stateName) {
 		if agent != "" {
 			alias = agent + "/" + alias
 		}
+		alias = qualify(wf, alias)
 		if other, dup := r.byName[alias]; dup {
-			return nil, fmt.Errorf("%q and %q name the same state; put their replies in one list", other.key, key)
+			return nil, fmt.Errorf("%q and %q name the same state; put their replies in one list", other.key, q.key)
 		}
 		r.byName[alias] = q
 	}

@@ -16,7 +16,8 @@ func TestParseErrors(t *testing.T) {
 		yaml string
 		want string // the whole message
 	}{
-		{"not yaml", "replies: [", "replies.yaml: yaml: line 1: did not find expected node content"},
+		{"not yaml", "replies: [", "replies.yaml:1: did not find expected node content"},
+		{"bad indent", "replies:\n  START.md:\n    - a\n   NEXT.md:\n    - b\n", "replies.yaml:4: did not find expected key"},
 		{"no replies key", "# nothing\n", "replies.yaml: no replies key; a replies file lists the replies of each state under the key replies"},
 		{"unknown top key", "replies: {}\nreplys: {}\n", `replies.yaml: unknown key "replys" at the top of the file; the only key is replies`},
 		{"replies not a mapping", "replies: [a, b]", "replies.yaml: replies must map state names to lists of replies"},

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -28,8 +29,14 @@ type Runner struct {
 	// queues are the states' queues in the order of the file.
 	queues []*queue
 	// byName finds a queue by any name a step may give its state, and an
-	// agent's own queue by AGENT/name.
+	// agent's own queue by AGENT/name; a workflow's own queues are under
+	// those names qualified (qualify).
 	byName map[string]*queue
+	// qualified says some queues belong to one workflow.
+	qualified bool
+	// scope is the run's workflow (InWorkflow): the scope of its steps
+	// whose Ref has none.
+	scope string
 
 	mu sync.Mutex // guards the queues' positions, the replies' use and noneLeft
 	// noneLeft lists the steps that found no reply, in the order they ran.
@@ -50,8 +57,10 @@ func (r *Runner) Name() string { return "scripted" }
 // shared by every agent, or one agent's own replies at a state.
 type queue struct {
 	// key is the state as written in the replies file: STATE or
-	// AGENT/STATE.
+	// AGENT/STATE, after "WORKFLOW: " for a workflow's own.
 	key string
+	// workflow is the workflow block the key is written in, "" for none.
+	workflow string
 	// agent is the agent of an AGENT/STATE key, "" for a shared queue;
 	// state the state part of key.
 	agent   string
@@ -228,7 +237,7 @@ var errStepLimit = errors.New("step timeout")
 func (r *Runner) take(req step.Request) (*queue, *reply) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, q := range r.queuesOf(req.Agent, req.Step.State) {
+	for _, q := range r.queuesOf(req) {
 		if rep := q.take(); rep != nil {
 			return q, rep
 		}
@@ -236,17 +245,69 @@ func (r *Runner) take(req step.Request) (*queue, *reply) {
 	return nil, nil
 }
 
-// queuesOf returns the queues a step of agent at stateName takes replies
-// from, in order: the agent's own, then the shared one.
-func (r *Runner) queuesOf(agent, stateName string) []*queue {
+// queuesOf returns the queues a step takes replies from, in order: those
+// of its workflow's block (the agent's own, then the shared one), then the
+// agent's own, then the shared one.
+func (r *Runner) queuesOf(req step.Request) []*queue {
+	agent, stateName := req.Agent, req.Step.State
 	var qs []*queue
-	if q := r.byName[agent+"/"+stateName]; q != nil && agent != "" {
-		qs = append(qs, q)
+	add := func(name string) {
+		if q := r.byName[name]; q != nil && !slices.Contains(qs, q) {
+			qs = append(qs, q)
+		}
 	}
-	if q := r.byName[stateName]; q != nil {
-		qs = append(qs, q)
+	var wfs []string
+	if r.qualified {
+		scope := req.Step.Scope
+		if scope == "" {
+			scope = r.scope
+		}
+		wfs = workflowNames(scope)
+	}
+	for _, wf := range append(wfs, "") {
+		if agent != "" {
+			add(qualify(wf, agent+"/"+stateName))
+		}
+		add(qualify(wf, stateName))
 	}
 	return qs
+}
+
+// qualify returns the name under which byName holds name for workflow wf.
+func qualify(wf, name string) string {
+	if wf == "" {
+		return name
+	}
+	return wf + "\x00" + name
+}
+
+// InWorkflow tells r the workflow of the run it answers (its scope
+// folder or file): the steps of that workflow take the replies of its
+// block in the file. A run's steps in a workflow it calls name theirs.
+func (r *Runner) InWorkflow(scope string) { r.scope = scope }
+
+// workflowNames returns the names a workflow block may give the workflow
+// at scope: its folder's or file's name (greet, or greet.yaml and greet
+// for a YAML file), that of the folder holding its states/ folder, and the
+// ends of its path (examples/greet).
+func workflowNames(scope string) []string {
+	if scope == "" {
+		return nil
+	}
+	scope = filepath.Clean(scope)
+	parts := strings.Split(filepath.ToSlash(scope), "/")
+	var out []string
+	for i := len(parts) - 1; i >= 1 && len(out) < 8; i-- {
+		out = append(out, strings.Join(parts[i:], "/"))
+	}
+	base := filepath.Base(scope)
+	if ext := filepath.Ext(base); ext == ".yaml" || ext == ".yml" || ext == ".zip" {
+		out = append(out, strings.TrimSuffix(base, ext))
+	}
+	if base == "states" {
+		out = append(out, filepath.Base(filepath.Dir(scope)))
+	}
+	return out
 }
 
 func (r *Runner) giveBack(q *queue, rep *reply) {
@@ -265,7 +326,7 @@ func (r *Runner) exhausted(req step.Request, h claude.Handler) *claude.Result {
 	}
 	stateName := req.Step.State
 	r.mu.Lock()
-	qs := r.queuesOf(req.Agent, stateName)
+	qs := r.queuesOf(req)
 	offered, own := 0, 0
 	for _, q := range qs {
 		offered += q.offered()
@@ -428,9 +489,24 @@ func (r *Runner) Unused() []Unused {
 // nowhere is the one scope gave.
 func (r *Runner) Check(scope *workflow.Scope, called ...*workflow.Scope) error {
 	var errs []error
+	all := append([]*workflow.Scope{scope}, called...)
 	for _, q := range r.queues {
-		_, err := scope.Resolve(q.state)
-		for _, c := range called {
+		in := all
+		if q.workflow != "" {
+			in = nil
+			for _, s := range all {
+				if slices.Contains(workflowNames(s.Dir()), q.workflow) {
+					in = append(in, s)
+				}
+			}
+			if len(in) == 0 {
+				errs = append(errs, r.keyError(q.key, 0, fmt.Errorf("replies for %q name no workflow of the run: %s is not the name of %s nor of a workflow it reaches",
+					q.key, q.workflow, filepath.Base(scope.Dir()))))
+				continue
+			}
+		}
+		_, err := in[0].Resolve(q.state)
+		for _, c := range in[1:] {
 			if err == nil {
 				break
 			}

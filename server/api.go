@@ -16,6 +16,7 @@ import (
 	"raymond/analysis"
 	"raymond/catalog"
 	"raymond/daemon"
+	"raymond/internal/spelling"
 	"raymond/project"
 	"raymond/state"
 )
@@ -82,10 +83,23 @@ func (s *Server) workflow(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	wf, ok := s.findWorkflow(id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "workflow_not_found", fmt.Sprintf("no workflow %q: GET /api/v1/workflows lists them", id))
+		writeError(w, http.StatusNotFound, "workflow_not_found", s.noWorkflow(id))
 		return
 	}
 	writeJSON(w, http.StatusOK, wf)
+}
+
+// noWorkflow says there is no workflow id, with the id it is probably a
+// misspelling of.
+func (s *Server) noWorkflow(id string) string {
+	var ids []string
+	for _, wf := range s.workflowList() {
+		ids = append(ids, wf.ID)
+	}
+	if m := spelling.Suggest(id, ids); m != "" {
+		return fmt.Sprintf("no workflow %q (did you mean %q?): GET /api/v1/workflows lists them", id, m)
+	}
+	return fmt.Sprintf("no workflow %q: GET /api/v1/workflows lists them", id)
 }
 
 func (s *Server) findWorkflow(id string) (catalog.Workflow, bool) {
@@ -114,7 +128,7 @@ func (s *Server) launch(w http.ResponseWriter, r *http.Request) {
 	}
 	wf, ok := s.findWorkflow(req.Workflow)
 	if !ok {
-		writeError(w, http.StatusNotFound, "workflow_not_found", fmt.Sprintf("no workflow %q: GET /api/v1/workflows lists them", req.Workflow))
+		writeError(w, http.StatusNotFound, "workflow_not_found", s.noWorkflow(req.Workflow))
 		return
 	}
 	if !wf.Usable {
@@ -192,7 +206,7 @@ func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 	if wfID != "" {
 		wf, ok := s.findWorkflow(wfID)
 		if !ok {
-			writeError(w, http.StatusNotFound, "workflow_not_found", fmt.Sprintf("no workflow %q: GET /api/v1/workflows lists them", wfID))
+			writeError(w, http.StatusNotFound, "workflow_not_found", s.noWorkflow(wfID))
 			return
 		}
 		dir = wf.Path

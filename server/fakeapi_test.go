@@ -317,11 +317,14 @@ func (r *fakeRun) listing(pending int) map[string]any {
 }
 
 func (f *fakeAPI) detail(r *fakeRun) map[string]any {
-	d := map[string]any{
+	d := r.listing(f.pending(r.id)) // the run object holds every field of its row
+	for k, v := range map[string]any{
 		"version": 1, "workflow_id": r.id, "scope_dir": "/project/workflows/" + r.workflow,
 		"entry_state": "1_START.md", "status": r.status, "created_at": r.created, "updated_at": time.Now(),
 		"options": map[string]any{"input": r.input, "scripted": r.scripted}, "agents": r.agents, "total_cost_usd": r.cost, "budget_usd": r.budget,
 		"driven_by": 1, "state_file": "", "transcript": "",
+	} {
+		d[k] = v
 	}
 	if r.result != nil {
 		d["result"] = *r.result

@@ -305,6 +305,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusBadRequest, "invalid", err.Error())
 	case errors.Is(err, daemon.ErrClosing):
 		writeError(w, http.StatusServiceUnavailable, "stopping", err.Error())
+	case errors.Is(err, daemon.ErrUnavailable):
+		writeError(w, http.StatusServiceUnavailable, "claude_unavailable", err.Error())
 	case errors.As(err, &de):
 		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):

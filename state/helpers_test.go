@@ -36,6 +36,7 @@ func fullRun(id string) *Run {
 			MaxAgents:       100,
 			MaxForks:        500,
 			Scripted:        true,
+			Replies:         "/home/u/replies.yaml",
 			MaxDepth:        10,
 			Timeout:         Duration(90 * time.Second),
 			StepTimeout:     Duration(2 * time.Hour),

@@ -201,6 +201,14 @@ type Options struct {
 	// take over the rest of it (and be paid for it) unless replies are given
 	// again.
 	Scripted bool `json:"scripted,omitempty"`
+	// Replies is the absolute path of the replies file the run was last
+	// driven with (--replies); resume, recover and the daemon answer its
+	// steps from it again unless given another. "" for a run no replies
+	// file drove, and for a scripted run made before it was stored, which
+	// needs --replies again. A raymond that does not know the field still
+	// refuses to resume a Scripted run without --replies, so adding it
+	// needs no new Version.
+	Replies string `json:"replies,omitempty"`
 	// StepTimeout kills a step that has run this long, whatever it prints;
 	// 0 means never (and is what runs created before it existed have).
 	StepTimeout Duration `json:"step_timeout,omitempty"`

@@ -315,6 +315,7 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, keep
 		}
 	}
 	debug := project.DebugDir(dir)
+	runner.InWorkflow(r.ScopeDir) // for the replies of the workflow's own block
 	// Script states run for real unless the case's replies answer them.
 	steps := runner.Scripts(&script.Runner{})
 	prints := &printSink{}

@@ -94,11 +94,9 @@ func runAnswer(_ context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("raymond: answered %s of run %s; go on with: raymond resume %s", k.ID, id, project.ShellQuote(id))
-	if run.Options.Scripted {
-		// resume refuses such a run without its replies; say so now.
-		msg += " --replies FILE"
-	}
+	// A scripted run goes on with its replies file: the one it is stored
+	// with, named; one made before that was stored needs it given again.
+	msg := fmt.Sprintf("raymond: answered %s of run %s; go on with: raymond resume %s%s", k.ID, id, project.ShellQuote(id), project.RepliesFlag(run))
 	switch {
 	case pending == 1:
 		msg += fmt.Sprintf(" (1 more ask waits for an answer; 'raymond status %s' shows it)", id)

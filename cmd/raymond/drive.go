@@ -67,35 +67,50 @@ type driving struct {
 	env     *cmdEnv
 	project *project.Project
 	flags   *runFlags
-	runner  step.Runner
-	// scripts runs script states: for real, or from the replies that
-	// script them.
-	scripts step.Runner
+	// replies is the absolute path of --replies, "" without it. Each run
+	// gets its own runner read from it (prepare), with queues of its own.
+	replies string
 	log     *slog.Logger
 }
 
-// newDriving prepares to drive runs of p with the flags given.
+// newDriving prepares to drive runs of p with the flags given. A replies
+// file is read once here, so that a broken one is refused before anything.
 func newDriving(env *cmdEnv, p *project.Project, f *runFlags) (*driving, error) {
-	d := &driving{env: env, project: p, flags: f, log: f.logger(env.stderr), runner: claude.Runner{}, scripts: &script.Runner{}}
+	d := &driving{env: env, project: p, flags: f, log: f.logger(env.stderr)}
 	if f.replies != "" {
-		r, err := scripted.Load(f.replies)
-		if err != nil {
+		if _, err := scripted.Load(f.replies); err != nil {
 			return nil, &usageError{
 				msg:  fmt.Sprintf("--replies: %v", err),
 				hint: "Give a replies file for the scripted runner.",
 			}
 		}
-		d.runner = r
-		d.scripts = r.Scripts(d.scripts)
+		abs, err := filepath.Abs(f.replies)
+		if err != nil {
+			return nil, err
+		}
+		d.replies = abs
 	}
 	return d, nil
 }
 
-// driver returns a Driver whose progress lines start with prefix.
+// runners returns the runners of a run answered from the replies file
+// path: a scripted runner of its own, read afresh (so that no other run
+// takes its replies), and the scripts it scripts.
+func runners(path, scope string) (step.Runner, step.Runner, error) {
+	r, err := scripted.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.InWorkflow(scope)
+	return r, r.Scripts(&script.Runner{}), nil
+}
+
+// driver returns a Driver whose progress lines start with prefix. It runs
+// steps with claude; prepare gives a run answered from replies its own.
 func (d *driving) driver(quiesce <-chan struct{}, prefix string) *orchestrator.Driver {
 	return &orchestrator.Driver{
 		Store:    d.project.Store,
-		Runner:   d.runner,
+		Runner:   claude.Runner{},
 		DebugDir: project.DebugDir(d.project.Dir),
 		Progress: d.env.stderr,
 		Quiet:    d.project.Quiet(d.flags.settings()),
@@ -103,7 +118,7 @@ func (d *driving) driver(quiesce <-chan struct{}, prefix string) *orchestrator.D
 		Prefix:   prefix,
 		Quiesce:  quiesce,
 		Log:      d.log,
-		Scripts:  d.scripts,
+		Scripts:  &script.Runner{},
 		Fetcher:  fetcher(d.project),
 	}
 }
@@ -122,11 +137,13 @@ func fetcher(p *project.Project) *registry.Registry {
 
 // prepare returns the update Drive applies to run id once it holds it:
 // with override, the flags given replace the stored options (raymond
-// resume); then the options are checked, since a run made by an older
+// resume); then drv gets the runners of the run: scripted ones read from
+// --replies, else from the replies file the run is stored with, else
+// claude; then the options are checked, since a run made by an older
 // raymond may hold values claude refuses, which would fail every step;
 // then, when claude runs the steps and the person did not choose it, the
 // first line says which program that is and who chose it.
-func (d *driving) prepare(id string, override bool, progress io.Writer, prefix string) func(*state.Run) error {
+func (d *driving) prepare(drv *orchestrator.Driver, id string, override bool, progress io.Writer, prefix string) func(*state.Run) error {
 	return func(r *state.Run) error {
 		if override {
 			project.Override(r, d.flags.settings())
@@ -137,10 +154,22 @@ func (d *driving) prepare(id string, override bool, progress io.Writer, prefix s
 				}
 			}
 		}
-		_, realClaude := d.runner.(claude.Runner)
+		path := d.replies
+		if path == "" {
+			path = r.Options.Replies
+		}
 		switch {
-		case !realClaude:
-			r.Options.Scripted = true
+		case path != "":
+			runner, scripts, err := runners(path, r.ScopeDir)
+			if err != nil {
+				hint := "Give a replies file for the scripted runner."
+				if d.replies == "" {
+					hint = fmt.Sprintf("The run is stored with that file: put it back, or give another: raymond resume %s --replies FILE.", id)
+				}
+				return &usageError{msg: fmt.Sprintf("--replies: %v", err), hint: hint}
+			}
+			drv.Runner, drv.Scripts = runner, scripts
+			r.Options.Scripted, r.Options.Replies = true, path
 		case r.Options.Scripted:
 			return &usageError{
 				msg: fmt.Sprintf("run %s was driven with scripted replies (--replies); without them claude would answer the rest of it, "+
@@ -148,6 +177,7 @@ func (d *driving) prepare(id string, override bool, progress io.Writer, prefix s
 				hint: fmt.Sprintf("Give the replies again: raymond resume %s --replies FILE. To run a workflow with claude, start a new run.", id),
 			}
 		}
+		realClaude := path == ""
 		var oe *project.OptionError
 		if err := project.CheckOptions(r.Options); errors.As(err, &oe) {
 			return &usageError{
@@ -155,7 +185,7 @@ func (d *driving) prepare(id string, override bool, progress io.Writer, prefix s
 				hint: fmt.Sprintf("Give another value to use from now on: raymond resume %s %s %s", id, oe.Flag, flagValue(oe.Flag)),
 			}
 		}
-		if _, ok := d.runner.(claude.Runner); ok && r.Options.ClaudeFrom != "" {
+		if realClaude && r.Options.ClaudeFrom != "" {
 			fmt.Fprintf(progress, "%sraymond: claude is %s, as set by %s (--claude chooses another)\n",
 				prefix, describeProgram(r.Options.ClaudePath), r.Options.ClaudeFrom)
 		}
@@ -199,7 +229,7 @@ func (d *driving) driveAndReport(ctx context.Context, id string, override bool) 
 	drv := d.driver(quiesce, "")
 	progress := &gate{w: d.env.stderr}
 	drv.Progress = progress
-	prepare := d.prepare(id, override, progress, "")
+	prepare := d.prepare(drv, id, override, progress, "")
 	var asker *prompter
 	r, err := drv.Drive(ctx, id, func(r *state.Run) error {
 		if err := prepare(r); err != nil {

@@ -70,7 +70,7 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	f := &runFlags{fs: fs}
 	if kind == kindRecover {
 		fs.BoolVarP(&f.quiet, "quiet", "q", false, "progress shows only transitions, waits and errors")
-		fs.StringVar(&f.replies, "replies", "", "answer steps from the replies `FILE` instead of claude")
+		fs.StringVar(&f.replies, "replies", "", "answer steps from the replies `FILE` instead of claude (default: the one each run is stored with)")
 		fs.StringVar(&f.project, "project", "", "the project `DIR` that holds .raymond/ (default: found from the current folder)")
 		fs.StringVar(&f.logLevel, "log-level", "", "developer logs on stderr at `LEVEL`: debug, info, warn or error (default: off)")
 		return f
@@ -112,7 +112,7 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	if kind != kindStart {
 		fs.BoolVarP(&f.quiet, "quiet", "q", false, "progress shows only transitions, waits and errors")
 		fs.BoolVar(&f.json, "json", false, "print one JSON summary object on stdout instead of the bare result")
-		fs.StringVar(&f.replies, "replies", "", "answer steps from the replies `FILE` instead of claude (not stored: give it again on resume)")
+		fs.StringVar(&f.replies, "replies", "", "answer steps from the replies `FILE` instead of claude (stored with the run: resume uses it again)")
 	}
 	fs.StringVar(&f.project, "project", "", "the project `DIR` that holds .raymond/ (default: found from the current folder)")
 	fs.StringVar(&f.logLevel, "log-level", "", "developer logs on stderr at `LEVEL`: debug, info, warn or error (default: off)")

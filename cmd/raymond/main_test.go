@@ -75,6 +75,7 @@ func TestScript(t *testing.T) {
 			"exits":     cmdExits,
 			"waitfile":  cmdWaitFile,
 			"setstatus": cmdSetStatus,
+			"noreplies": cmdNoReplies,
 			"calls":     cmdCalls,
 			"signal":    cmdSignal,
 			"fixpaths":  cmdFixPaths,
@@ -190,6 +191,22 @@ func cmdSetStatus(ts *testscript.TestScript, neg bool, args []string) {
 	r, err := store.Read(args[0])
 	ts.Check(err)
 	r.Status = state.Status(args[1])
+	ts.Check(store.Write(r))
+}
+
+// cmdNoReplies makes a scripted run look as raymond left it before the
+// replies file was stored with the run: its options say scripted, and
+// name no file.
+//
+//	noreplies RUN_ID
+func cmdNoReplies(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: noreplies RUN_ID")
+	}
+	store := &state.Store{Dir: project.StateDir(ts.Getenv("WORK"))}
+	r, err := store.Read(args[0])
+	ts.Check(err)
+	r.Options.Replies = ""
 	ts.Check(store.Write(r))
 }
 

@@ -168,7 +168,7 @@ func (d *driving) recoverOne(ctx context.Context, id string, quiesce <-chan stru
 	}
 	drv := d.driver(quiesce, id+" ")
 	drv.Progress = stderr
-	prepare := d.prepare(id, false, stderr, id+" ")
+	prepare := d.prepare(drv, id, false, stderr, id+" ")
 	r, err := drv.Drive(ctx, id, func(r *state.Run) error {
 		if err := prepare(r); err != nil {
 			return err

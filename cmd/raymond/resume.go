@@ -9,8 +9,8 @@ var resumeHelp = help{
 Drive an existing run on from where it stopped: interrupted, paused, waiting,
 over budget (give a higher --budget) or failed (its failed agents are retried).
 The flags given here, and only those, override the options the run was started
-with; the config file and RAYMOND_CLAUDE are not applied again. --replies is
-never stored: give it again to resume a scripted run.
+with; the config file and RAYMOND_CLAUDE are not applied again. A run driven with
+--replies is answered from the same file again; --replies gives another.
 
 --new-session AGENT starts that agent's next step in a new session, at the
 same state with the same input: the way on when claude no longer has the

@@ -62,7 +62,8 @@ Exit status (also exit_code in --json):
   5  budget reached: 'raymond resume ID --budget USD' goes on
   6  nothing driven: another process drives the run, or it had completed
   7  claude cannot run (missing, refused, logged out, no credit): the run
-     is paused; fix that, then 'raymond resume ID'
+     is paused; fix that, then 'raymond resume ID'. A claude that cannot
+     be found is looked for first: no run is made
 The first Ctrl-C (or SIGTERM, SIGHUP: a closed terminal) lets the steps in
 flight finish, the second kills them; either way the run is paused and can be
 resumed.`,
@@ -123,9 +124,12 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 // show only as a step that finds no reply. A warning, not an error: one
 // replies file may serve several workflows. raymond test refuses them.
 func (d *driving) warnReplies(workflowArg string, fetcher workflow.Fetcher) {
-	r, ok := d.runner.(*scripted.Runner)
-	if !ok {
+	if d.replies == "" {
 		return
+	}
+	r, err := scripted.Load(d.flags.replies) // named as given, in the warnings
+	if err != nil {
+		return // driving the run says what is wrong with it
 	}
 	ss := workflow.NewScopes(fetcher)
 	defer ss.Close()
@@ -157,6 +161,17 @@ func create(env *cmdEnv, p *project.Project, f *runFlags, workflow string, opts 
 	}
 	if err := checkEscalation(workflow, fetcher(p), opts); err != nil {
 		return nil, err
+	}
+	if w := project.ModelWarning(opts.Model); w != "" {
+		// Maybe a model newer than raymond: said, not refused.
+		fmt.Fprintf(env.stderr, "raymond: warning: %s\n", w)
+	}
+	if f.replies == "" {
+		// A run made without claude to run its steps would only be left
+		// paused: say so before it exists. --replies needs no claude.
+		if _, err := claude.Find(opts.ClaudePath); err != nil {
+			return nil, &exitError{code: exitNoClaude, msg: fmt.Sprintf("%v; no run was created", err)}
+		}
 	}
 	if cwd, err := os.Getwd(); err == nil && opts.Confine && opts.ProjectDir != "" && !project.Within(cwd, opts.ProjectDir) {
 		return nil, &usageError{

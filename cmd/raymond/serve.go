@@ -23,7 +23,6 @@ import (
 	"raymond/scripted"
 	"raymond/server"
 	"raymond/state"
-	"raymond/step"
 )
 
 var serveHelp = help{
@@ -148,17 +147,21 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 
-	var runner, scripts step.Runner = claude.Runner{}, &script.Runner{}
+	findClaude, repliesPath := claude.Find, ""
 	if *replies != "" {
-		r, err := scripted.Load(*replies)
-		if err != nil {
+		// Read once to refuse a broken file now; each run reads its own.
+		if _, err := scripted.Load(*replies); err != nil {
 			return &usageError{msg: fmt.Sprintf("--replies: %v", err), hint: "Give a replies file for the scripted runner."}
 		}
-		runner, scripts = r, r.Scripts(scripts)
+		if repliesPath, err = filepath.Abs(*replies); err != nil {
+			return err
+		}
+		findClaude = nil
 	}
 	skip := sv.SkipPermissions != nil && *sv.SkipPermissions
-	d, err := daemon.Open(daemon.Config{Project: p, Runner: runner, Scripts: scripts, Fetcher: fetcher(p),
-		MaxSteps: *maxSteps, DailyCapUSD: *dailyCap, SkipPermissions: skip, Log: log, Scripted: *replies != "",
+	d, err := daemon.Open(daemon.Config{Project: p, Runner: claude.Runner{}, Scripts: &script.Runner{}, Fetcher: fetcher(p),
+		Replies: repliesPath, Scripted: runners,
+		MaxSteps: *maxSteps, DailyCapUSD: *dailyCap, SkipPermissions: skip, Log: log, FindClaude: findClaude,
 		ClaudeEnv: project.AbsPath(env.getenv("RAYMOND_CLAUDE"), cwd())})
 	var le *daemon.LockedError
 	if errors.As(err, &le) {

@@ -265,7 +265,7 @@ function launchForm(w) {
       const run = await api("POST", "/runs", body);
       form.reset();
       form.closest("details").open = false;
-      location.hash = "#/runs/" + encodeURIComponent(run.workflow_id);
+      location.hash = "#/runs/" + encodeURIComponent(run.run_id);
     } catch (err) {
       msg.textContent = err.message;
     } finally {
@@ -424,12 +424,12 @@ function renderRun() {
   // parks, ends) gets it again, so the frame shows how it went on.
   if (reportStatus && r.status !== reportStatus && view) loadReport(view.signal);
   reportStatus = r.status;
-  $("run-id").textContent = r.workflow_id;
+  $("run-id").textContent = r.run_id;
   const st = $("run-status");
   const shown = detailStatus(r);
   st.textContent = shown;
   st.className = "status status-" + shown;
-  const listing = model.runs.get(r.workflow_id);
+  const listing = model.runs.get(r.run_id);
   $("run-workflow").textContent = (listing ? listing.workflow : basename(r.scope_dir)) + " · started " + when(r.created_at);
   const input = r.options && r.options.input != null ? r.options.input : r.input;
   $("run-input").textContent = input || "";
