@@ -18,6 +18,7 @@ type turn struct {
 	usage  standin.Usage // default 1000 input, 200 output tokens
 	repeat bool
 	model  string // a regular expression on the model requested
+	haiku  bool   // the turn runs on haiku, for its price
 }
 
 func (tn turn) tokens() standin.Usage {
@@ -45,14 +46,22 @@ func (tn turn) tools() []standin.Tool {
 	return ts
 }
 
-// Prices of the default model (claude-opus-5-5) as the CLI 2.1.330 computes
-// cost: USD per token.
-const inputPrice, outputPrice = 4e-6, 20e-6
+// Prices of the default model (claude-opus-5-5) and of haiku
+// (claude-haiku-5-5) as the CLI 2.1.330 computes cost, in USD per token,
+// below 200,000 input tokens.
+const (
+	inputPrice, outputPrice           = 4e-6, 20e-6
+	haikuInputPrice, haikuOutputPrice = 1e-7, 5e-7
+)
 
-// cost is what the CLI charges for the turn on the default model.
+// cost is what the CLI charges for the turn.
 func (tn turn) cost() float64 {
 	u := tn.tokens()
-	return float64(tn.requests()) * (float64(u.InputTokens)*inputPrice + float64(u.OutputTokens)*outputPrice)
+	in, out := inputPrice, outputPrice
+	if tn.haiku {
+		in, out = haikuInputPrice, haikuOutputPrice
+	}
+	return float64(tn.requests()) * (float64(u.InputTokens)*in + float64(u.OutputTokens)*out)
 }
 
 // rules makes the stand-in's rules of turns, one rule each, in order: a rule
