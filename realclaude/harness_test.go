@@ -109,7 +109,12 @@ type world struct {
 func newWorld(t *testing.T, rules *standin.Rules) *world {
 	t.Helper()
 	needClaude(t)
-	w := &world{t: t, dir: t.TempDir(), home: t.TempDir(), claude: realClaude}
+	if rules != nil {
+		if err := rules.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := &world{t: t, dir: project(t), home: t.TempDir(), claude: realClaude}
 	w.logPath = filepath.Join(w.home, "requests.jsonl")
 	logFile, err := os.Create(w.logPath)
 	if err != nil {
@@ -128,6 +133,11 @@ func newWorld(t *testing.T, rules *standin.Rules) *world {
 		logFile.Close()
 	})
 	w.url = "http://" + ln.Addr().String()
+	t.Cleanup(func() {
+		if t.Failed() {
+			w.logRequests()
+		}
+	})
 	return w
 }
 
@@ -136,11 +146,21 @@ func newWorld(t *testing.T, rules *standin.Rules) *world {
 func newFakeWorld(t *testing.T, script []byte) *world {
 	t.Helper()
 	needClaude(t) // the fake side of a comparison runs only with the tier
-	w := &world{t: t, dir: t.TempDir(), home: t.TempDir(), fake: true, claude: fakeClaude}
+	w := &world{t: t, dir: project(t), home: t.TempDir(), fake: true, claude: fakeClaude}
 	if err := os.WriteFile(filepath.Join(w.home, "script.json"), script, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return w
+}
+
+// project returns a new project folder: one with its own .raymond/, so
+// that raymond never finds another project in a folder above it.
+func project(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".raymond"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // env is the environment of raymond and, through it, of claude: nothing of
@@ -426,4 +446,23 @@ func (w *world) userSession(prompt string) string {
 		w.t.Fatalf("claude -p: no session id in %s", out)
 	}
 	return r.SessionID
+}
+
+// logRequests logs the stand-in's requests, one line each, for a test that
+// failed.
+func (w *world) logRequests() {
+	var b strings.Builder
+	for _, e := range w.requests() {
+		p := e.Prompt
+		if len(p) > 100 {
+			p = p[:100] + "…"
+		}
+		fmt.Fprintf(&b, "  %s %s %d model=%s side=%v rule=%q tool_results=%d prompt=%q\n",
+			e.Method, e.Path, e.Status, e.Model, e.Side, e.Rule, e.ToolResults, p)
+	}
+	w.t.Logf("the stand-in's requests:\n%s", b.String())
+	if os.Getenv("DBG") != "" {
+		data, _ := os.ReadFile(w.logPath)
+		_ = os.WriteFile(os.Getenv("DBG"), data, 0o644)
+	}
 }

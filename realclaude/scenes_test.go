@@ -2,6 +2,7 @@ package realclaude
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -362,7 +363,7 @@ func continueSession(t *testing.T, sub string) {
 	))
 	if sub != "" {
 		w.dir += "/" + sub
-		if err := os.MkdirAll(w.dir, 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(w.dir, ".raymond"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -46,8 +46,18 @@ func (r *request) side() bool { return len(r.Tools) == 0 }
 // prompt returns the text of the last user message that has text of its own:
 // the prompt of the turn, without the <system-reminder> blocks the CLI adds.
 func (r *request) prompt() string {
-	for i := len(r.Messages) - 1; i >= 0; i-- {
-		m := r.Messages[i]
+	texts := r.prompts()
+	if len(texts) == 0 {
+		return ""
+	}
+	return texts[len(texts)-1]
+}
+
+// prompts returns the text of each user message that has text of its own,
+// in order.
+func (r *request) prompts() []string {
+	var out []string
+	for _, m := range r.Messages {
 		if m.Role != "user" {
 			continue
 		}
@@ -58,10 +68,10 @@ func (r *request) prompt() string {
 			}
 		}
 		if len(texts) > 0 {
-			return strings.Join(texts, "\n")
+			out = append(out, strings.Join(texts, "\n"))
 		}
 	}
-	return ""
+	return out
 }
 
 func isReminder(s string) bool {
@@ -69,20 +79,18 @@ func isReminder(s string) bool {
 	return strings.HasPrefix(s, "<system-reminder>") && strings.HasSuffix(s, "</system-reminder>")
 }
 
-// toolResults returns the ids of the tool calls whose results the last
-// message carries: set when the request continues a turn after its tools ran.
+// toolResults returns the ids of the tool calls whose results the request
+// brings back: those in the messages after the last assistant message (the
+// CLI may add messages of its own after the results, such as a "system" one
+// with its budget note). Set when the request continues a turn after its
+// tools ran.
 func (r *request) toolResults() []string {
-	if len(r.Messages) == 0 {
-		return nil
-	}
-	m := r.Messages[len(r.Messages)-1]
-	if m.Role != "user" {
-		return nil
-	}
 	var ids []string
-	for _, b := range m.blocks() {
-		if b.Type == "tool_result" {
-			ids = append(ids, b.ToolUseID)
+	for i := len(r.Messages) - 1; i >= 0 && r.Messages[i].Role != "assistant"; i-- {
+		for _, b := range r.Messages[i].blocks() {
+			if b.Type == "tool_result" {
+				ids = append(ids, b.ToolUseID)
+			}
 		}
 	}
 	return ids

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -15,6 +16,14 @@ type Rules struct {
 	// Default answers a request no rule matches; nil means an
 	// invalid_request_error (400) that names the prompt.
 	Default *Reply `json:"default,omitempty"`
+	// FollowUp is a Go regular expression: a prompt that matches it follows
+	// up the prompt before it in the conversation (raymond's reminders: "^Your
+	// last answer could not be used"), and rules' Prompt patterns are matched
+	// against the prompt it follows, so that a state's rule answers its
+	// reminders too.
+	FollowUp string `json:"follow_up,omitempty"`
+
+	followUp *regexp.Regexp
 }
 
 // Rule picks requests by what they hold and answers them with its replies in
@@ -41,7 +50,10 @@ type Rule struct {
 	used                  int
 }
 
-// Reply is one answer.
+// Reply is one answer. Its Text, Say and the strings in its tools' inputs may
+// name a named group of the rule's Prompt pattern, {{name}}: it is replaced by
+// what the group matched in the prompt, so that one rule answers a state
+// rendered for several agents (`Worker (?P<item>\w+):` and `{{item}} done`).
 type Reply struct {
 	// Text is the final text of the turn: the answer, or when Tools are given,
 	// the answer once their results come back.
@@ -105,13 +117,15 @@ func ParseRules(data []byte) (*Rules, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("parse rules: %w", err)
 	}
-	if err := r.check(); err != nil {
+	if err := r.Check(); err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
-func (rs *Rules) check() error {
+// Check checks rules made in Go and compiles their patterns; LoadRules and
+// ParseRules call it. A server answers only from checked rules.
+func (rs *Rules) Check() error {
 	for i, r := range rs.Rules {
 		if r.Name == "" {
 			r.Name = fmt.Sprintf("rule %d", i+1)
@@ -135,6 +149,12 @@ func (rs *Rules) check() error {
 			if err := rep.check(); err != nil {
 				return fmt.Errorf("%s: reply %d: %w", r.Name, j+1, err)
 			}
+		}
+	}
+	if rs.FollowUp != "" {
+		var err error
+		if rs.followUp, err = regexp.Compile(rs.FollowUp); err != nil {
+			return fmt.Errorf("follow_up: %w", err)
 		}
 	}
 	if rs.Default != nil {
@@ -162,28 +182,91 @@ func (r *Reply) check() error {
 }
 
 // take returns the reply of the first rule that matches the request and
-// has a reply left, and counts it used.
+// has a reply left, with the named groups of its Prompt filled in, and counts
+// it used.
 func (rs *Rules) take(req *request) (*Rule, *Reply) {
+	prompt := rs.prompt(req)
 	for _, r := range rs.Rules {
-		if !r.matches(req) {
+		if !r.matches(req, prompt) {
 			continue
 		}
-		if r.used < len(r.Replies) {
+		var rep *Reply
+		switch {
+		case r.used < len(r.Replies):
 			r.used++
-			return r, r.Replies[r.used-1]
+			rep = r.Replies[r.used-1]
+		case r.Repeat:
+			rep = r.Replies[len(r.Replies)-1]
+		default:
+			continue
 		}
-		if r.Repeat {
-			return r, r.Replies[len(r.Replies)-1]
-		}
+		return r, rep.fill(r.groups(prompt))
 	}
 	return nil, nil
 }
 
-func (r *Rule) matches(req *request) bool {
+// groups returns the named groups of the rule's Prompt as they matched.
+func (r *Rule) groups(prompt string) map[string]string {
+	if r.prompt == nil {
+		return nil
+	}
+	m := r.prompt.FindStringSubmatch(prompt)
+	if m == nil {
+		return nil
+	}
+	g := map[string]string{}
+	for i, name := range r.prompt.SubexpNames() {
+		if name != "" && g[name] == "" {
+			g[name] = m[i]
+		}
+	}
+	return g
+}
+
+// fill returns a copy of the reply with {{name}} replaced by the groups'
+// values; the reply itself when there are none.
+func (r *Reply) fill(groups map[string]string) *Reply {
+	if len(groups) == 0 {
+		return r
+	}
+	pairs := make([]string, 0, 2*len(groups))
+	for name, v := range groups {
+		pairs = append(pairs, "{{"+name+"}}", v)
+	}
+	rep := strings.NewReplacer(pairs...)
+	c := *r
+	c.Text, c.Say = rep.Replace(r.Text), rep.Replace(r.Say)
+	c.Tools = make([]Tool, len(r.Tools))
+	for i, t := range r.Tools {
+		in := make(map[string]any, len(t.Input))
+		for k, v := range t.Input {
+			if s, ok := v.(string); ok {
+				v = rep.Replace(s)
+			}
+			in[k] = v
+		}
+		c.Tools[i] = Tool{Name: t.Name, Input: in}
+	}
+	return &c
+}
+
+// prompt returns the prompt the rules match: the last one, or with
+// FollowUp, the last one that is not a follow-up.
+func (rs *Rules) prompt(req *request) string {
+	texts := req.prompts()
+	for i := len(texts) - 1; i >= 0; i-- {
+		if rs.followUp == nil || !rs.followUp.MatchString(texts[i]) {
+			return texts[i]
+		}
+	}
+	return ""
+}
+
+func (r *Rule) matches(req *request, prompt string) bool {
 	if r.Side != req.side() {
 		return false
 	}
-	return (r.prompt == nil || r.prompt.MatchString(req.prompt())) &&
+	return (r.prompt == nil || r.prompt.MatchString(prompt)) &&
 		(r.system == nil || r.system.MatchString(req.systemText())) &&
 		(r.model == nil || r.model.MatchString(req.Model))
 }
