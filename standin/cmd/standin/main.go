@@ -69,10 +69,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "http://%s\n", ln.Addr())
 	srv := &http.Server{Handler: standin.New(rules, log)}
-	go func() {
-		<-ctx.Done()
-		_ = srv.Close()
-	}()
+	stop := context.AfterFunc(ctx, func() { _ = srv.Close() })
+	defer stop()
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
