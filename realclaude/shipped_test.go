@@ -41,6 +41,7 @@ var shipped = []struct {
 }
 
 func TestShipped(t *testing.T) {
+	needClaude(t)
 	root, err := filepath.Abs("../workflows")
 	if err != nil {
 		t.Fatal(err)
