@@ -71,6 +71,12 @@ func (scene) check(t *testing.T, w *world, run string) {
 		}
 		session[m.State] = m.SessionID
 	}
+	// No state names a model: every turn asked for the CLI's default.
+	for _, e := range w.turns() {
+		if e.Model != "claude-opus-5-5" {
+			t.Errorf("%q was sent to %s, want the default claude-opus-5-5", e.Prompt, e.Model)
+		}
+	}
 	if !w.exists("started.txt") {
 		t.Errorf("the Bash tool did not run")
 	}
