@@ -128,6 +128,7 @@ func newWorld(t *testing.T, rules *standin.Rules) *world {
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = srv.Serve(ln) })
 	t.Cleanup(func() {
+		w.killAll() // a tool a failed test left waiting
 		_ = srv.Close()
 		wg.Wait()
 		logFile.Close()
