@@ -187,9 +187,6 @@ func (w *world) env() []string {
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		)
 	}
-	if os.Geteuid() == 0 {
-		env = append(env, "IS_SANDBOX=1")
-	}
 	return append(env, w.extra...)
 }
 
