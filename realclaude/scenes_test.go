@@ -321,8 +321,8 @@ func TestAuthFailure(t *testing.T) {
 	if s := w.status("auth"); s.Status != "paused" {
 		t.Errorf("status %s, want paused", s.Status)
 	}
-	if n := len(w.turns()); n != 3 {
-		t.Errorf("%d requests, want the first and two retries", n)
+	if n := len(w.turns()); n < 1 || n > 3 {
+		t.Errorf("%d requests, want the first and at most two retries", n)
 	}
 	if !strings.Contains(o.stderr, "raymond resume auth") {
 		t.Errorf("stderr does not say how to go on:\n%s", o.stderr)

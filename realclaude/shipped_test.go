@@ -202,6 +202,9 @@ func repliesRules(dir, path string) (*standin.Rules, error) {
 	// A reminder takes the next reply of its state, as in the scripted run.
 	rs := &standin.Rules{FollowUp: "^Your last answer could not be used"}
 	for _, key := range keys {
+		if strings.HasSuffix(key, ".sh") {
+			continue // a script state runs for real
+		}
 		agent, name, ok := strings.Cut(key, "/")
 		if !ok {
 			agent, name = "", key
