@@ -168,15 +168,28 @@ func (r *scriptedReply) UnmarshalYAML(n *yaml.Node) error {
 		if cmd, _ := t.Input["command"].(string); strings.Contains(cmd, "sleep") {
 			continue
 		}
+		// A scripted Write names a file, often relative and without its
+		// content; the files matter to what comes next (a script state
+		// waiting for them), so Bash writes them in the step's folder.
+		if path, _ := t.Input["file_path"].(string); t.Name == "Write" && path != "" {
+			content, _ := t.Input["content"].(string)
+			if content == "" {
+				content = "written for the scripted reply"
+			}
+			t = struct {
+				Name  string         `yaml:"name"`
+				Input map[string]any `yaml:"input"`
+			}{"Bash", map[string]any{"command": fmt.Sprintf("mkdir -p %s && printf '%%s\\n' %s > %s",
+				shellQuote(filepath.Dir(path)), shellQuote(content), shellQuote(path))}}
+		}
 		r.Tools = append(r.Tools, standin.Tool{Name: t.Name, Input: t.Input})
 	}
 	return nil
 }
 
 // repliesRules turns a workflow's replies file into the stand-in's rules. A
-// state's rule matches the first line of the state's text, its placeholders
-// as named groups that the reply's texts may use; a key AGENT/STATE comes
-// first. A reply's cost becomes input tokens at the default model's price.
+// state's rule matches the state's text, its placeholders as named groups
+// that the reply's texts may use; a key AGENT/STATE comes first. A reply's cost becomes input tokens at the default model's price.
 func repliesRules(dir, path string) (*standin.Rules, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -221,9 +234,9 @@ func repliesRules(dir, path string) (*standin.Rules, error) {
 		}
 		var alts []string
 		for _, text := range texts {
-			alts = append(alts, firstLine(text))
+			alts = append(alts, pattern(text))
 		}
-		rule := &standin.Rule{Name: key, Prompt: "(?m)^(?:" + strings.Join(alts, "|") + ")$"}
+		rule := &standin.Rule{Name: key, Prompt: "(?s)^(?:" + strings.Join(alts, "|") + ")$"}
 		for _, r := range f.Replies[key] {
 			if r.Outcome != "" && r.Outcome != "success" {
 				return nil, fmt.Errorf("%s: %s: outcome %s has no stand-in rule yet", path, key, r.Outcome)
@@ -246,27 +259,25 @@ func repliesRules(dir, path string) (*standin.Rules, error) {
 	return rs, nil
 }
 
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
 var timeRE = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
 
 var placeholderRE = regexp.MustCompile(`\{\{\s*([^}]*?)\s*\}\}`)
 
-// firstLine makes a pattern of a state's first line of text: its literal
-// parts quoted, each placeholder a group named after it.
-func firstLine(text string) string {
-	var line string
-	for l := range strings.Lines(text) {
-		if line = strings.TrimSpace(l); line != "" {
-			break
-		}
-	}
+// pattern makes a pattern of a state's text as raymond renders it: its
+// literal parts quoted, each placeholder a group named after it (the first
+// time), so that a reply may use what it stood for.
+func pattern(text string) string {
+	text = strings.TrimSpace(text)
 	var b strings.Builder
 	b.WriteString(`\s*`)
 	named := map[string]bool{}
 	last := 0
-	for _, m := range placeholderRE.FindAllStringSubmatchIndex(line, -1) {
-		b.WriteString(regexp.QuoteMeta(line[last:m[0]]))
-		name := line[m[2]:m[3]]
-		if regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(name) && !named[name] {
+	for _, m := range placeholderRE.FindAllStringSubmatchIndex(text, -1) {
+		b.WriteString(regexp.QuoteMeta(text[last:m[0]]))
+		name := text[m[2]:m[3]]
+		if identRE.MatchString(name) && !named[name] {
 			named[name] = true
 			b.WriteString("(?P<" + name + ">.*?)")
 		} else {
@@ -274,9 +285,11 @@ func firstLine(text string) string {
 		}
 		last = m[1]
 	}
-	b.WriteString(regexp.QuoteMeta(line[last:]) + `\s*`)
+	b.WriteString(regexp.QuoteMeta(text[last:]) + `\s*`)
 	return b.String()
 }
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // stateTexts returns the text of every prompt state under dir, by file name:
 // "X.md" for every X.md in any scope (folders, YAML workflows' states, zips)
