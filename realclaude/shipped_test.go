@@ -157,6 +157,7 @@ func (r *scriptedReply) UnmarshalYAML(n *yaml.Node) error {
 			Name  string         `yaml:"name"`
 			Input map[string]any `yaml:"input"`
 		} `yaml:"tools"`
+		Writes map[string]string `yaml:"writes"`
 	}
 	var p plain
 	if err := n.Decode(&p); err != nil {
@@ -173,18 +174,30 @@ func (r *scriptedReply) UnmarshalYAML(n *yaml.Node) error {
 		// waiting for them), so Bash writes them in the step's folder.
 		if path, _ := t.Input["file_path"].(string); t.Name == "Write" && path != "" {
 			content, _ := t.Input["content"].(string)
-			if content == "" {
-				content = "written for the scripted reply"
-			}
-			t = struct {
-				Name  string         `yaml:"name"`
-				Input map[string]any `yaml:"input"`
-			}{"Bash", map[string]any{"command": fmt.Sprintf("mkdir -p %s && printf '%%s\\n' %s > %s",
-				shellQuote(filepath.Dir(path)), shellQuote(content), shellQuote(path))}}
+			r.Tools = append(r.Tools, writeTool(path, content))
+			continue
 		}
 		r.Tools = append(r.Tools, standin.Tool{Name: t.Name, Input: t.Input})
 	}
+	// The files a scripted step writes as it starts, for what comes next.
+	paths := make([]string, 0, len(p.Writes))
+	for path := range p.Writes {
+		paths = append(paths, path)
+	}
+	slices.Sort(paths)
+	for _, path := range paths {
+		r.Tools = append(r.Tools, writeTool(path, p.Writes[path]))
+	}
 	return nil
+}
+
+// writeTool is a Bash call that writes a file in the step's folder.
+func writeTool(path, content string) standin.Tool {
+	if content == "" {
+		content = "written for the scripted reply"
+	}
+	return standin.Tool{Name: "Bash", Input: map[string]any{"command": fmt.Sprintf("mkdir -p %s && printf '%%s\\n' %s > %s",
+		shellQuote(filepath.Dir(path)), shellQuote(content), shellQuote(path))}}
 }
 
 // repliesRules turns a workflow's replies file into the stand-in's rules. A
