@@ -365,7 +365,7 @@ func stepName(m transcript.Meta) string {
 // checkCosts checks raymond's figures against the CLI's own: each step's
 // cost is its result's total_cost_usd less the last total of the session it
 // resumed or branched (the CLI's totals are cumulative over a lineage), and
-// the run's cost is the sum of its steps'.
+// the run's cost is at least the sum of its steps'.
 func (w *world) checkCosts(run string) {
 	w.t.Helper()
 	last := map[string]float64{}
@@ -386,8 +386,10 @@ func (w *world) checkCosts(run string) {
 		}
 		last[r.SessionID] = r.TotalCostUSD
 	}
-	if s := w.status(run); !near(s.TotalCostUSD, sum) {
-		w.t.Errorf("run %s costs $%.6f, its steps $%.6f", run, s.TotalCostUSD, sum)
+	// The run may also hold the spend of a step cut short, which has no
+	// meta file; it never holds less than its steps.
+	if s := w.status(run); s.TotalCostUSD < sum-1e-6 {
+		w.t.Errorf("run %s costs $%.6f, less than its steps' $%.6f", run, s.TotalCostUSD, sum)
 	}
 }
 
