@@ -6,8 +6,13 @@ COMMIT    ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME  ?= 10s
 PKGS      := ./...
+# The Claude Code CLI the real-CLI tier runs (test-real-claude), from the npm
+# registry. Move it with: make test-real-claude CLAUDE_CODE_VERSION=x.y.z
+CLAUDE_CODE_VERSION ?= 2.1.330
+CLAUDE_CODE_DIR     ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/raymond/claude-code/$(CLAUDE_CODE_VERSION)
+CLAUDE_CODE         := $(CLAUDE_CODE_DIR)/node_modules/.bin/claude
 
-.PHONY: all build demo test check race fmt-check vet staticcheck tidy-check bench fuzz clean
+.PHONY: all build demo test check race fmt-check vet staticcheck tidy-check bench fuzz clean test-real-claude
 
 all: build
 
@@ -43,6 +48,19 @@ staticcheck:
 
 tidy-check:
 	$(GO) mod tidy -diff
+
+## test-real-claude: the tier that drives raymond with the real Claude Code CLI
+## (CLAUDE_CODE_VERSION, installed from npm into CLAUDE_CODE_DIR once), its API
+## calls answered by the stand-in on loopback: no key, no network, no model
+test-real-claude: $(CLAUDE_CODE)
+	RAYMOND_REAL_CLAUDE=$(CLAUDE_CODE) RAYMOND_REQUIRE_REAL_CLAUDE=1 \
+		$(GO) test -count=1 -timeout 30m ./realclaude
+
+$(CLAUDE_CODE):
+	@command -v npm >/dev/null 2>&1 || { echo "test-real-claude needs npm (Node.js) to install @anthropic-ai/claude-code" >&2; exit 1; }
+	npm install --prefix $(CLAUDE_CODE_DIR) --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
+	@v=$$($(CLAUDE_CODE) --version) && case "$$v" in $(CLAUDE_CODE_VERSION)*) echo "installed $$v";; \
+		*) echo "$(CLAUDE_CODE) says $$v, not $(CLAUDE_CODE_VERSION)" >&2; rm -rf $(CLAUDE_CODE_DIR); exit 1;; esac
 
 ## bench: every benchmark, with memory statistics
 bench:
