@@ -6,10 +6,8 @@
 // The tests run when RAYMOND_REAL_CLAUDE names the CLI's executable and skip
 // otherwise, or fail when RAYMOND_REQUIRE_REAL_CLAUDE=1. `make
 // test-real-claude` installs the pinned CLI version from the npm registry into
-// a cache folder and runs them. A scenario that shows one of the defects of
-// issue 20 asserts the right behaviour and runs only with
-// RAYMOND_REAL_CLAUDE_DEFECTS=1 (or RAYMOND_REAL_CLAUDE_DEFECTS listing its
-// number, e.g. "1,3").
+// a cache folder and runs them. The seven defects of issue 20, which the
+// fake hid, each have a scenario here that fails if one comes back.
 //
 // The package has no code of its own beyond this comment: everything is in
 // its tests.

@@ -75,21 +75,6 @@ func needClaude(t *testing.T) {
 	t.Skip("RAYMOND_REAL_CLAUDE is not set: make test-real-claude installs the CLI and runs this tier")
 }
 
-// needFix skips a scenario that shows a known defect of issue 20 until
-// RAYMOND_REAL_CLAUDE_DEFECTS turns it on: "1" (or "all") runs every such
-// scenario, a list such as "1,3" the defects named.
-func needFix(t *testing.T, defect int) {
-	t.Helper()
-	if defect == 0 {
-		return
-	}
-	v := os.Getenv("RAYMOND_REAL_CLAUDE_DEFECTS")
-	if v == "1" || v == "all" || slices.Contains(strings.Split(v, ","), strconv.Itoa(defect)) {
-		return
-	}
-	t.Skipf("needs fix for defect %d of issue 20 (RAYMOND_REAL_CLAUDE_DEFECTS=%d runs it)", defect, defect)
-}
-
 // world is one scenario's surroundings: a project folder, a scratch home and
 // configuration folder, the stand-in on loopback, and the claude to run (the
 // real CLI, or the fake with its script).

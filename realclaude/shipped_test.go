@@ -395,7 +395,6 @@ func stripFrontmatter(s string) string {
 // fast as steps run, every poll a paid step.
 func TestShippedWaits(t *testing.T) {
 	needClaude(t)
-	needFix(t, 5)
 	sleep := regexp.MustCompile("`sleep [0-9]+`|\"sleep [0-9]+")
 	err := filepath.WalkDir("../workflows", func(p string, d fs.DirEntry, err error) error {
 		// The states, and the replies that play the model; a README may
