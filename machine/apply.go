@@ -18,7 +18,7 @@ func (m *Machine) stepEnded(ev StepEnded) []Effect {
 	if a == nil || a.Pending == nil {
 		return nil
 	}
-	delete(m.running, ev.Agent)
+	m.release(ev.Agent)
 	m.touch(a.ID)
 	s := a.Pending
 	ran := *s
@@ -87,6 +87,12 @@ func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
 	case res.Outcome == step.BudgetExhausted && overBudget(m.run):
 		m.ready(a)
 		return []Effect{deferred(a, ev.Now, "exhausted")}
+	case res.Outcome == step.BudgetExhausted && m.run.BudgetUSD > 0:
+		// Stopped at its share while other steps held the rest: it runs
+		// again, from the start, once what they leave is unreserved. Each
+		// such stop spends at least minShare, so this ends.
+		m.ready(a)
+		return []Effect{deferred(a, ev.Now, "share")}
 	case res.Outcome == step.Transient, res.Outcome == step.BudgetExhausted:
 		return m.retry(a, ev)
 	default:
@@ -249,7 +255,8 @@ func note(agent string, ev transcript.Event) Effect {
 }
 
 // deferred publishes that an agent's step stopped and runs again later:
-// outcome is "canceled", "usage limit" or "exhausted" (its budget).
+// outcome is "canceled", "usage limit", "exhausted" (the run's budget) or
+// "share" (its share of the budget, while other steps ran).
 func deferred(a *state.Agent, now time.Time, outcome string) Effect {
 	return note(a.ID, transcript.Event{Time: now, Type: transcript.EventStepDeferred, State: a.Pending.State, Outcome: outcome})
 }

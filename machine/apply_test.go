@@ -353,18 +353,14 @@ func TestUsageLimitResetInThePastStillWaits(t *testing.T) {
 	}
 }
 
-// TestStepCap: a step's cap is what is left of the run's budget, for a
-// resumed or branched step too (issue 20: Claude Code compares it with the
-// call's own spend, not the session's).
-func TestStepCap(t *testing.T) {
-	m := New(&state.Run{BudgetUSD: 1, TotalCostUSD: 0.4, SessionCosts: map[string]float64{"s": 0.3}})
-	assert.InDelta(t, 0.6, m.stepCap(), 1e-9)
-	m.run.BudgetUSD, m.run.TotalCostUSD = 0.1, 0.064
-	assert.InDelta(t, 0.036, m.stepCap(), 1e-9)
-	m.run.TotalCostUSD = 0.1
-	assert.InDelta(t, 1e-6, m.stepCap(), 1e-12, "never 0, which would lift the cap")
-	m.run.BudgetUSD = 0
-	assert.Zero(t, m.stepCap())
+// TestCapOf: a cap is rounded down to the micro-dollar and never 0, which
+// would lift the cap (issue 20: Claude Code compares it with the call's own
+// spend, not the session's, so no session cost is added).
+func TestCapOf(t *testing.T) {
+	assert.InDelta(t, 0.6, capOf(1-0.4), 1e-9)
+	assert.InDelta(t, 0.036, capOf(0.1-0.064), 1e-9)
+	assert.InDelta(t, 0.033333, capOf(0.1/3), 1e-12)
+	assert.InDelta(t, 1e-6, capOf(0), 1e-12, "never 0, which would lift the cap")
 }
 
 // Issue 9 item 4: steps start in the order they became ready. A parent

@@ -2,7 +2,6 @@ package machine
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -129,20 +128,24 @@ func (m *Machine) schedule(now time.Time) (out []Effect, wake time.Time) {
 	}
 	wake = m.dueBackoffs(now)
 	maxPar := max(r.Options.MaxParallel, 1)
-	for len(m.running) < maxPar {
+	var round []*state.Agent
+	for len(m.running)+len(round) < maxPar {
 		id, ok := m.dequeue()
 		if !ok {
 			break
 		}
 		a := m.agent(id)
-		if a == nil || a.Status != state.AgentReady || a.Pending == nil || m.running[id] {
+		if a == nil || a.Status != state.AgentReady || a.Pending == nil || m.running[id] || slices.Contains(round, a) {
 			continue // no longer ready: ended, or already started
 		}
 		if _, waiting := m.notBefore[id]; waiting {
 			continue // it joins the queue again when its back-off ends
 		}
-		m.running[id] = true
-		out = append(out, Prepare{Agent: id, Step: *a.Pending, Vars: Vars(r, a)})
+		round = append(round, a)
+	}
+	for _, a := range m.reserve(round) {
+		m.running[a.ID] = true
+		out = append(out, Prepare{Agent: a.ID, Step: *a.Pending, Vars: Vars(r, a)})
 	}
 	return out, wake
 }
@@ -198,8 +201,11 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 		return nil, nil
 	}
 	s := a.Pending
+	if p.Script {
+		delete(m.reserved, a.ID) // a script costs nothing: its share goes back
+	}
 	if p.Err != nil {
-		delete(m.running, a.ID)
+		m.release(a.ID)
 		if step.Exhausted(p.Err) {
 			// Out of descriptors reading the state file: try again later.
 			return m.startLater(a, now, "", "not started", p.Err.Error()), nil
@@ -215,7 +221,7 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 	}
 	if s.Entry {
 		if capped := m.visit(a, now, p); capped != nil {
-			delete(m.running, a.ID)
+			m.release(a.ID)
 			return append(out, capped...), nil
 		}
 	}
@@ -234,7 +240,7 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 		s.AllowedTools, s.DisallowedTools, s.PermissionMode = nil, nil, ""
 	}
 	if permission.Escalates(r.Options.PermissionMode, r.Options.SkipPermissions, s.PermissionMode) {
-		delete(m.running, a.ID)
+		m.release(a.ID)
 		return append(out, m.fail(a, now, fmt.Sprintf("%s asks for permission_mode %s, which skips every permission check, "+
 			"but this run was not started with --dangerously-skip-permissions: a workflow cannot grant itself that; "+
 			"start the run with --dangerously-skip-permissions if you trust it, or change the state's permission_mode", s.State, s.PermissionMode))...), nil
@@ -269,7 +275,7 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 	}
 	req := step.Request{
 		RunID: r.WorkflowID, Agent: a.ID, Seq: a.Steps, Step: *s, Prompt: prompt,
-		Vars: Vars(r, a), Options: r.Options, MaxBudgetUSD: m.stepCap(),
+		Vars: Vars(r, a), Options: r.Options, MaxBudgetUSD: m.reserved[a.ID],
 	}
 	if s.Mode != state.SessionNew && s.ResumeSession != "" {
 		req.PriorCostUSD, req.PriorCostKnown = r.SessionCosts[s.ResumeSession]
@@ -294,28 +300,13 @@ func (m *Machine) learnModel(ran state.Step, res step.Result) {
 	}
 }
 
-// stepCap is the --max-budget-usd of a step: what is left of the run's
-// budget. Claude Code compares the cap with the spend of that one call,
-// from $0 also for a resumed or branched step, checked after each API
-// request, so a run ends within one request of its budget; adding what the
-// session cost before would let a resumed step overspend by that much.
-// Rounded down to the micro-dollar, and never 0, which would mean no cap.
-func (m *Machine) stepCap() float64 {
-	r := m.run
-	if r.BudgetUSD <= 0 {
-		return 0
-	}
-	left := r.BudgetUSD - r.TotalCostUSD
-	return max(math.Floor(math.Round(left*1e9)/1e3)/1e6, 1e-6)
-}
-
 // saveFailed stops the run: its state cannot be written. The steps held for
 // that save do not start.
 func (m *Machine) saveFailed(ev SaveFailed) []Effect {
 	for _, id := range ev.Held {
 		if a := m.agent(id); a != nil && m.running[id] {
 			a.Steps--
-			delete(m.running, id)
+			m.release(id)
 			m.ready(a)
 		}
 		m.touch(id)
@@ -331,7 +322,20 @@ func (m *Machine) settle(now time.Time) []Effect {
 	r := m.run
 	if m.finished() {
 		m.settled = true
-		return []Effect{m.save(), Done{}}
+		if r.Status != state.StatusCompleted || r.BudgetUSD <= 0 || r.TotalCostUSD <= r.BudgetUSD {
+			return []Effect{m.save(), Done{}}
+		}
+		// Every agent ended, but past the budget (a step's last API request
+		// went over its cap, a cost read back after a crash): the run is not
+		// reported completed. Its result is kept; resumed with a higher
+		// budget, it completes without running a step.
+		r.Status = state.StatusBudgetExceeded
+		r.Error = budgetReached(r)
+		return []Effect{
+			Emit{Event: transcript.Event{Time: now, Type: transcript.EventBudgetExceeded, Status: string(r.Status), Message: r.Error}},
+			m.save(),
+			Done{},
+		}
 	}
 	switch {
 	case m.stopping:
@@ -341,7 +345,7 @@ func (m *Machine) settle(now time.Time) []Effect {
 		}
 	case overBudget(r):
 		r.Status = state.StatusBudgetExceeded
-		r.Error = fmt.Sprintf("budget reached: $%.4f spent of $%.4f", r.TotalCostUSD, r.BudgetUSD)
+		r.Error = budgetReached(r)
 	case r.Wait != nil && r.Options.NoWait:
 		r.Status = state.StatusPaused
 		r.Error = "usage limit: " + r.Wait.Reason

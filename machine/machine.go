@@ -64,6 +64,9 @@ type Machine struct {
 	startFails map[string]int
 	// running are the agents whose step is being prepared or runs.
 	running map[string]bool
+	// reserved holds, with a budget, the --max-budget-usd of each paid
+	// step being prepared or run: money no other step may be given.
+	reserved map[string]float64
 	// queue holds the ready agents in the order they became ready, from
 	// head on; queued says which ids it holds. Entries whose agent is no
 	// longer ready when they come up are skipped.
@@ -97,7 +100,7 @@ func New(r *state.Run) *Machine {
 	if r.SessionCosts == nil {
 		r.SessionCosts = map[string]float64{}
 	}
-	m := &Machine{run: r, dirty: map[string]bool{}, notBefore: map[string]time.Time{}, startFails: map[string]int{}, running: map[string]bool{}, queued: map[string]bool{},
+	m := &Machine{run: r, dirty: map[string]bool{}, notBefore: map[string]time.Time{}, startFails: map[string]int{}, running: map[string]bool{}, reserved: map[string]float64{}, queued: map[string]bool{},
 		asking: map[string]bool{}}
 	m.reindex()
 	return m

@@ -342,6 +342,8 @@ func stepDeferred(e *transcript.Event) string {
 		return e.State + ": usage limit reached; the step runs again after the reset"
 	case "exhausted":
 		return e.State + ": stopped at the run's budget; it runs again when the run is resumed with a higher --budget"
+	case "share":
+		return e.State + ": stopped at its share of the budget; it runs again when the steps in flight end"
 	}
 	return fmt.Sprintf("%s: step stopped (%s); it runs again later", e.State, e.Outcome)
 }
