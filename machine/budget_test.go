@@ -99,6 +99,16 @@ func TestFinishedOverBudgetIsNotCompleted(t *testing.T) {
 	assert.Equal(t, "budget reached: $0.0600 spent of $0.0500", m.run.Error)
 	assert.Contains(t, kinds, "budget_exceeded")
 
+	// Resumed with a higher budget, it completes without running a step.
+	m.run.BudgetUSD = 1
+	again := New(m.run)
+	again.Apply(Begin{Now: t0})
+	for _, e := range again.Apply(Tick{Now: t0}) {
+		_, prepare := e.(Prepare)
+		assert.False(t, prepare, "no step runs")
+	}
+	assert.Equal(t, state.StatusCompleted, again.run.Status)
+
 	// Exactly the budget is within it.
 	m = oneAgent(state.SessionResume)
 	m.run.BudgetUSD, m.run.TotalCostUSD = 0.05, 0.03
