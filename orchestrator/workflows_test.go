@@ -54,7 +54,7 @@ func TestBundledWorkflows(t *testing.T) {
 	require.NoError(t, err)
 	dirs = append(dirs, filepath.Join(root, "workflows", "demo", "replies.yaml"))
 	require.GreaterOrEqual(t, len(dirs), 7)
-	// Agents work where raymond runs; fork-join's workers cd into the
+	// Agents work where raymond runs; fork-join's workers study the
 	// repository's own folders.
 	t.Chdir(root)
 	for _, repliesPath := range dirs {
