@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -23,7 +24,12 @@ import (
 //   - a usage limit hit by any step holds every step until its reset: the
 //     runs share one account;
 //   - once the day's spend reaches the daily cap, no step starts until the
-//     next local midnight.
+//     next local midnight;
+//   - under a daily cap, a prompt step starts capped at what is left of the
+//     day's cap once the caps of the steps in flight are set aside (or at its
+//     own cap, when lower); a step that would get nothing waits for steps in
+//     flight to end. The day's spend can then pass the cap by no more than
+//     what a step spends past its own --max-budget-usd.
 //
 // A step held at the gate is "running" in its run's state file, so a crash
 // runs it again, which costs nothing: it never started.
@@ -42,6 +48,9 @@ type Gate struct {
 	dailyCap float64
 	spend    spend
 	timer    bool // a goroutine waits for the hold to end
+	// reserved is the sum of the caps given to the steps in flight: what
+	// they may still spend of the day's cap.
+	reserved float64
 	observe  func(step.Result, time.Duration)
 	// stops are the runs' quiesce channels: a run that quiesces takes its
 	// steps out of the queue rather than wait for a slot (or for a hold
@@ -67,6 +76,13 @@ type ticket struct {
 	run   string
 	ready chan struct{}
 	given bool
+	// costs says the step may spend (a prompt, not a script); want is its
+	// own cap, 0 for none.
+	costs bool
+	want  float64
+	// budget is the cap the gate gave it when it let it in, 0 for none;
+	// it is reserved until the step ends.
+	budget float64
 }
 
 // GateStatus is what the gate holds now, for the API and the page.
@@ -149,7 +165,7 @@ func (g *Gate) heldUntil(now time.Time) (time.Time, bool) {
 	if g.limit.After(now) {
 		until = g.limit
 	}
-	if g.dailyCap > 0 && g.today(now).USD >= g.dailyCap {
+	if g.dailyCap > 0 && g.today(now).USD >= g.dailyCap-capDust {
 		y, m, d := now.Date()
 		midnight := time.Date(y, m, d+1, 0, 0, 0, 0, now.Location())
 		until = later(until, midnight)
@@ -182,10 +198,13 @@ func (g *Gate) stopOn(run string, quiesce <-chan struct{}) func() {
 	}
 }
 
-// acquire waits for a slot for a step of run and returns the function that
-// gives it back; it fails when ctx ends first, or the run quiesces.
-func (g *Gate) acquire(ctx context.Context, run string) (func(), error) {
-	t := &ticket{run: run, ready: make(chan struct{})}
+// acquire waits for a slot for a step of run and returns the ticket it was
+// given (its budget is the step's cap, 0 for none) and the function that
+// gives the slot back; it fails when ctx ends first, or the run quiesces.
+// costs says the step may spend; want is its own cap, 0 for none.
+func (g *Gate) acquire(ctx context.Context, run string, costs bool, want float64) (*ticket, func(), error) {
+	t := &ticket{run: run, ready: make(chan struct{}), costs: costs, want: want}
+	release := func() { g.release(t) }
 	g.mu.Lock()
 	stop := g.stops[run]
 	if len(g.queues[run]) == 0 {
@@ -199,7 +218,7 @@ func (g *Gate) acquire(ctx context.Context, run string) (func(), error) {
 	var err error
 	select {
 	case <-t.ready:
-		return g.release, nil
+		return t, release, nil
 	case <-ctx.Done():
 		err = ctx.Err()
 	case <-stop:
@@ -214,14 +233,14 @@ func (g *Gate) acquire(ctx context.Context, run string) (func(), error) {
 	if given && err == errQuiesced {
 		// The slot came as the run quiesced, and select chose either: the
 		// step counts as in flight already (Status said so), so it runs.
-		return g.release, nil
+		return t, release, nil
 	}
 	if given {
-		g.release()
+		release()
 	} else {
 		g.notify()
 	}
-	return nil, err
+	return nil, nil, err
 }
 
 // drop takes a ticket that was never given out of its queue.
@@ -251,10 +270,14 @@ func (g *Gate) removeFromRing(run string) {
 	}
 }
 
-// release gives a slot back.
-func (g *Gate) release() {
+// release gives t's slot back, and what its cap reserved.
+func (g *Gate) release(t *ticket) {
 	g.mu.Lock()
 	g.running--
+	g.reserved -= t.budget
+	if g.running == 0 {
+		g.reserved = 0 // no float dust left when nothing is in flight
+	}
 	g.dispatch()
 	g.mu.Unlock()
 	g.notify()
@@ -284,6 +307,15 @@ func (g *Gate) dispatch() {
 		run := g.ring[0]
 		q := g.queues[run]
 		t := q[0]
+		budget, ok := g.budget(now, t)
+		if !ok {
+			// Steps in flight may spend the rest of the day's cap: the
+			// next one waits for one of them to end (release dispatches).
+			// The turn stays this run's, so no step passes it.
+			break
+		}
+		t.budget = budget
+		g.reserved += budget
 		g.ring = g.ring[1:]
 		if len(q) == 1 {
 			delete(g.queues, run)
@@ -297,6 +329,28 @@ func (g *Gate) dispatch() {
 		close(t.ready)
 	}
 }
+
+// budget returns the cap t gets if it starts now, 0 for none, and false
+// when it would get nothing: under a daily cap, a step that may spend gets
+// what is left of the day's cap once the steps in flight have what their
+// caps allow, or its own cap when lower. g.mu is held.
+func (g *Gate) budget(now time.Time, t *ticket) (float64, bool) {
+	if g.dailyCap <= 0 || !t.costs {
+		return 0, true // nothing reserved; the step keeps its own cap
+	}
+	left := g.dailyCap - g.today(now).USD - g.reserved
+	if left <= capDust {
+		return 0, false
+	}
+	if t.want > 0 && t.want < left {
+		return t.want, true
+	}
+	return math.Round(left*1e6) / 1e6, true // no float dust in the argument
+}
+
+// capDust is an amount of USD too small to count: sums of floats leave
+// such dust where a cap is all spent or all reserved.
+const capDust = 1e-9
 
 // book takes in how a step ended: its cost, and a usage limit it hit.
 func (g *Gate) book(res step.Result) {
@@ -397,7 +451,7 @@ type gated struct {
 
 // Run waits at the gate, then runs the step.
 func (r *gated) Run(ctx context.Context, req step.Request, h step.Handler) step.Result {
-	release, err := r.gate.acquire(ctx, req.RunID)
+	t, release, err := r.gate.acquire(ctx, req.RunID, req.Script == nil, req.MaxBudgetUSD)
 	if err != nil {
 		// Canceled, not NotStarted: the machine fails the agent of a step
 		// that could not start, while a canceled step stays pending and
@@ -407,6 +461,9 @@ func (r *gated) Run(ctx context.Context, req step.Request, h step.Handler) step.
 			Reason: "stopped while waiting for a free step slot: " + err.Error(), Err: err, Started: now, Ended: now}
 	}
 	defer release()
+	if t.budget > 0 {
+		req.MaxBudgetUSD = t.budget
+	}
 	start := time.Now()
 	res := r.inner.Run(ctx, req, h)
 	r.gate.book(res)

@@ -70,7 +70,7 @@ func acquireAsync(t *testing.T, g *Gate, run string) (given chan func()) {
 	t.Helper()
 	given = make(chan func(), 1)
 	go func() {
-		release, err := g.acquire(context.Background(), run)
+		_, release, err := g.acquire(context.Background(), run, false, 0)
 		if err == nil {
 			given <- release
 		}
@@ -86,7 +86,7 @@ func waitWaiting(t *testing.T, g *Gate, n int) {
 
 func TestGateRoundRobinBetweenRuns(t *testing.T) {
 	g := NewGate(1, 0, "", newManualClock(), nil)
-	first, err := g.acquire(context.Background(), "busy")
+	_, first, err := g.acquire(context.Background(), "busy", false, 0)
 	require.NoError(t, err)
 	// The busy run queues three more steps, then a second run queues one.
 	var busy []chan func()
@@ -121,12 +121,12 @@ func TestGateRoundRobinBetweenRuns(t *testing.T) {
 
 func TestGateCanceledWhileWaiting(t *testing.T) {
 	g := NewGate(1, 0, "", newManualClock(), nil)
-	release, err := g.acquire(context.Background(), "a")
+	_, release, err := g.acquire(context.Background(), "a", false, 0)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := g.acquire(ctx, "b")
+		_, _, err := g.acquire(ctx, "b", false, 0)
 		done <- err
 	}()
 	waitWaiting(t, g, 1)
@@ -220,4 +220,65 @@ func TestGateSpendFileHoldsTheLatestTotal(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &got))
 	require.InDelta(t, 16.0, got.USD, 1e-9)
 	require.InDelta(t, 16.0, NewGate(1, 0, spendFile, newManualClock(), nil).Status().SpendTodayUSD, 1e-9)
+}
+
+// capRunner records the cap of each step it is given, and ends each one
+// when the test sends its cost.
+type capRunner struct {
+	caps chan float64
+	cost chan float64
+}
+
+func (r *capRunner) Run(ctx context.Context, req step.Request, h step.Handler) step.Result {
+	r.caps <- req.MaxBudgetUSD
+	if req.Script != nil {
+		return step.Result{Outcome: step.Succeeded} // a script costs nothing
+	}
+	return step.Result{Outcome: step.Succeeded, Billed: true, CostUSD: <-r.cost}
+}
+
+// Under a daily cap, each step starts capped at what is left of the day's
+// cap once the steps in flight have what their caps allow: parallel steps
+// cannot together spend past the cap.
+func TestGateDailyCapCapsSteps(t *testing.T) {
+	clock := newManualClock()
+	g := NewGate(4, 0.05, "", clock, nil)
+	inner := &capRunner{caps: make(chan float64), cost: make(chan float64)}
+	r := g.Runner(inner)
+	done := make(chan step.Result, 3)
+	for _, run := range []string{"a", "b", "c"} {
+		go func() { done <- r.Run(context.Background(), step.Request{RunID: run}, step.Handler{}) }()
+	}
+	// One step gets all that is left; the others wait for it.
+	require.InDelta(t, 0.05, <-inner.caps, 1e-9)
+	waitWaiting(t, g, 2)
+	inner.cost <- 0.03
+	require.Equal(t, step.Succeeded, (<-done).Outcome)
+	require.InDelta(t, 0.02, <-inner.caps, 1e-9)
+	waitWaiting(t, g, 1)
+	inner.cost <- 0.02
+	require.Equal(t, step.Succeeded, (<-done).Outcome)
+	st := g.Status()
+	require.InDelta(t, 0.05, st.SpendTodayUSD, 1e-9)
+	require.NotNil(t, st.HeldUntil, "the cap is reached: the last step waits for tomorrow")
+	require.Equal(t, 1, st.StepsWaiting)
+
+	// Tomorrow the step's own cap, lower than the day's, is kept; and a
+	// script, which costs nothing, is neither capped nor held back.
+	clock.advance(13 * time.Hour)
+	require.InDelta(t, 0.05, <-inner.caps, 1e-9)
+	go func() {
+		done <- r.Run(context.Background(), step.Request{RunID: "d", MaxBudgetUSD: 0.01, Script: &step.Script{}}, step.Handler{})
+	}()
+	require.InDelta(t, 0.01, <-inner.caps, 1e-9)
+	require.Equal(t, step.Succeeded, (<-done).Outcome)
+	go func() {
+		done <- r.Run(context.Background(), step.Request{RunID: "e", MaxBudgetUSD: 0.001}, step.Handler{})
+	}()
+	waitWaiting(t, g, 1) // the first step holds all of the day's cap
+	inner.cost <- 0.04
+	require.Equal(t, step.Succeeded, (<-done).Outcome)
+	require.InDelta(t, 0.001, <-inner.caps, 1e-9)
+	inner.cost <- 0.001
+	require.Equal(t, step.Succeeded, (<-done).Outcome)
 }

@@ -86,11 +86,18 @@ func Open(dir string) (*Project, error) {
 }
 
 // Init creates the state folder when it is missing, for a command that is
-// about to create a run.
+// about to create a run; a .raymond folder it creates gets its .gitignore.
 func (p *Project) Init() error {
+	_, err := os.Lstat(filepath.Join(p.Dir, ".raymond"))
+	created := errors.Is(err, fs.ErrNotExist)
 	store, err := state.Open(StateDir(p.Dir))
 	if err != nil {
 		return err
+	}
+	if created {
+		if _, err := WriteGitignore(p.Dir); err != nil {
+			return err
+		}
 	}
 	p.Store = store
 	return nil

@@ -462,7 +462,7 @@ func TestMetrics(t *testing.T) {
 // waiting for a slot (here until midnight, the daily cap reached) leaves
 // the queue, and runs when the run is resumed.
 func TestPauseWhileHeldAtTheGate(t *testing.T) {
-	e := newEnvTuned(t, helloReplies, map[string]states{"hello": hello}, func(c *daemon.Config) { c.DailyCapUSD = 0.005 })
+	e := newEnvTuned(t, helloReplies, map[string]states{"hello": hello}, func(c *daemon.Config) { c.DailyCapUSD = 0.01 }) // START spends it all
 	id := e.launch("hello")
 	e.waitFor(id, "at END", func(d detail) bool { return d.Agents[0].CurrentState == "END.md" })
 	st := e.waitGate(1)

@@ -77,6 +77,11 @@ func runInit(_ context.Context, env *cmdEnv, args []string) error {
 	if err := os.MkdirAll(project.StateDir(dir), 0o700); err != nil {
 		return err
 	}
+	if wrote, err := project.WriteGitignore(dir); err != nil {
+		return err
+	} else if wrote {
+		fmt.Fprintln(env.stdout, shownPath(project.GitignorePath(dir)))
+	}
 	for _, f := range files {
 		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
 			return err

@@ -22,6 +22,7 @@ import (
 // group or others can read, one another user owns, one that is not a plain
 // file (a symbolic link a repository could point anywhere), and one git
 // tracks (a cloned repository chose it, whatever mode the clone gave it).
+// A token shorter than minTokenLen is refused too: it can be guessed.
 // Removing the file gets a new token.
 func serveToken(projectDir string) (string, error) {
 	path := filepath.Join(projectDir, ".raymond", daemon.TokenFile)
@@ -49,8 +50,16 @@ func serveToken(projectDir string) (string, error) {
 			return "", fmt.Errorf("write the API token: %w", err)
 		}
 	}
+	if len(token) < minTokenLen {
+		return "", &usageError{msg: fmt.Sprintf("the token in %s has %d characters, too few to be safe from guessing (raymond makes 64)", path, len(token)),
+			hint: "Remove it, and raymond serve makes a new one: rm " + path}
+	}
 	return token, nil
 }
+
+// minTokenLen is the shortest token raymond serve accepts from its file;
+// the tokens it makes have 64 characters.
+const minTokenLen = 32
 
 // trustToken says why the token file at path, described by fi, may hold a
 // token others know, or nil.
