@@ -239,7 +239,10 @@ func TestPageAgainstTheDaemon(t *testing.T) {
 	// The second: three agents, paused while its workers' steps run.
 	d.click("a[href='#/']")
 	d.click("#workflows [data-key=survey] summary")
-	d.typeIn("#workflows [data-key=survey] input[name=budget]", "0.5")
+	// Enough for the three steps that start together after START (JOIN and
+	// the two workers) to each get a share ($0.70 / 3) above what a worker's
+	// step costs ($0.20): steps in flight share what is left of the budget.
+	d.typeIn("#workflows [data-key=survey] input[name=budget]", "0.8")
 	d.click("#workflows [data-key=survey] button[type=submit]")
 	d.until("the second run's page", `(first) => location.hash.startsWith("#/runs/") && !location.hash.endsWith(first)`, first)
 	second := runIDOf(d)
