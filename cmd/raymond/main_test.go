@@ -62,6 +62,9 @@ func TestScript(t *testing.T) {
 		Dir:           "testdata/script",
 		UpdateScripts: updateScripts(os.Getenv("UPDATE_SCRIPTS")),
 		Setup: func(env *testscript.Env) error {
+			if stray := strayProject(filepath.Dir(env.WorkDir)); stray != "" {
+				return fmt.Errorf("%s holds a .raymond folder, so every script's runs would land there and not in $WORK; remove it (it was left by a run started above the test folders)", stray)
+			}
 			env.Setenv("FAKE_CLAUDE_DIR", env.WorkDir+"/.fake-claude")
 			env.Setenv("CLAUDE_CONFIG_DIR", env.WorkDir+"/.fake-claude")
 			env.Setenv("FAKE_CLAUDE_SCRIPT", env.WorkDir+"/script.yaml")
@@ -295,5 +298,23 @@ func TestUpdateScripts(t *testing.T) {
 		if got := updateScripts(v); got != want {
 			t.Errorf("updateScripts(%q) = %v, want %v", v, got, want)
 		}
+	}
+}
+
+// strayProject returns the nearest folder from dir up to the root that holds
+// a .raymond folder, "" for none. raymond looks upwards for its project, so
+// such a folder above the scripts' work folders (a /tmp/.raymond left by a
+// run started in /tmp) would capture every script's runs, and they would
+// fail in ways that say nothing of the cause.
+func strayProject(dir string) string {
+	for {
+		if fi, err := os.Stat(filepath.Join(dir, ".raymond")); err == nil && fi.IsDir() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
 	}
 }
