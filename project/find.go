@@ -32,6 +32,11 @@ func Find(start string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("find project folder: %w", err)
 		}
+		if isRaymond {
+			if err := ownRaymond(dir); err != nil {
+				return "", err
+			}
+		}
 		if isRaymond || isRepo {
 			return dir, nil
 		}
@@ -41,6 +46,21 @@ func Find(start string) (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// ownRaymond refuses a .raymond folder in dir that belongs to another user:
+// in a folder others may write to (/tmp), anyone could make one, and runs,
+// prompts and answers would go into a folder they own.
+func ownRaymond(dir string) error {
+	fi, err := os.Stat(filepath.Join(dir, ".raymond"))
+	if err != nil {
+		return fmt.Errorf("find project folder: %w", err)
+	}
+	if uid, foreign := foreignOwner(fi); foreign {
+		return fmt.Errorf("%s belongs to another user (uid %d), so raymond will not keep your runs there; name your own project folder with --project DIR, or work in a git repository",
+			filepath.Join(dir, ".raymond"), uid)
+	}
+	return nil
 }
 
 // has reports whether dir holds name (a folder, or anything when dirOnly is
