@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"raymond/orchestrator"
+	"raymond/state"
 	"raymond/step"
 )
 
@@ -524,21 +525,5 @@ func writeFileAtomic(path string, data []byte) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return syncDir(dir)
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return state.SyncDir(dir)
 }

@@ -92,7 +92,7 @@ func (p *pausing) save() error {
 		if err != nil {
 			return err
 		}
-		return syncDir(filepath.Dir(p.path))
+		return state.SyncDir(filepath.Dir(p.path))
 	}
 	ids := make([]string, 0, len(p.ids))
 	for id := range p.ids {

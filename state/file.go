@@ -77,7 +77,7 @@ func replaceFile(path, id string, data []byte) error {
 		_ = os.Remove(tmp)
 		return err
 	}
-	return syncDir(dir)
+	return SyncDir(dir)
 }
 
 // createFile writes data to path atomically, failing with an error that
@@ -96,11 +96,12 @@ func createFile(path, id string, data []byte) error {
 	if linkErr != nil {
 		return linkErr
 	}
-	return syncDir(dir)
+	return SyncDir(dir)
 }
 
-// syncDir makes a rename or link in dir durable.
-func syncDir(dir string) error {
+// SyncDir makes a rename or link in dir durable (the daemon writes its own
+// files the same way).
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

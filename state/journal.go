@@ -63,7 +63,7 @@ func (s *Store) Journal(r *Run) (*Journal, error) {
 		return nil, fmt.Errorf("start journal of run %s: %w", r.WorkflowID, err)
 	}
 	// The journal's name must survive a crash, or its lines would not.
-	if err := syncDir(s.Dir); err != nil {
+	if err := SyncDir(s.Dir); err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("start journal of run %s: %w", r.WorkflowID, err)
 	}

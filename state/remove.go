@@ -25,5 +25,5 @@ func (s *Store) Remove(id string) error {
 			return fmt.Errorf("remove run %s: %w", id, err)
 		}
 	}
-	return syncDir(s.Dir)
+	return SyncDir(s.Dir)
 }
