@@ -60,6 +60,9 @@ type Agent struct {
 	// (answered or expired) until its next step ends; nil when it never
 	// asked.
 	Ask *Ask `json:"ask,omitempty"`
+	// Workspace is the worktree the agent works in, in a run in the
+	// worktree mode; nil otherwise.
+	Workspace *AgentWorkspace `json:"workspace,omitempty"`
 }
 
 // Ask is a question an agent puts to a person (protocol.md §15).

@@ -80,6 +80,9 @@ type Run struct {
 	Warned []string `json:"warned,omitempty"`
 	// PID is the process that last drove the run.
 	PID int `json:"pid,omitempty"`
+	// Workspace is the run's git draft in the worktree mode; nil in the
+	// shared mode (state/workspace.go).
+	Workspace *Workspace `json:"workspace,omitempty"`
 }
 
 // Agent returns the agent with the given id, or nil. The pointer points into

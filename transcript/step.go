@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"raymond/state"
 	"raymond/step"
 )
 
@@ -70,6 +71,11 @@ type Meta struct {
 	Env         map[string]string `json:"env,omitempty"`
 	Timeout     string            `json:"timeout,omitempty"`
 	TimeoutFrom string            `json:"timeout_from,omitempty"`
+
+	// Checkpoint is the commit made of what the step changed, in a run in
+	// the worktree mode; nil when it changed nothing or the run works in
+	// the shared mode.
+	Checkpoint *state.Checkpoint `json:"checkpoint,omitempty"`
 }
 
 // StepLog writes the files of one step. It belongs to the goroutine that runs
