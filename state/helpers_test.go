@@ -96,6 +96,9 @@ func fullRun(id string) *Run {
 				Timeout: "48h", AskedAt: time.Date(2026, 11, 21, 15, 40, 0, 0, time.UTC),
 				Deadline: ptr(time.Date(2026, 11, 23, 15, 40, 0, 0, time.UTC)), Session: "s-1",
 				Answer: ptr("yes"), AnsweredAt: ptr(time.Date(2026, 11, 21, 16, 0, 0, 0, time.UTC)), Expired: true},
+			Workspace: &AgentWorkspace{Dir: "/p/.raymond/worktrees/r/main_worker1", Branch: "raymond/r/main_worker1",
+				Owner: "main_worker1", Head: "c0ffee", PendingMerges: []string{"main_worker1_worker2"},
+				Conflicts: []MergeConflict{{Agent: "main_worker1_worker3", Branch: "raymond/r/main_worker1_worker3", Paths: []string{"a.go"}}}},
 		}},
 		Result:       ptr("done"),
 		TotalCostUSD: 1.25,
@@ -107,6 +110,9 @@ func fullRun(id string) *Run {
 		Error:        "agent main_worker1 failed",
 		Warned:       []string{"unknown key foo in START.md"},
 		PID:          4242,
+		Workspace: &Workspace{Mode: WorkspaceWorktree, Repo: "/p", BaseBranch: "main", BaseCommit: "abc123",
+			Branch: "raymond/r", Dir: "/p/.raymond/worktrees/r/main", Merge: MergeNone, Status: DraftPublished,
+			Published: "def456", Into: "main"},
 	}
 }
 
