@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"raymond/internal/spelling"
+	"raymond/notify"
 )
 
 // ConfigKeys are the keys .raymond/config.toml may hold, in the order an
@@ -23,7 +24,7 @@ import (
 var ConfigKeys = []string{
 	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "max_forks", "timeout", "step_timeout", "no_wait",
 	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine", "task_folder_pattern", "on_ask",
-	"lint", "serve",
+	"lint", "serve", "notify",
 }
 
 // ServeKeys are the keys of the config's [serve] table, for raymond serve.
@@ -58,6 +59,9 @@ type Settings struct {
 	Lint *bool
 	// Serve is the [serve] table: the daemon's own settings.
 	Serve Serve
+	// Notify are the [[notify]] entries: where the runs' notifications go,
+	// from the command line and the daemon alike; config only.
+	Notify []notify.Target
 }
 
 // Serve is the config's [serve] table. The run settings above apply to the
@@ -140,8 +144,9 @@ func ParseConfig(path string, data []byte) (*Settings, error) {
 		switch {
 		case err != nil && inner != nil:
 			// A problem with one key of a table ([serve]) is given
-			// at that key, not at the table's header.
-			if e := at(&md, raw[key], []string{inner.key}, inner.err); errors.As(e, &pe) && pe.Position.Line > 0 {
+			// at that key, not at the table's header; a key of an
+			// array of tables ([[notify]]) is "INDEX.KEY".
+			if e := at(&md, raw[key], strings.Split(inner.key, "."), inner.err); errors.As(e, &pe) && pe.Position.Line > 0 {
 				err = e
 			}
 		case errors.As(err, &pe) && pe.Position.Line == 0 && len(k) > 1:
@@ -157,10 +162,18 @@ func ParseConfig(path string, data []byte) (*Settings, error) {
 }
 
 // at returns err as the TOML library's error about the key path inside the
-// table p, so that it carries the key's position.
+// table p, so that it carries the key's position. In an array of tables
+// the path's element is the index.
 func at(md *toml.MetaData, p toml.Primitive, path []string, err error) error {
 	if len(path) == 0 {
 		return md.PrimitiveDecode(p, setter(func(any) error { return err }))
+	}
+	if i, aerr := strconv.Atoi(path[0]); aerr == nil {
+		var list []toml.Primitive
+		if md.PrimitiveDecode(p, &list) != nil || i < 0 || i >= len(list) {
+			return err
+		}
+		return at(md, list[i], path[1:], err)
 	}
 	var table map[string]toml.Primitive
 	if md.PrimitiveDecode(p, &table) != nil {
@@ -230,6 +243,8 @@ func (s *Settings) set(key string, v any) error {
 		}
 	case "serve":
 		err = s.Serve.set(v)
+	case "notify":
+		err = s.setNotify(v)
 	case "max_parallel":
 		s.MaxParallel, err = tomlCount(key, v)
 	case "max_agents":

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"raymond/internal/spelling"
+	"raymond/notify"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -185,5 +186,60 @@ func TestNearestKey(t *testing.T) {
 		"x": "", "colour": "", "no_wiat": "no_wait",
 	} {
 		assert.Equal(t, want, spelling.Suggest(in, ConfigKeys), in)
+	}
+}
+
+func TestParseNotify(t *testing.T) {
+	got, err := ParseConfig("c.toml", []byte(`
+[[notify]]
+url = "https://ntfy.sh/raymond-x"
+format = "ntfy"
+events = ["ask", "failed"]
+
+[[notify]]
+name = "hook"
+url = "http://127.0.0.1:9000/hook"
+secret_file = "hook.secret"
+include_text = true
+timeout = "3s"
+page_url = "https://raymond.example/"
+`))
+	require.NoError(t, err)
+	assert.Equal(t, []notify.Target{
+		{URL: "https://ntfy.sh/raymond-x", Format: "ntfy", Events: []string{"ask", "failed"}},
+		{Name: "hook", URL: "http://127.0.0.1:9000/hook", SecretFile: "hook.secret", IncludeText: true,
+			Timeout: 3 * time.Second, PageURL: "https://raymond.example/"},
+	}, got.Notify)
+	p := &Project{Dir: "/proj", Config: got}
+	assert.Equal(t, "/proj/hook.secret", p.NotifyTargets()[1].SecretFile)
+}
+
+// A bad [[notify]] entry is an error at the line of its key, naming the
+// entry and the key.
+func TestParseNotifyErrors(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{"no url", "[[notify]]\nformat = \"ntfy\"\n", []string{"c.toml:1:", "notify[0] has no url"}},
+		{"scheme", "[[notify]]\nurl = \"https://x/\"\n[[notify]]\nname = \"p\"\n\nurl = \"ftp://x/\"\n",
+			[]string{"c.toml:6:", `notify "p".url "ftp://x/": only https://`}},
+		{"plain http", "[[notify]]\nurl = \"http://example.com/h\"\n", []string{"c.toml:2:", "plain http to another machine", "allow_insecure = true"}},
+		{"event", "[[notify]]\nurl = \"https://x/\"\nevents = [\"ask\", \"done\"]\n", []string{"c.toml:3:", `notify[0].events: unknown event "done"`}},
+		{"no events", "[[notify]]\nurl = \"https://x/\"\nevents = []\n", []string{"c.toml:3:", "notify[0].events is empty"}},
+		{"format", "[[notify]]\nurl = \"https://x/\"\nformat = \"xml\"\n", []string{"c.toml:3:", `unknown format "xml"`}},
+		{"typo", "[[notify]]\nurl = \"https://x/\"\nevent = [\"ask\"]\n", []string{"c.toml:3:", "unknown key notify[0].event; did you mean events?"}},
+		{"type", "[[notify]]\nurl = \"https://x/\"\ninclude_text = \"yes\"\n", []string{"c.toml:3:", "notify[0].include_text must be true or false"}},
+		{"timeout", "[[notify]]\nurl = \"https://x/\"\ntimeout = \"soon\"\n", []string{"c.toml:3:", "notify[0].timeout: \"soon\" is neither"}},
+		{"table", "[notify]\nurl = \"https://x/\"\n", []string{"c.toml:1:", "notify must be an array of tables ([[notify]] entries"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseConfig("c.toml", []byte(tt.text))
+			require.Error(t, err)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
 	}
 }

@@ -138,6 +138,12 @@ const initConfig = `# raymond's settings for this project; docs/configuration.md
 # on_ask = "auto"                  # auto, prompt, pause, reject
 # lint = true                      # lint workflows before run and start
 
+# [[notify]]                       # one entry per receiver (docs/configuration.md)
+# url = "https://ntfy.sh/YOUR-TOPIC"
+# format = "ntfy"                  # json, ntfy, slack
+# events = ["ask", "failed", "budget", "waiting", "completed"]
+# include_text = false             # true: also send questions and results
+
 # [serve]                          # raymond serve (docs/daemon.md)
 # roots = ["workflows"]
 # max_steps = 8
