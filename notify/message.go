@@ -32,8 +32,12 @@ type Message struct {
 	// Until is when a usage-limit wait ends (waiting).
 	Until *time.Time `json:"until,omitempty"`
 	// Error is raymond's error for the run (failed, budget), or the reason
-	// of a wait (waiting).
+	// of a wait (waiting): raymond's own words, the first line of each
+	// failure.
 	Error string `json:"error,omitempty"`
+	// ErrorDetail is the error in full, with what a script or claude
+	// wrote on stderr quoted under raymond's words (include_text only).
+	ErrorDetail *string `json:"error_detail,omitempty"`
 	// Text says what happened in one line of words, without any text a
 	// model or a person wrote.
 	Text string `json:"text"`
@@ -58,7 +62,7 @@ func (m Message) forTarget(t *Target) Message {
 		m.Link = Link(t.PageURL, m.RunID)
 	}
 	if !t.IncludeText {
-		m.Question, m.Result = nil, nil
+		m.Question, m.Result, m.ErrorDetail = nil, nil, nil
 	}
 	return m
 }

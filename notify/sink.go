@@ -68,7 +68,7 @@ func (s *Sink) Event(e transcript.Event) {
 	case transcript.EventAsk:
 		m := s.message(EventAsk, e)
 		m.Status = "asking"
-		m.Agent, m.AskID, m.State, m.Deadline = e.Agent, e.AskID, e.State, e.Deadline
+		m.Agent, m.AskID, m.State, m.Deadline = e.Agent, e.AskID, e.State, utc(e.Deadline)
 		q := e.Message
 		m.Question = &q
 		if s.run.Answer != nil {
@@ -79,7 +79,8 @@ func (s *Sink) Event(e transcript.Event) {
 	case transcript.EventWait:
 		m := s.message(EventWaiting, e)
 		m.Status = "waiting"
-		m.Until, m.Error = e.Until, e.Message
+		m.Until = utc(e.Until)
+		m.setError(e.Message)
 		until := "its reset"
 		if e.Until != nil {
 			until = e.Until.UTC().Format(time.RFC3339)
@@ -126,17 +127,18 @@ func (s *Sink) summary(e transcript.Event) {
 		m.Result = result
 		m.Text = fmt.Sprintf("Run %s (%s) completed in %s for $%.4f.", m.RunID, m.Workflow, took, cost)
 	case EventFailed:
-		m.Error = runErr
-		if m.Error == "" {
+		full := runErr
+		if full == "" {
 			var failed []string
 			for _, f := range e.Failures {
 				failed = append(failed, fmt.Sprintf("%s at %s: %s", f.Agent, f.State, f.Error))
 			}
-			m.Error = strings.Join(failed, "; ")
+			full = strings.Join(failed, "\n")
 		}
+		m.setError(full)
 		m.Text = fmt.Sprintf("Run %s (%s) failed after %s ($%.4f): %s", m.RunID, m.Workflow, took, cost, m.Error)
 	case EventBudget:
-		m.Error = runErr
+		m.setError(runErr)
 		m.Text = fmt.Sprintf("Run %s (%s) stopped at its budget after %s ($%.4f); resume it with a higher --budget.", m.RunID, m.Workflow, took, cost)
 	}
 	s.n.Send(m)
@@ -158,4 +160,29 @@ func (s *Sink) message(event string, e transcript.Event) Message {
 // Link is the address of run id on the daemon's page at page.
 func Link(page, id string) string {
 	return strings.TrimRight(page, "/") + "/#/runs/" + url.PathEscape(id)
+}
+
+// setError sets the error of m from raymond's error text: its own words,
+// the first line of each failure, always; the rest (the stderr a script
+// or claude left, quoted under it) only for targets with include_text.
+func (m *Message) setError(full string) {
+	var own []string
+	for _, line := range strings.Split(full, "\n") {
+		if line != "" && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") {
+			own = append(own, line)
+		}
+	}
+	m.Error = strings.Join(own, "; ")
+	if m.Error != full {
+		m.ErrorDetail = &full
+	}
+}
+
+// utc is t in UTC, as every time of a message is given.
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }

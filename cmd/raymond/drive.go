@@ -15,6 +15,7 @@ import (
 
 	"raymond/claude"
 	"raymond/daemon"
+	"raymond/notify"
 	"raymond/orchestrator"
 	"raymond/project"
 	"raymond/registry"
@@ -71,6 +72,10 @@ type driving struct {
 	// gets its own runner read from it (prepare), with queues of its own.
 	replies string
 	log     *slog.Logger
+	// notifier sends the runs' notifications ([[notify]]); nil for none.
+	// Its warnings go to warnOut, the progress writer of the moment.
+	notifier *notify.Notifier
+	warnOut  *switchWriter
 }
 
 // newDriving prepares to drive runs of p with the flags given. A replies
@@ -90,7 +95,21 @@ func newDriving(env *cmdEnv, p *project.Project, f *runFlags) (*driving, error) 
 		}
 		d.replies = abs
 	}
+	d.warnOut = &switchWriter{w: env.stderr}
+	n, err := startNotifier(p, env.stderr, func(msg string) { fmt.Fprintf(d.warnOut, "raymond: %s\n", msg) }, d.log, env.getenv)
+	if err != nil {
+		return nil, err
+	}
+	d.notifier = n
 	return d, nil
+}
+
+// close sends the notifications still queued, for a bounded time.
+func (d *driving) close() {
+	if d != nil && d.notifier != nil {
+		d.warnOut.set(d.env.stderr)
+		closeNotifier(d.notifier)
+	}
 }
 
 // runners returns the runners of a run answered from the replies file
@@ -177,6 +196,9 @@ func (d *driving) prepare(drv *orchestrator.Driver, id string, override bool, pr
 				hint: fmt.Sprintf("Give the replies again: raymond resume %s --replies FILE. To run a workflow with claude, start a new run.", id),
 			}
 		}
+		if s := notifySink(d.notifier, d.project, r); s != nil {
+			drv.Sinks = append(drv.Sinks, s)
+		}
 		realClaude := path == ""
 		var oe *project.OptionError
 		if err := project.CheckOptions(r.Options); errors.As(err, &oe) {
@@ -229,6 +251,8 @@ func (d *driving) driveAndReport(ctx context.Context, id string, override bool) 
 	drv := d.driver(quiesce, "")
 	progress := &gate{w: d.env.stderr}
 	drv.Progress = progress
+	d.warnOut.set(progress)
+	defer d.warnOut.set(d.env.stderr)
 	prepare := d.prepare(drv, id, override, progress, "")
 	var asker *prompter
 	r, err := drv.Drive(ctx, id, func(r *state.Run) error {

@@ -75,6 +75,7 @@ func runRecover(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer d.close()
 	// A run named twice is driven once: a second driver would be refused
 	// by the first one's lock.
 	ids = unique(ids)

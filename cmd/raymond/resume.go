@@ -55,5 +55,6 @@ func runResume(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer d.close()
 	return d.resume(ctx, id)
 }

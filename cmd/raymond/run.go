@@ -100,6 +100,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer d.close()
 	id, err := runIDOf(p.Store, arg)
 	if err != nil {
 		return err
