@@ -73,6 +73,9 @@ type Config struct {
 	// absolute path), "" when unset: the claude executable of the runs it
 	// creates, unless the project's config names one, as for raymond run.
 	ClaudeEnv string
+	// Sinks, when set, gives more sinks to each run the daemon drives,
+	// after its event stream (the run's notifications).
+	Sinks func(r *state.Run) []orchestrator.Sink
 }
 
 // DefaultMaxSteps is the daemon-wide cap on concurrent steps by default.
@@ -476,6 +479,9 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 			}
 			if err := d.runners(drv, r); err != nil {
 				return err
+			}
+			if d.cfg.Sinks != nil {
+				drv.Sinks = append(drv.Sinks, d.cfg.Sinks(r)...)
 			}
 			// A state file edited by hand, or written by another raymond,
 			// may hold an option claude refuses; raymond resume checks

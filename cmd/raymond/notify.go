@@ -64,20 +64,26 @@ func closeNotifier(n *notify.Notifier) {
 }
 
 // notifySink is the sink that notifies of run r, nil without a notifier.
-// An ask's notification links to the page of a daemon that serves the
-// project, if one does, and says how to answer it from the command line.
-func notifySink(n *notify.Notifier, p *project.Project, r *state.Run) orchestrator.Sink {
+// Its links go to the daemon's page at page ("" for none). An ask's
+// notification says how to answer it from the command line, which works
+// for a daemon's run too.
+func notifySink(n *notify.Notifier, r *state.Run, page string) orchestrator.Sink {
 	if n == nil {
 		return nil
 	}
-	run := notify.Run{ID: r.WorkflowID, Workflow: project.WorkflowName(r), Created: r.CreatedAt,
+	return n.Sink(notify.Run{ID: r.WorkflowID, Workflow: project.WorkflowName(r), Created: r.CreatedAt, Page: page,
 		Answer: func(askID string) string {
 			return fmt.Sprintf("raymond answer %s %s 'TEXT'", project.ShellQuote(r.WorkflowID), project.ShellQuote(askID))
-		}}
+		}})
+}
+
+// servingPage is the page of the daemon that serves p now, "" when none
+// does: a run of the command line shows there too.
+func servingPage(p *project.Project) string {
 	if info, ok := daemon.Running(filepath.Join(p.Dir, ".raymond")); ok {
-		run.Page = info.URL
+		return info.URL
 	}
-	return n.Sink(run)
+	return ""
 }
 
 // switchWriter is a writer whose destination can change: the notifier's

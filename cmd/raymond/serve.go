@@ -18,6 +18,7 @@ import (
 	"raymond/catalog"
 	"raymond/claude"
 	"raymond/daemon"
+	"raymond/orchestrator"
 	"raymond/project"
 	"raymond/script"
 	"raymond/scripted"
@@ -159,10 +160,24 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 		findClaude = nil
 	}
 	skip := sv.SkipPermissions != nil && *sv.SkipPermissions
+	// The page's address is known once the daemon listens, before any run
+	// is driven: an ask's notification links to it.
+	var page string
+	notifier, err := startNotifier(p, env.stderr, func(msg string) { log.Warn(msg) }, log, env.getenv)
+	if err != nil {
+		return err
+	}
+	defer closeNotifier(notifier)
+	var sinks func(r *state.Run) []orchestrator.Sink
+	if notifier != nil {
+		sinks = func(r *state.Run) []orchestrator.Sink {
+			return []orchestrator.Sink{notifySink(notifier, r, page)}
+		}
+	}
 	d, err := daemon.Open(daemon.Config{Project: p, Runner: claude.Runner{}, Scripts: &script.Runner{}, Fetcher: fetcher(p),
 		Replies: repliesPath, Scripted: runners,
 		MaxSteps: *maxSteps, DailyCapUSD: *dailyCap, SkipPermissions: skip, Log: log, FindClaude: findClaude,
-		ClaudeEnv: project.AbsPath(env.getenv("RAYMOND_CLAUDE"), cwd())})
+		ClaudeEnv: project.AbsPath(env.getenv("RAYMOND_CLAUDE"), cwd()), Sinks: sinks})
 	var le *daemon.LockedError
 	if errors.As(err, &le) {
 		return &exitError{code: exitUsage, msg: le.Error()}
@@ -188,6 +203,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	bound := ln.Addr().String()
 	url := "http://" + pageHost(bound) + "/"
+	page = url
 	hosts := serveHosts(bound, host, remote)
 	if remote {
 		log.Warn("listening on a non-loopback address: anyone who can reach it and holds the token can run workflows on this machine; put TLS in front of it",
