@@ -161,7 +161,11 @@ func (n *Notifier) Close(ctx context.Context) int {
 		lost := s.lost + len(s.queue)
 		s.mu.Unlock()
 		if lost > 0 && n.opts.Warn != nil {
-			n.opts.Warn(fmt.Sprintf("notify %s: %d notifications not sent: the receiver did not take them in time", s.t.Label(), lost))
+			what := fmt.Sprintf("%d notifications were", lost)
+			if lost == 1 {
+				what = "1 notification was"
+			}
+			n.opts.Warn(fmt.Sprintf("notify %s: %s not sent: the receiver did not take them in time", s.t.Label(), what))
 		}
 		total += lost
 	}

@@ -161,7 +161,7 @@ func TestCloseBounded(t *testing.T) {
 		if d := time.Since(t0); d != 5*time.Second {
 			t.Errorf("Close took %s, want 5s", d)
 		}
-		if lines := w.all(); len(lines) != 1 || lines[0] != "notify dead: 2 notifications not sent: the receiver did not take them in time" {
+		if lines := w.all(); len(lines) != 1 || lines[0] != "notify dead: 2 notifications were not sent: the receiver did not take them in time" {
 			t.Errorf("warnings %q", lines)
 		}
 		n.Send(msg(EventCompleted)) // after Close: dropped, no panic
