@@ -18,13 +18,13 @@ import (
 	"raymond/notify"
 )
 
-// cmdNotifyRecv starts a receiver of notifications on loopback for the
+// cmdNotifyRcv starts a receiver of notifications on loopback for the
 // rest of the script and adds a [[notify]] entry named NAME that sends to
 // it to .raymond/config.toml, with the TOML lines given after NAME:
 //
-//	notifyrecv hook 'events = ["ask"]' 'secret_file = "hook.secret"'
-//	notifyrecv -fail 2 flaky
-//	notifyrecv -dead gone
+//	notifyrcv hook 'events = ["ask"]' 'secret_file = "hook.secret"'
+//	notifyrcv -fail 2 flaky
+//	notifyrcv -dead gone
 //
 // Every request it takes becomes one line of NAME.jsonl: its attempt
 // number, the status it answered, the headers raymond sets, and the body
@@ -32,30 +32,30 @@ import (
 // whether X-Raymond-Signature-256 is the HMAC of the body under FILE's
 // content. -fail N answers 503 to the first N requests; -dead gives an
 // address where nothing listens.
-func cmdNotifyRecv(ts *testscript.TestScript, neg bool, args []string) {
+func cmdNotifyRcv(ts *testscript.TestScript, neg bool, args []string) {
 	fail, dead, secretFile := 0, false, ""
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case "-fail":
 			if len(args) < 2 {
-				ts.Fatalf("notifyrecv: -fail N")
+				ts.Fatalf("notifyrcv: -fail N")
 			}
 			n, err := strconv.Atoi(args[1])
 			ts.Check(err)
 			fail, args = n, args[2:]
 		case "-secret":
 			if len(args) < 2 {
-				ts.Fatalf("notifyrecv: -secret FILE")
+				ts.Fatalf("notifyrcv: -secret FILE")
 			}
 			secretFile, args = ts.MkAbs(args[1]), args[2:]
 		case "-dead":
 			dead, args = true, args[1:]
 		default:
-			ts.Fatalf("notifyrecv: unknown flag %s", args[0])
+			ts.Fatalf("notifyrcv: unknown flag %s", args[0])
 		}
 	}
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: notifyrecv [-fail N] [-secret FILE] [-dead] NAME [TOML_LINE...]")
+		ts.Fatalf("usage: notifyrcv [-fail N] [-secret FILE] [-dead] NAME [TOML_LINE...]")
 	}
 	name := args[0]
 	logPath := ts.MkAbs(name + ".jsonl")
