@@ -37,7 +37,7 @@ func notifyTarget(i int, table map[string]any) (notify.Target, error) {
 	if n, ok := table["name"].(string); ok && n != "" {
 		what = fmt.Sprintf("notify %q", n)
 	}
-	at := func(key string, err error) error {
+	bad := func(key string, err error) error {
 		return &keyError{key: strconv.Itoa(i) + "." + key, err: err}
 	}
 	for _, key := range sortedKeys(table) {
@@ -126,13 +126,13 @@ func notifyTarget(i int, table map[string]any) (notify.Target, error) {
 			}
 		}
 		if err != nil {
-			return t, at(key, err)
+			return t, bad(key, err)
 		}
 	}
 	if err := t.Check(what); err != nil {
 		if ke, ok := err.(*notify.KeyError); ok {
 			if _, given := table[ke.Key]; given {
-				return t, at(ke.Key, err)
+				return t, bad(ke.Key, err)
 			}
 		}
 		return t, &keyError{key: strconv.Itoa(i), err: err}
