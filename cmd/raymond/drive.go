@@ -196,7 +196,9 @@ func (d *driving) prepare(drv *orchestrator.Driver, id string, override bool, pr
 				hint: fmt.Sprintf("Give the replies again: raymond resume %s --replies FILE. To run a workflow with claude, start a new run.", id),
 			}
 		}
-		if s := notifySink(d.notifier, r, servingPage(d.project)); s != nil {
+		// The ask mode is set after prepare, before any event.
+		prompted := func() bool { return drv.OnAsk == orchestrator.AskPrompt }
+		if s := notifySink(d.notifier, r, servingPage(d.project), prompted); s != nil {
 			drv.Sinks = append(drv.Sinks, s)
 		}
 		realClaude := path == ""

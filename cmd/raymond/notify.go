@@ -66,13 +66,18 @@ func closeNotifier(n *notify.Notifier) {
 // notifySink is the sink that notifies of run r, nil without a notifier.
 // Its links go to the daemon's page at page ("" for none). An ask's
 // notification says how to answer it from the command line, which works
-// for a daemon's run too.
-func notifySink(n *notify.Notifier, r *state.Run, page string) orchestrator.Sink {
+// for a daemon's run too, unless prompted says the question is on this
+// process's terminal: raymond answer is refused while a process drives
+// the run.
+func notifySink(n *notify.Notifier, r *state.Run, page string, prompted func() bool) orchestrator.Sink {
 	if n == nil {
 		return nil
 	}
 	return n.Sink(notify.Run{ID: r.WorkflowID, Workflow: project.WorkflowName(r), Created: r.CreatedAt, Page: page,
 		Answer: func(askID string) string {
+			if prompted != nil && prompted() {
+				return ""
+			}
 			return fmt.Sprintf("raymond answer %s %s 'TEXT'", project.ShellQuote(r.WorkflowID), project.ShellQuote(askID))
 		}})
 }

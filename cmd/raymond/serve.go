@@ -171,7 +171,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	var sinks func(r *state.Run) []orchestrator.Sink
 	if notifier != nil {
 		sinks = func(r *state.Run) []orchestrator.Sink {
-			return []orchestrator.Sink{notifySink(notifier, r, page)}
+			return []orchestrator.Sink{notifySink(notifier, r, page, nil)}
 		}
 	}
 	d, err := daemon.Open(daemon.Config{Project: p, Runner: claude.Runner{}, Scripts: &script.Runner{}, Fetcher: fetcher(p),
