@@ -73,6 +73,9 @@ type Config struct {
 	// absolute path), "" when unset: the claude executable of the runs it
 	// creates, unless the project's config names one, as for raymond run.
 	ClaudeEnv string
+	// Sinks also receive the events of every run the daemon drives, after
+	// its event stream (the traces' telemetry.Tracer).
+	Sinks []orchestrator.Sink
 }
 
 // DefaultMaxSteps is the daemon-wide cap on concurrent steps by default.
@@ -441,7 +444,7 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 		Clock:     d.clock,
 		Quiesce:   rd.quiesce,
 		Log:       d.log,
-		Sinks:     []orchestrator.Sink{rd.stream},
+		Sinks:     append([]orchestrator.Sink{rd.stream}, d.cfg.Sinks...),
 		OnAsk:     orchestrator.AskPrompt,
 		Asker:     rd.asker,
 		Fetcher:   d.cfg.Fetcher,

@@ -23,7 +23,7 @@ import (
 var ConfigKeys = []string{
 	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "max_forks", "timeout", "step_timeout", "no_wait",
 	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine", "task_folder_pattern", "on_ask",
-	"lint", "serve",
+	"lint", "serve", "otel",
 }
 
 // ServeKeys are the keys of the config's [serve] table, for raymond serve.
@@ -58,6 +58,8 @@ type Settings struct {
 	Lint *bool
 	// Serve is the [serve] table: the daemon's own settings.
 	Serve Serve
+	// OTel is the [otel] table: where traces go, for runs and the daemon.
+	OTel OTel
 }
 
 // Serve is the config's [serve] table. The run settings above apply to the
@@ -230,6 +232,8 @@ func (s *Settings) set(key string, v any) error {
 		}
 	case "serve":
 		err = s.Serve.set(v)
+	case "otel":
+		err = s.OTel.set(v)
 	case "max_parallel":
 		s.MaxParallel, err = tomlCount(key, v)
 	case "max_agents":

@@ -3,7 +3,6 @@ package telemetry
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -66,21 +65,6 @@ func (c Config) Enabled() bool {
 	return c.Endpoint != "" || c.getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || c.getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
 }
 
-// CheckEndpoint accepts an [otel] endpoint: an http or https URL with a
-// host, and no query or fragment.
-func CheckEndpoint(endpoint string) error {
-	u, err := url.Parse(endpoint)
-	switch {
-	case err != nil:
-		return fmt.Errorf("otel.endpoint %q is not a URL: %v", endpoint, err)
-	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
-		return fmt.Errorf("otel.endpoint %q must be an http:// or https:// URL such as http://localhost:4318", endpoint)
-	case u.RawQuery != "" || u.Fragment != "":
-		return fmt.Errorf("otel.endpoint %q must have no query or fragment", endpoint)
-	}
-	return nil
-}
-
 // Provider exports the spans of a Tracer; Shutdown exports what is left.
 type Provider struct {
 	tp *sdktrace.TracerProvider
@@ -100,9 +84,6 @@ func Start(ctx context.Context, c Config) (*Provider, error) {
 	}
 	var opts []otlptracehttp.Option
 	if c.getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && c.getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
-		if err := CheckEndpoint(c.Endpoint); err != nil {
-			return nil, err
-		}
 		opts = append(opts, otlptracehttp.WithEndpointURL(strings.TrimRight(c.Endpoint, "/")+"/v1/traces"))
 	}
 	if len(c.Headers) > 0 && c.getenv("OTEL_EXPORTER_OTLP_HEADERS") == "" && c.getenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS") == "" {

@@ -71,11 +71,13 @@ type driving struct {
 	// gets its own runner read from it (prepare), with queues of its own.
 	replies string
 	log     *slog.Logger
+	// traces exports the runs' traces; nil when off. close stops it.
+	traces *traces
 }
 
 // newDriving prepares to drive runs of p with the flags given. A replies
 // file is read once here, so that a broken one is refused before anything.
-func newDriving(env *cmdEnv, p *project.Project, f *runFlags) (*driving, error) {
+func newDriving(ctx context.Context, env *cmdEnv, p *project.Project, f *runFlags) (*driving, error) {
 	d := &driving{env: env, project: p, flags: f, log: f.logger(env.stderr)}
 	if f.replies != "" {
 		if _, err := scripted.Load(f.replies); err != nil {
@@ -90,8 +92,12 @@ func newDriving(env *cmdEnv, p *project.Project, f *runFlags) (*driving, error) 
 		}
 		d.replies = abs
 	}
+	d.traces = startTraces(ctx, env, p, d.log, env.stderr)
 	return d, nil
 }
+
+// close exports what is left of the runs' traces.
+func (d *driving) close() { d.traces.stop() }
 
 // runners returns the runners of a run answered from the replies file
 // path: a scripted runner of its own, read afresh (so that no other run
@@ -120,6 +126,7 @@ func (d *driving) driver(quiesce <-chan struct{}, prefix string) *orchestrator.D
 		Log:      d.log,
 		Scripts:  &script.Runner{},
 		Fetcher:  fetcher(d.project),
+		Sinks:    d.traces.sinks(),
 	}
 }
 

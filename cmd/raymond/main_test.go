@@ -91,6 +91,7 @@ func TestScript(t *testing.T) {
 			"zipdir":    cmdZipDir,
 			"httpserve": cmdHTTPServe,
 			"api":       cmdAPI,
+			"otlp":      cmdOTLP,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,

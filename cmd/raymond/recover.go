@@ -71,10 +71,11 @@ func runRecover(ctx context.Context, env *cmdEnv, args []string) error {
 			return nil
 		}
 	}
-	d, err := newDriving(env, p, f)
+	d, err := newDriving(ctx, env, p, f)
 	if err != nil {
 		return err
 	}
+	defer d.close()
 	// A run named twice is driven once: a second driver would be refused
 	// by the first one's lock.
 	ids = unique(ids)

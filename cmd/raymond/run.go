@@ -96,10 +96,11 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := newDriving(env, p, f)
+	d, err := newDriving(ctx, env, p, f)
 	if err != nil {
 		return err
 	}
+	defer d.close()
 	id, err := runIDOf(p.Store, arg)
 	if err != nil {
 		return err

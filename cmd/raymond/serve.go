@@ -159,10 +159,12 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 		findClaude = nil
 	}
 	skip := sv.SkipPermissions != nil && *sv.SkipPermissions
+	traces := startTraces(ctx, env, p, log, env.stderr)
+	defer traces.stop() // after the daemon has closed: its runs' spans have ended
 	d, err := daemon.Open(daemon.Config{Project: p, Runner: claude.Runner{}, Scripts: &script.Runner{}, Fetcher: fetcher(p),
 		Replies: repliesPath, Scripted: runners,
 		MaxSteps: *maxSteps, DailyCapUSD: *dailyCap, SkipPermissions: skip, Log: log, FindClaude: findClaude,
-		ClaudeEnv: project.AbsPath(env.getenv("RAYMOND_CLAUDE"), cwd())})
+		ClaudeEnv: project.AbsPath(env.getenv("RAYMOND_CLAUDE"), cwd()), Sinks: traces.sinks()})
 	var le *daemon.LockedError
 	if errors.As(err, &le) {
 		return &exitError{code: exitUsage, msg: le.Error()}
