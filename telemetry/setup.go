@@ -10,8 +10,10 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultServiceName is the service.name of raymond's spans unless
@@ -39,6 +41,11 @@ type Config struct {
 	ServiceName string
 	// Version is raymond's version, the spans' service.version.
 	Version string
+	// Caller is the W3C trace context of whoever started raymond
+	// (TRACEPARENT and TRACESTATE in a CI job that traces itself, or in
+	// the step of another raymond run); every run span links to it. ""
+	// for none.
+	Caller, CallerState string
 	// Getenv reads the environment, nil for os.Getenv. The exporter
 	// itself reads the process's environment for the other OTEL_*
 	// variables.
@@ -112,7 +119,14 @@ func Start(ctx context.Context, c Config) (*Provider, error) {
 		sdktrace.WithResource(res),
 		sdktrace.WithIDGenerator(idGenerator{}),
 	)
-	return &Provider{tp: tp, Tracer: newTracer(tp)}, nil
+	tracer := newTracer(tp)
+	if c.Caller != "" {
+		carrier := propagation.MapCarrier{"traceparent": c.Caller, "tracestate": c.CallerState}
+		if sc := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(ctx, carrier)); sc.IsValid() {
+			tracer.caller = &trace.Link{SpanContext: sc}
+		}
+	}
+	return &Provider{tp: tp, Tracer: tracer}, nil
 }
 
 // Shutdown exports the spans still queued, waiting at most

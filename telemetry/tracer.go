@@ -61,6 +61,9 @@ const success = "success"
 type Tracer struct {
 	tracer trace.Tracer
 	now    func() time.Time
+	// caller, when set, is the span that started this process: every run
+	// span links to it.
+	caller *trace.Link
 
 	mu   sync.Mutex
 	runs map[string]*runSpan
@@ -175,6 +178,9 @@ func (t *Tracer) startRun(e transcript.Event, now time.Time) {
 	} else {
 		ctx = context.WithValue(ctx, rootKey{}, rootIDs{trace: RunTraceID(e.Run), span: runSpanID(e.Run)})
 		opts = append(opts, trace.WithNewRoot())
+	}
+	if t.caller != nil {
+		opts = append(opts, trace.WithLinks(*t.caller))
 	}
 	name := "run"
 	if resumed {

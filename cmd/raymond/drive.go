@@ -92,7 +92,7 @@ func newDriving(ctx context.Context, env *cmdEnv, p *project.Project, f *runFlag
 		}
 		d.replies = abs
 	}
-	d.traces = startTraces(ctx, env, p, d.log, env.stderr)
+	d.traces = startTraces(ctx, env, p, d.log, env.stderr, true)
 	return d, nil
 }
 

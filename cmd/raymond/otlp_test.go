@@ -127,6 +127,9 @@ func cmdOTLP(ts *testscript.TestScript, neg bool, args []string) {
 			for _, kv := range s.Attributes {
 				fmt.Fprintf(ts.Stdout(), "  %s=%s\n", kv.Key, value(kv.Value))
 			}
+			for _, l := range s.Links {
+				fmt.Fprintf(ts.Stdout(), "  link %s-%s\n", hex.EncodeToString(l.TraceId), hex.EncodeToString(l.SpanId))
+			}
 			for _, e := range s.Events {
 				fmt.Fprintf(ts.Stdout(), "  event %s\n", e.Name)
 				for _, kv := range e.Attributes {

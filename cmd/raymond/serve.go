@@ -159,7 +159,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 		findClaude = nil
 	}
 	skip := sv.SkipPermissions != nil && *sv.SkipPermissions
-	traces := startTraces(ctx, env, p, log, env.stderr)
+	traces := startTraces(ctx, env, p, log, env.stderr, false)
 	defer traces.stop() // after the daemon has closed: its runs' spans have ended
 	d, err := daemon.Open(daemon.Config{Project: p, Runner: claude.Runner{}, Scripts: &script.Runner{}, Fetcher: fetcher(p),
 		Replies: repliesPath, Scripted: runners,

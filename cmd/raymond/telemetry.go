@@ -11,6 +11,7 @@ import (
 
 	"raymond/orchestrator"
 	"raymond/project"
+	"raymond/step"
 	"raymond/telemetry"
 )
 
@@ -26,8 +27,15 @@ type traces struct {
 // warning on stderr: a run never fails for want of a collector. Errors of
 // the exports themselves (a collector that is down) go to log, or, with
 // no log, once to stderr.
-func startTraces(ctx context.Context, env *cmdEnv, p *project.Project, log *slog.Logger, stderr io.Writer) *traces {
+//
+// A run, resume or recover started from a traced process (a CI job, a
+// script state of another run) links its runs to that process's span
+// (TRACEPARENT); a daemon does not: its environment is not its runs'.
+func startTraces(ctx context.Context, env *cmdEnv, p *project.Project, log *slog.Logger, stderr io.Writer, linkCaller bool) *traces {
 	cfg := telemetry.Config{Getenv: env.getenv}
+	if linkCaller {
+		cfg.Caller, cfg.CallerState = env.getenv(step.TraceParentEnv), env.getenv(step.TraceStateEnv)
+	}
 	if p.Config != nil {
 		o := p.Config.OTel
 		cfg.Headers = o.Headers
