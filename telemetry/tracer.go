@@ -21,6 +21,7 @@ const (
 	AttrWorkflow    = "raymond.workflow"
 	AttrEntryState  = "raymond.entry_state"
 	AttrResumed     = "raymond.resumed"
+	AttrScripted    = "raymond.scripted"
 	AttrRunStatus   = "raymond.run.status"
 	AttrRunCost     = "raymond.run.cost_usd"
 	AttrAgent       = "raymond.agent.id"
@@ -172,6 +173,10 @@ func (t *Tracer) startRun(e transcript.Event, now time.Time) {
 	opts := []trace.SpanStartOption{trace.WithTimestamp(now), trace.WithAttributes(
 		attribute.String(AttrRun, e.Run), attribute.String(AttrWorkflow, e.Message),
 		attribute.String(AttrEntryState, e.State), attribute.Bool(AttrResumed, resumed))}
+	if e.Scripted {
+		// --replies: no model ran, and its tool calls never happened.
+		opts = append(opts, trace.WithAttributes(attribute.Bool(AttrScripted, true)))
+	}
 	if resumed {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{
 			TraceID: RunTraceID(e.Run), SpanID: runSpanID(e.Run), TraceFlags: trace.FlagsSampled, Remote: true}))

@@ -201,7 +201,7 @@ func ev(typ string, f func(*transcript.Event)) transcript.Event {
 
 func TestResumedDriveJoinsTheRunsTrace(t *testing.T) {
 	tracer, exp := recorder()
-	tracer.Event(ev(transcript.EventRunResumed, func(e *transcript.Event) { e.Message = "/wf" }))
+	tracer.Event(ev(transcript.EventRunResumed, func(e *transcript.Event) { e.Message, e.Scripted = "/wf", true }))
 	tracer.Event(ev(transcript.EventStepStarted, func(e *transcript.Event) { e.Agent, e.State, e.Seq = "main", "B.md", 3 }))
 	tracer.Event(ev(transcript.EventStepEnded, func(e *transcript.Event) { e.Agent, e.Outcome = "main", "crash" }))
 	tracer.Event(ev(transcript.EventRunEnded, func(e *transcript.Event) { e.Status, e.Message = "failed", "main failed" }))
@@ -211,6 +211,7 @@ func TestResumedDriveJoinsTheRunsTrace(t *testing.T) {
 	require.Equal(t, RunTraceID("r1"), run.SpanContext.TraceID())
 	require.Equal(t, runSpanID("r1"), run.Parent.SpanID(), "under the first drive's run span")
 	require.True(t, attrs(run)[AttrResumed].AsBool())
+	require.True(t, attrs(run)[AttrScripted].AsBool(), "a run answered from replies says so")
 	require.Equal(t, codes.Error, run.Status.Code)
 	require.Equal(t, "main failed", run.Status.Description)
 	st := named(spans, "step ")[0]
