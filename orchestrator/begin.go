@@ -131,8 +131,8 @@ func (g *driving) start(req step.Request) {
 	g.publish(started, nil)
 	steps := g.stepSinks()
 	for _, s := range steps {
-		if parent, state := s.StepTrace(req); parent != "" {
-			req.TraceParent, req.TraceState = parent, state
+		if parent, tracestate := s.StepTrace(req); parent != "" {
+			req.TraceParent, req.TraceState = parent, tracestate
 			l.req = req
 		}
 	}
