@@ -16,3 +16,10 @@ func TestRunOptionsEnvReachesClaude(t *testing.T) {
 	r = Runner{Env: []string{"HOME=/home/ada"}}.Request(step.Request{Step: state.Step{Mode: state.SessionNew}})
 	require.Equal(t, []string{"HOME=/home/ada"}, r.Env, "no run variables: the runner's environment as it is")
 }
+
+func TestTraceContextReachesClaude(t *testing.T) {
+	parent := "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	req := step.Request{Step: state.Step{Mode: state.SessionNew}, TraceParent: parent}
+	r := Runner{Env: []string{"HOME=/home/ada", "TRACEPARENT=00-outer"}}.Request(req)
+	require.Equal(t, []string{"HOME=/home/ada", "TRACEPARENT=" + parent}, r.Env, "the step's own context replaces one raymond inherited")
+}

@@ -63,6 +63,9 @@ type Event struct {
 	Tool    string
 	Detail  string
 	IsError bool
+	// ToolID is the id of the tool call (tool use and tool result), which
+	// pairs a result with its call.
+	ToolID string
 
 	// Init.
 	SessionID string

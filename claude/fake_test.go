@@ -75,7 +75,11 @@ func TestFakeSessions(t *testing.T) {
 	eq(t, "SessionID", res.SessionID, first)
 	eq(t, "Text", res.Text, "Planned. <goto>NEXT.md</goto>")
 	eq(t, "prints", eventsOf(events, EventPrint), []Event{{Kind: EventPrint, Text: "step one done"}})
-	eq(t, "tool uses", eventsOf(events, EventToolUse), []Event{{Kind: EventToolUse, Tool: "Read", Detail: "/src/main.go"}})
+	uses := eventsOf(events, EventToolUse)
+	if len(uses) == 1 && strings.HasPrefix(uses[0].ToolID, "toolu_") {
+		uses[0].ToolID = "toolu_…"
+	}
+	eq(t, "tool uses", uses, []Event{{Kind: EventToolUse, Tool: "Read", Detail: "/src/main.go", ToolID: "toolu_…"}})
 	if results := eventsOf(events, EventToolResult); len(results) != 1 || results[0].Tool != "Read" || results[0].Detail != "package main" {
 		t.Errorf("tool results = %+v", results)
 	}

@@ -141,7 +141,7 @@ var fixtureCases = map[string]fixtureCase{
 		check: func(t *testing.T, r *Result, events []Event) {
 			eq(t, "r.Subtype", r.Subtype, "error_max_budget_usd")
 			eq(t, "r.Errors", r.Errors, []string{"Reached maximum budget ($0.001)"})
-			eq(t, "events[2]", events[2], Event{Kind: EventToolUse, Tool: "Bash", Detail: "echo hello-from-tool"})
+			eq(t, "events[2]", events[2], Event{Kind: EventToolUse, Tool: "Bash", Detail: "echo hello-from-tool", ToolID: "toolu_d6498f99554a462ab124e1e5"})
 		},
 	},
 	"max-turns.2.1.197.stream.jsonl": {
@@ -169,9 +169,9 @@ var fixtureCases = map[string]fixtureCase{
 		outcome: Success, text: "Done: the tool said hello.", session: "ca01c201-9182-447f-81cb-a1a987db8741",
 		total: 0.0106, call: ptr(0.0106), events: []EventKind{EventInit, EventToolUse, EventToolResult, EventText},
 		check: func(t *testing.T, _ *Result, events []Event) {
-			eq(t, "events[1]", events[1], Event{Kind: EventToolUse, Tool: "Write", Detail: "/home/dev/project/out.txt"})
+			eq(t, "events[1]", events[1], Event{Kind: EventToolUse, Tool: "Write", Detail: "/home/dev/project/out.txt", ToolID: "toolu_77868526c298404db6ad9055"})
 			denied := "Claude requested permissions to write to /home/dev/project/out.txt, but you haven't granted it yet."
-			eq(t, "events[2]", events[2], Event{Kind: EventToolResult, Tool: "Write", IsError: true, Text: denied, Detail: denied})
+			eq(t, "events[2]", events[2], Event{Kind: EventToolResult, Tool: "Write", IsError: true, Text: denied, Detail: denied, ToolID: "toolu_77868526c298404db6ad9055"})
 		},
 	},
 	"resume-unknown.stderr.txt": {
@@ -224,8 +224,8 @@ var fixtureCases = map[string]fixtureCase{
 		outcome: Success, text: "Done: the tool said hello.", session: "3cfc1498-bbaa-41e2-9eb2-687163416c7c",
 		total: 0.0106, call: ptr(0.0106), events: []EventKind{EventInit, EventText, EventToolUse, EventToolResult, EventText},
 		check: func(t *testing.T, _ *Result, events []Event) {
-			eq(t, "events[2]", events[2], Event{Kind: EventToolUse, Tool: "Bash", Detail: "echo hello-from-tool"})
-			eq(t, "events[3]", events[3], Event{Kind: EventToolResult, Tool: "Bash", Text: "hello-from-tool", Detail: "hello-from-tool"})
+			eq(t, "events[2]", events[2], Event{Kind: EventToolUse, Tool: "Bash", Detail: "echo hello-from-tool", ToolID: "toolu_ed4ba2161a664e81ab87ed4a"})
+			eq(t, "events[3]", events[3], Event{Kind: EventToolResult, Tool: "Bash", Text: "hello-from-tool", Detail: "hello-from-tool", ToolID: "toolu_ed4ba2161a664e81ab87ed4a"})
 		},
 	},
 }

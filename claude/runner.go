@@ -44,12 +44,12 @@ func (c Runner) Request(req step.Request) Request {
 		MaxBudgetUSD:    req.MaxBudgetUSD,
 		Env:             c.Env,
 	}
-	if len(o.Env) > 0 {
+	if env := req.Env(); len(env) > 0 {
 		base := c.Env
 		if base == nil {
 			base = os.Environ()
 		}
-		r.Env = step.WithEnv(base, o.Env)
+		r.Env = step.WithEnv(base, env)
 	}
 	r.PermissionMode, r.SkipPermissions = req.Permissions()
 	r.IdleTimeout, r.IdleTimeoutFrom = IdleLimit(req)
@@ -164,9 +164,9 @@ func Live(on func(step.Event)) func(Event) {
 		case EventText:
 			on(step.Event{Kind: step.EventText, Text: e.Text})
 		case EventToolUse:
-			on(step.Event{Kind: step.EventToolUse, Tool: e.Tool, Detail: e.Detail})
+			on(step.Event{Kind: step.EventToolUse, Tool: e.Tool, Detail: e.Detail, ToolID: e.ToolID})
 		case EventToolResult:
-			on(step.Event{Kind: step.EventToolResult, Tool: e.Tool, Detail: e.Detail, IsError: e.IsError, Text: e.Text})
+			on(step.Event{Kind: step.EventToolResult, Tool: e.Tool, Detail: e.Detail, IsError: e.IsError, Text: e.Text, ToolID: e.ToolID})
 		case EventPrint:
 			on(step.Event{Kind: step.EventPrint, Text: e.Text})
 		case EventRetry:

@@ -224,7 +224,7 @@ func (s *stream) assistant(l *wireLine) {
 				}
 				s.open = append(s.open, openTool{id: b.ID, name: name})
 			}
-			s.emit(Event{Kind: EventToolUse, Tool: b.Name, Detail: detail})
+			s.emit(Event{Kind: EventToolUse, Tool: b.Name, Detail: detail, ToolID: b.ID})
 		}
 	}
 }
@@ -240,7 +240,7 @@ func (s *stream) user(l *wireLine) {
 		}
 		s.open = slices.DeleteFunc(s.open, func(t openTool) bool { return t.id == b.ToolUseID })
 		text := ContentText(b.Content)
-		s.emit(Event{Kind: EventToolResult, Tool: s.tools[b.ToolUseID], IsError: b.IsError, Text: text, Detail: oneLine(text)})
+		s.emit(Event{Kind: EventToolResult, Tool: s.tools[b.ToolUseID], IsError: b.IsError, Text: text, Detail: oneLine(text), ToolID: b.ToolUseID})
 	}
 }
 

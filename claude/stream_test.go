@@ -41,9 +41,9 @@ func TestDecodeOddLines(t *testing.T) {
 	eq(t, "Errors", r.Errors, []string{"x", `{"code":1}`})
 	eq(t, "Lines", r.Lines, 11)
 	eq(t, "kinds", kinds(events), []EventKind{EventInit, EventToolUse, EventToolResult, EventToolResult, EventRateLimit})
-	eq(t, "tool use", events[1], Event{Kind: EventToolUse, Tool: "Grep", Detail: "TODO …"})
-	eq(t, "tool result", events[2], Event{Kind: EventToolResult, Tool: "Grep", Text: "a.go:1: TODO", Detail: "a.go:1: TODO"})
-	eq(t, "odd tool result", events[3], Event{Kind: EventToolResult, IsError: true, Text: `{"odd":true}`, Detail: `{"odd":true}`})
+	eq(t, "tool use", events[1], Event{Kind: EventToolUse, Tool: "Grep", Detail: "TODO …", ToolID: "t1"})
+	eq(t, "tool result", events[2], Event{Kind: EventToolResult, Tool: "Grep", Text: "a.go:1: TODO", Detail: "a.go:1: TODO", ToolID: "t1"})
+	eq(t, "odd tool result", events[3], Event{Kind: EventToolResult, IsError: true, Text: `{"odd":true}`, Detail: `{"odd":true}`, ToolID: "unknown"})
 	eq(t, "reset in milliseconds", events[4].ResetAt.Unix(), int64(1763700000))
 }
 

@@ -41,6 +41,6 @@ func TestToolUseMistypedInput(t *testing.T) {
 	if len(events) != 2 {
 		t.Fatalf("events = %+v, want a tool use and a text", events)
 	}
-	eq(t, "tool use", events[0], Event{Kind: EventToolUse, Tool: "mcp__gh__issue", Detail: "Bug"})
+	eq(t, "tool use", events[0], Event{Kind: EventToolUse, Tool: "mcp__gh__issue", Detail: "Bug", ToolID: "t1"})
 	eq(t, "text", events[1], Event{Kind: EventText, Text: "done"})
 }

@@ -74,7 +74,8 @@ type Config struct {
 	// creates, unless the project's config names one, as for raymond run.
 	ClaudeEnv string
 	// Sinks, when set, gives more sinks to each run the daemon drives,
-	// after its event stream (the run's notifications).
+	// after its event stream (the run's notifications, the traces'
+	// telemetry.Tracer).
 	Sinks func(r *state.Run) []orchestrator.Sink
 }
 

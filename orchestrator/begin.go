@@ -129,8 +129,18 @@ func (g *driving) start(req step.Request) {
 		started.Session, started.Mode = "", "script"
 	}
 	g.publish(started, nil)
+	steps := g.stepSinks()
+	for _, s := range steps {
+		if parent, tracestate := s.StepTrace(req); parent != "" {
+			req.TraceParent, req.TraceState = parent, tracestate
+			l.req = req
+		}
+	}
 	h := step.Handler{
 		OnEvent: func(e step.Event) {
+			for _, s := range steps {
+				s.StepEvent(req, e)
+			}
 			if e.Kind == step.EventToolUse {
 				l.mu.Lock()
 				l.tool, l.detail = e.Tool, e.Detail

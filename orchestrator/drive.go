@@ -469,6 +469,32 @@ type Sink interface {
 	Event(transcript.Event)
 }
 
+// StepSink is a Sink that follows each step more closely than the event
+// stream does, as a tracer does (package telemetry): it sees every live
+// event of a step, a tool's result that succeeded included, and gives the
+// step's processes their trace context.
+type StepSink interface {
+	Sink
+	// StepTrace is called on the loop once the step's step_started event
+	// has been published, before the step runs. A traceparent it returns
+	// ("" for none) goes to the step's processes (step.Request.TraceParent).
+	StepTrace(req step.Request) (traceparent, tracestate string)
+	// StepEvent receives what the step's runner reports, from the step's
+	// goroutine, before the event stream has it.
+	StepEvent(req step.Request, e step.Event)
+}
+
+// stepSinks are the sinks that are StepSinks.
+func (g *driving) stepSinks() []StepSink {
+	var out []StepSink
+	for _, s := range g.sinks {
+		if t, ok := s.(StepSink); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // publish stamps an event with the clock's time and sends it to every
 // sink; a transition also goes to transitions.log.
 func (g *driving) publish(e transcript.Event, tr *transcript.Transition) {

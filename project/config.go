@@ -24,7 +24,7 @@ import (
 var ConfigKeys = []string{
 	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "max_forks", "timeout", "step_timeout", "no_wait",
 	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine", "task_folder_pattern", "on_ask",
-	"lint", "serve", "notify",
+	"lint", "serve", "notify", "otel",
 }
 
 // ServeKeys are the keys of the config's [serve] table, for raymond serve.
@@ -62,6 +62,8 @@ type Settings struct {
 	// Notify are the [[notify]] entries: where the runs' notifications go,
 	// from the command line and the daemon alike; config only.
 	Notify []notify.Target
+	// OTel is the [otel] table: where traces go, for runs and the daemon.
+	OTel OTel
 }
 
 // Serve is the config's [serve] table. The run settings above apply to the
@@ -245,6 +247,8 @@ func (s *Settings) set(key string, v any) error {
 		err = s.Serve.set(v)
 	case "notify":
 		err = s.setNotify(v)
+	case "otel":
+		err = s.OTel.set(v)
 	case "max_parallel":
 		s.MaxParallel, err = tomlCount(key, v)
 	case "max_agents":

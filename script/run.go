@@ -48,7 +48,7 @@ func (r *Runner) Run(ctx context.Context, req step.Request, h step.Handler) step
 
 	spill, removeSpill := spiller()
 	defer removeSpill()
-	env, added, warnings, err := environ(step.WithEnv(r.baseEnv(), req.Options.Env), req, spill)
+	env, added, warnings, err := environ(step.WithEnv(r.baseEnv(), req.Env()), req, spill)
 	if err != nil {
 		return step.StartFailed(err)
 	}

@@ -100,7 +100,9 @@ func TestRunEnvironment(t *testing.T) {
 	req := request(t, "env")
 	req.Step.Vars = map[string]string{"item": "a b", "PATH": "x", "bad-name": "1", "EXISTING": "new", "LD_PRELOAD": "evil.so"}
 	req.Vars = map[string]string{"task_folder": "/tmp/tasks/main", "result": "payload", "ask_id": "ask-1"}
-	r := &Runner{Env: []string{"PATH=" + os.Getenv("PATH"), "EXISTING=old", "CLAUDECODE=1", "RAYMOND_INPUT=outer", step.MarkerEnv + "=outer/main/1", "RAYMOND_CLAUDE=/opt/claude"}}
+	req.TraceParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	r := &Runner{Env: []string{"PATH=" + os.Getenv("PATH"), "EXISTING=old", "CLAUDECODE=1", "RAYMOND_INPUT=outer", step.MarkerEnv + "=outer/main/1", "RAYMOND_CLAUDE=/opt/claude",
+		"TRACEPARENT=00-outer"}}
 	res := r.Run(t.Context(), req, step.Handler{})
 	eq(t, "Outcome", res.Outcome, step.Succeeded)
 	env := envOf(res.Text)
@@ -108,7 +110,7 @@ func TestRunEnvironment(t *testing.T) {
 		EnvWorkflowID: req.RunID, EnvRunID: req.RunID, EnvAgentID: "main", EnvState: "POLL.sh",
 		EnvTaskFolder: "/tmp/tasks/main", EnvResult: "payload", EnvAskID: "ask-1",
 		step.MarkerEnv: req.Marker(), "item": "a b", "EXISTING": "old", "PATH": os.Getenv("PATH"),
-		"RAYMOND_CLAUDE": "/opt/claude",
+		"RAYMOND_CLAUDE": "/opt/claude", step.TraceParentEnv: req.TraceParent,
 	} {
 		eq(t, name, env[name], want)
 	}

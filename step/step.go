@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -50,6 +51,33 @@ type Request struct {
 	// Script is set when the step runs a script state (protocol.md §11)
 	// rather than a prompt.
 	Script *Script
+	// TraceParent and TraceState are the W3C trace context of the step's
+	// span (the values of the traceparent and tracestate headers), "" when
+	// the run is not traced. Env hands them to the step's processes.
+	TraceParent, TraceState string
+}
+
+// The variables that carry a step's trace context into its processes, as
+// OpenTelemetry's environment carriers name them.
+const (
+	TraceParentEnv = "TRACEPARENT"
+	TraceStateEnv  = "TRACESTATE"
+)
+
+// Env is the variables every process of the step gets on top of the
+// runner's environment: the run's own (Options.Env), then the step's trace
+// context when it has one.
+func (r Request) Env() map[string]string {
+	if r.TraceParent == "" {
+		return r.Options.Env
+	}
+	env := make(map[string]string, len(r.Options.Env)+2)
+	maps.Copy(env, r.Options.Env)
+	env[TraceParentEnv] = r.TraceParent
+	if r.TraceState != "" {
+		env[TraceStateEnv] = r.TraceState
+	}
+	return env
 }
 
 // IdleTimeout is how long the step may print nothing before it is stopped,
@@ -205,6 +233,9 @@ type Event struct {
 	IsError bool
 	Status  int
 	Attempt int
+	// ToolID is the id of a tool call (EventToolUse) and of the call a
+	// result answers (EventToolResult); "" when the runner has none.
+	ToolID string
 }
 
 // MarkerEnv is the environment variable a runner sets, in every process it

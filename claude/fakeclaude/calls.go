@@ -42,9 +42,12 @@ type Call struct {
 	Cost            float64  `json:"cost"`  // this call's cost, 0 without a result line
 	// EnvClaudeCode reports whether CLAUDECODE was in the environment (raymond must
 	// remove it).
-	EnvClaudeCode bool      `json:"env_claudecode"`
-	Started       time.Time `json:"started"`
-	Ended         time.Time `json:"ended"`
+	EnvClaudeCode bool `json:"env_claudecode"`
+	// TraceParent is the TRACEPARENT of the environment, the trace context
+	// raymond gave the step; "" when it had none.
+	TraceParent string    `json:"traceparent,omitempty"`
+	Started     time.Time `json:"started"`
+	Ended       time.Time `json:"ended"`
 	// Paid is what the call's API requests that ended cost, with a result
 	// line or without (stopped by a signal, crashed): the rise of the
 	// session's running cost it wrote as it exited.

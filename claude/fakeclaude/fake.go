@@ -117,8 +117,9 @@ func run(inv *invocation) int {
 	if v, ok := inv.getenv("FAKE_CLAUDE_VERSION"); ok && v != "" {
 		t.version = v
 	}
+	traceParent, _ := inv.getenv("TRACEPARENT")
 	t.call = Call{Argv: slices.Clone(inv.args), Cwd: inv.cwd, Pid: os.Getpid(), Reply: -1,
-		EnvClaudeCode: claudeCode, Started: t.started}
+		EnvClaudeCode: claudeCode, TraceParent: traceParent, Started: t.started}
 	if t.call.Argv == nil {
 		t.call.Argv = []string{}
 	}

@@ -76,11 +76,13 @@ type driving struct {
 	// Its warnings go to warnOut, the progress writer of the moment.
 	notifier *notify.Notifier
 	warnOut  *switchWriter
+	// traces exports the runs' traces; nil when off. close stops it.
+	traces *traces
 }
 
 // newDriving prepares to drive runs of p with the flags given. A replies
 // file is read once here, so that a broken one is refused before anything.
-func newDriving(env *cmdEnv, p *project.Project, f *runFlags) (*driving, error) {
+func newDriving(ctx context.Context, env *cmdEnv, p *project.Project, f *runFlags) (*driving, error) {
 	d := &driving{env: env, project: p, flags: f, log: f.logger(env.stderr)}
 	if f.replies != "" {
 		if _, err := scripted.Load(f.replies); err != nil {
@@ -101,15 +103,21 @@ func newDriving(env *cmdEnv, p *project.Project, f *runFlags) (*driving, error) 
 		return nil, err
 	}
 	d.notifier = n
+	d.traces = startTraces(ctx, env, p, d.log, env.stderr, true)
 	return d, nil
 }
 
-// close sends the notifications still queued, for a bounded time.
+// close sends the notifications still queued, for a bounded time, and
+// exports what is left of the runs' traces.
 func (d *driving) close() {
-	if d != nil && d.notifier != nil {
+	if d == nil {
+		return
+	}
+	if d.notifier != nil {
 		d.warnOut.set(d.env.stderr)
 		closeNotifier(d.notifier)
 	}
+	d.traces.stop()
 }
 
 // runners returns the runners of a run answered from the replies file
@@ -139,6 +147,7 @@ func (d *driving) driver(quiesce <-chan struct{}, prefix string) *orchestrator.D
 		Log:      d.log,
 		Scripts:  &script.Runner{},
 		Fetcher:  fetcher(d.project),
+		Sinks:    d.traces.sinks(),
 	}
 }
 

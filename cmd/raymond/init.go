@@ -148,6 +148,10 @@ const initConfig = `# raymond's settings for this project; docs/configuration.md
 # roots = ["workflows"]
 # max_steps = 8
 # daily_cap_usd = 40
+
+# [otel]                           # traces over OTLP/HTTP (docs/observability.md)
+# endpoint = "http://localhost:4318"
+# service_name = "raymond"
 `
 
 const initStart = `---

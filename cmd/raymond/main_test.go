@@ -92,6 +92,7 @@ func TestScript(t *testing.T) {
 			"httpserve": cmdHTTPServe,
 			"api":       cmdAPI,
 			"notifyrcv": cmdNotifyRcv,
+			"otlp":      cmdOTLP,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,

@@ -71,7 +71,7 @@ func runRecover(ctx context.Context, env *cmdEnv, args []string) error {
 			return nil
 		}
 	}
-	d, err := newDriving(env, p, f)
+	d, err := newDriving(ctx, env, p, f)
 	if err != nil {
 		return err
 	}

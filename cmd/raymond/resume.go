@@ -51,7 +51,7 @@ func runResume(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := newDriving(env, p, f)
+	d, err := newDriving(ctx, env, p, f)
 	if err != nil {
 		return err
 	}

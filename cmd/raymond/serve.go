@@ -168,10 +168,16 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	defer closeNotifier(notifier)
+	traces := startTraces(ctx, env, p, log, env.stderr, false)
+	defer traces.stop() // after the daemon has closed: its runs' spans have ended
 	var sinks func(r *state.Run) []orchestrator.Sink
-	if notifier != nil {
+	if notifier != nil || traces.sinks() != nil {
 		sinks = func(r *state.Run) []orchestrator.Sink {
-			return []orchestrator.Sink{notifySink(notifier, r, page, nil)}
+			out := traces.sinks()
+			if notifier != nil {
+				out = append(out, notifySink(notifier, r, page, nil))
+			}
+			return out
 		}
 	}
 	d, err := daemon.Open(daemon.Config{Project: p, Runner: claude.Runner{}, Scripts: &script.Runner{}, Fetcher: fetcher(p),
