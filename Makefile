@@ -34,7 +34,7 @@ check: fmt-check vet staticcheck race tidy-check
 race:
 	@command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || \
 		echo "note: no chromium on PATH: the HTML report's browser test is skipped (CI installs it; see README)"
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 25m $(PKGS)
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
