@@ -1,0 +1,146 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// DraftBranch is the branch of run's draft: raymond/<run>.
+func DraftBranch(run string) string { return "raymond/" + run }
+
+// WorkerBranch is the branch of the worktree agent works in when it has
+// one of its own: raymond/<run>.<agent>. It cannot be
+// raymond/<run>/<agent>: git keeps a branch as a file under refs/heads,
+// and the draft's raymond/<run> would have to be a folder too. Every
+// branch of a run matches raymond/<run>*.
+func WorkerBranch(run, agent string) string { return DraftBranch(run) + "." + agent }
+
+// WorktreesDir is the folder of run's worktrees in the project folder
+// project (the one that holds .raymond/, whose .gitignore keeps them out
+// of git).
+func WorktreesDir(project, run string) string {
+	return filepath.Join(project, ".raymond", "worktrees", run)
+}
+
+// WorktreeDir is the worktree of agent in run: <project>/.raymond/worktrees/<run>/<agent>.
+func WorktreeDir(project, run, agent string) string {
+	return filepath.Join(WorktreesDir(project, run), agent)
+}
+
+// locks serializes the git commands that would race on one repository's
+// or one worktree's lock files (index.lock, the worktrees' admin folder):
+// one mutex per absolute path.
+var locks sync.Map
+
+// lock takes the mutex of path and returns its unlock.
+func lock(path string) func() {
+	m, _ := locks.LoadOrStore(path, new(sync.Mutex))
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// commonDir is the repository's own .git folder, shared by its worktrees;
+// the key of the lock of what they share.
+func commonDir(ctx context.Context, dir string) (string, error) {
+	out, err := Git{Dir: dir}.Run(ctx, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// AddWorktree makes sure dir is a worktree of the repository at repo on
+// branch, made from the commit from when the branch does not exist yet. It
+// can be run again after a kill at any point: a worktree that is there is
+// kept as it is, a branch that is there is checked out as it is (it may
+// hold checkpoints), and a half-made folder or a registration whose folder
+// is gone is cleared first.
+func AddWorktree(ctx context.Context, repo, dir, branch, from string) error {
+	if ok, err := isWorktree(ctx, dir); err != nil || ok {
+		return err
+	}
+	common, err := commonDir(ctx, repo)
+	if err != nil {
+		return fmt.Errorf("worktree %s: %w", dir, err)
+	}
+	defer lock(common)()
+	g := Git{Dir: repo}
+	// A folder left by a kill during the checkout is raymond's own, under
+	// .raymond/worktrees: it goes, with git's record of it.
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("worktree %s: %w", dir, err)
+	}
+	if _, err := g.Run(ctx, "worktree", "prune"); err != nil {
+		return fmt.Errorf("worktree %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("worktree %s: %w", dir, err)
+	}
+	args := []string{"worktree", "add", "--quiet", "--no-track", "-b", branch, dir, from}
+	if exists, err := branchExists(ctx, g, branch); err != nil {
+		return err
+	} else if exists {
+		args = []string{"worktree", "add", "--quiet", "--force", dir, branch}
+	}
+	if _, err := g.Run(ctx, args...); err != nil {
+		return fmt.Errorf("make the worktree %s: %w", dir, err)
+	}
+	return nil
+}
+
+// isWorktree reports whether dir is the top level of a git worktree.
+func isWorktree(ctx context.Context, dir string) (bool, error) {
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	top, err := Git{Dir: dir}.Run(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return false, nil // a .git file whose repository is gone: made again
+	}
+	return sameDir(top, dir), nil
+}
+
+// sameDir reports whether a and b name the same folder, links resolved.
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// branchExists reports whether refs/heads/branch exists.
+func branchExists(ctx context.Context, g Git, branch string) (bool, error) {
+	_, err := g.Run(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
+	if err == nil {
+		return true, nil
+	}
+	if e, ok := errors.AsType[*Error](err); ok && e.Code == 1 {
+		return false, nil
+	}
+	return false, err
+}
+
+// head returns the commit HEAD of dir is on.
+func head(ctx context.Context, dir string) (string, error) {
+	return Git{Dir: dir}.Run(ctx, "rev-parse", "--verify", "HEAD^{commit}")
+}
+
+// splitZ splits the NUL-terminated records of a -z output.
+func splitZ(out string) []string {
+	out = strings.TrimSuffix(out, "\x00")
+	if out == "" {
+		return nil
+	}
+	return strings.Split(out, "\x00")
+}
