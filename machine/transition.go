@@ -200,6 +200,7 @@ func (m *Machine) complete(a *state.Agent, ev StepEnded, s *state.Step, session 
 	now := ev.Now
 	from := s.State
 	m.end(a, state.AgentCompleted)
+	m.handOver(a)
 	a.Result = &payload
 	a.Pending = nil
 	a.CurrentState = from
@@ -247,6 +248,10 @@ func (m *Machine) spawn(parent string, ev StepEnded) ([]string, []Effect) {
 		if i+1 < len(ev.Cwds) && ev.Cwds[i+1] != "" {
 			cwd = ev.Cwds[i+1]
 		}
+		var ws *state.AgentWorkspace
+		if m.worktree() {
+			ws, cwd = m.forkWorkspace(p, id, f, cwd)
+		}
 		task := m.taskFolder(id)
 		if v, _ := f.Attr("task"); v == "inherit" {
 			task = parentTask
@@ -254,7 +259,7 @@ func (m *Machine) spawn(parent string, ev StepEnded) ([]string, []Effect) {
 		vars := f.Vars()
 		m.add(state.Agent{
 			ID: id, Scope: ref.Scope, ScopeURL: ref.URL, CurrentState: f.Target, Cwd: cwd, Stack: []state.Frame{},
-			Status: state.AgentReady, Parent: parent, TaskFolder: task, Chain: chain,
+			Status: state.AgentReady, Parent: parent, TaskFolder: task, Chain: chain, Workspace: ws,
 			Pending: &state.Step{Ref: ref, Mode: state.SessionNew, Input: attrPtr(f, "input"), Vars: vars, Cwd: cwd, Attempt: 1, Entry: true},
 		})
 		where := f.Target

@@ -44,6 +44,10 @@ type Policy struct {
 	// PermissionMode, when set, replaces the run's --permission-mode (and
 	// --dangerously-skip-permissions) for this state's steps.
 	PermissionMode string
+	// OnConflict, in a run in the worktree mode, is the state the agent
+	// goes to instead of this one when merges of its workers into its
+	// workspace conflicted (on_conflict); "" for the manifest's, or none.
+	OnConflict string
 }
 
 // LimitsTools reports whether the state sets any of allowed_tools,

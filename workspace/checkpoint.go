@@ -191,3 +191,9 @@ func save(ctx context.Context, g Git, at, ref string) (string, error) {
 func SalvageRef(run, agent string, seq int) string {
 	return fmt.Sprintf("refs/raymond/salvage/%s/%s/%d", run, agent, seq)
 }
+
+// Checkpoint commits what step seq of agent (at stateName, in run, at a
+// cost of costUSD on model) changed in dir (Checkpoint), for the driver.
+func (Worktrees) Checkpoint(ctx context.Context, dir, run, agent, stateName string, seq int, costUSD float64, model string) (*state.Checkpoint, error) {
+	return Checkpoint(ctx, dir, Step{Run: run, Agent: agent, State: stateName, Seq: seq, CostUSD: costUSD, Model: model})
+}

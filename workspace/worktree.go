@@ -8,17 +8,20 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"raymond/state"
 )
 
 // DraftBranch is the branch of run's draft: raymond/<run>.
 func DraftBranch(run string) string { return "raymond/" + run }
 
 // WorkerBranch is the branch of the worktree agent works in when it has
-// one of its own: raymond/<run>.<agent>. It cannot be
-// raymond/<run>/<agent>: git keeps a branch as a file under refs/heads,
-// and the draft's raymond/<run> would have to be a folder too. Every
-// branch of a run matches raymond/<run>*.
-func WorkerBranch(run, agent string) string { return DraftBranch(run) + "." + agent }
+// one of its own: raymond/<run>.<agent> (state.Workspace.WorkerBranch
+// says why not raymond/<run>/<agent>). Every branch of a run matches
+// raymond/<run>*.
+func WorkerBranch(run, agent string) string {
+	return (&state.Workspace{Branch: DraftBranch(run)}).WorkerBranch(agent)
+}
 
 // WorktreesDir is the folder of run's worktrees in the project folder
 // project (the one that holds .raymond/, whose .gitignore keeps them out
@@ -144,3 +147,40 @@ func splitZ(out string) []string {
 	}
 	return strings.Split(out, "\x00")
 }
+
+// Worktrees does a run's git work for the driver (orchestrator.Workspaces)
+// with the functions of this package.
+type Worktrees struct{}
+
+// Draft checks the checkout cwd is in (Inspect), fills ws from it and
+// makes the draft (CreateDraft); it returns the draft's first commit.
+func (Worktrees) Draft(ctx context.Context, cwd string, carry bool, ws *state.Workspace) (string, error) {
+	co, err := Inspect(ctx, cwd, carry)
+	if err != nil {
+		return "", err
+	}
+	ws.Repo, ws.BaseBranch, ws.BaseCommit = co.Top, co.Branch, co.Commit
+	if err := CreateDraft(ctx, co, ws, carry); err != nil {
+		return "", err
+	}
+	return head(ctx, ws.Dir)
+}
+
+// Worktree makes w's worktree when it is not there (AddWorktree).
+func (Worktrees) Worktree(ctx context.Context, repo string, w *state.AgentWorkspace) error {
+	return AddWorktree(ctx, repo, w.Dir, w.Branch, w.Head)
+}
+
+// Reconcile brings w's worktree back to w.Head (Reconcile).
+func (Worktrees) Reconcile(ctx context.Context, w *state.AgentWorkspace, salvage string) (string, error) {
+	return Reconcile(ctx, w.Dir, w.Head, salvage)
+}
+
+// Merge merges branch into the worktree dir (Merge).
+func (Worktrees) Merge(ctx context.Context, dir, branch, msg string) (string, []string, error) {
+	m, err := Merge(ctx, dir, branch, msg)
+	return m.Head, m.Conflicts, err
+}
+
+// SalvageRef is SalvageRef.
+func (Worktrees) SalvageRef(run, agent string, seq int) string { return SalvageRef(run, agent, seq) }

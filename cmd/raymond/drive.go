@@ -22,6 +22,7 @@ import (
 	"raymond/scripted"
 	"raymond/state"
 	"raymond/step"
+	"raymond/workspace"
 )
 
 // openProject finds the project (--project DIR, else from the current folder)
@@ -120,6 +121,8 @@ func (d *driving) driver(quiesce <-chan struct{}, prefix string) *orchestrator.D
 		Log:      d.log,
 		Scripts:  &script.Runner{},
 		Fetcher:  fetcher(d.project),
+		// Runs in the worktree mode do their git work through it.
+		Workspaces: workspace.Worktrees{},
 	}
 }
 

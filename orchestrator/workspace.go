@@ -1,0 +1,247 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"raymond/machine"
+	"raymond/state"
+	"raymond/transcript"
+	"raymond/workflow"
+)
+
+// Workspaces does the git work of runs in the worktree mode (issue 22):
+// the draft, the workers' worktrees, a checkpoint per step, the merges.
+// Package workspace implements it with the git program; the command line
+// hands it to Create and to the Driver, as it hands the Driver its Runner,
+// so that the driver itself runs no program.
+type Workspaces interface {
+	// Draft checks that the checkout cwd is in can start a run's draft
+	// (git new enough, a repository with a commit, nothing uncommitted
+	// unless carry), then makes the draft ws.Branch and its worktree
+	// ws.Dir. It fills ws.Repo, ws.BaseBranch and ws.BaseCommit, and
+	// returns the draft's first commit (BaseCommit, or the commit that
+	// carried the uncommitted changes). A refusal is an error the user
+	// fixes, and nothing was made.
+	Draft(ctx context.Context, cwd string, carry bool, ws *state.Workspace) (head string, err error)
+	// Worktree makes sure w.Dir is a worktree of repo on w.Branch, made
+	// from w.Head when the branch is new.
+	Worktree(ctx context.Context, repo string, w *state.AgentWorkspace) error
+	// Reconcile makes the worktree hold exactly w.Head, saving anything
+	// else it holds on the ref salvage first; it returns the ref it saved
+	// to, "" when there was nothing to save.
+	Reconcile(ctx context.Context, w *state.AgentWorkspace, salvage string) (string, error)
+	// Checkpoint commits what changed in the worktree dir after step seq
+	// of agent in run, at stateName, which cost costUSD on model; nil when
+	// nothing changed.
+	Checkpoint(ctx context.Context, dir, run, agent, stateName string, seq int, costUSD float64, model string) (*state.Checkpoint, error)
+	// Merge merges branch into the worktree dir with message msg. A
+	// conflict is left out (the worktree is as it was) and its paths
+	// returned; a branch merged before is not merged again.
+	Merge(ctx context.Context, dir, branch, msg string) (head string, conflicts []string, err error)
+	// SalvageRef is the ref Reconcile saves to before step seq of agent.
+	SalvageRef(run, agent string, seq int) string
+}
+
+// CheckpointOf names the step a checkpoint commits, for its message
+// (Workspaces.Checkpoint's arguments).
+type CheckpointOf struct {
+	Run, Agent, State string
+	Seq               int
+	CostUSD           float64
+	Model             string
+}
+
+// draftOf resolves the workspace mode of a new run: the command line,
+// else the manifest, else the config (n.Workspace), else shared; and the
+// merge rule the same way.
+func draftOf(n NewRun, m *workflow.Manifest) (mode, merge string) {
+	mode, merge = n.Workspace, n.Merge
+	if m != nil {
+		if m.Workspace != "" && (!n.WorkspaceGiven || mode == "") {
+			mode = m.Workspace
+		}
+		if m.Merge != "" && (!n.MergeGiven || merge == "") {
+			merge = m.Merge
+		}
+	}
+	if mode == "" {
+		mode = state.WorkspaceShared
+	}
+	if merge == "" {
+		merge = state.MergeAuto
+	}
+	return mode, merge
+}
+
+// makeDraft makes the draft of the new run id when it works in
+// worktrees, and moves main into it: its folder is the same place in the
+// draft's worktree as cwd is in the checkout.
+func makeDraft(n NewRun, m *workflow.Manifest, id, project string, main *state.Agent) (*state.Workspace, error) {
+	mode, merge := draftOf(n, m)
+	if mode != state.WorkspaceWorktree {
+		return nil, nil
+	}
+	if n.Workspaces == nil {
+		return nil, fmt.Errorf("this raymond cannot make worktrees; use --workspace shared")
+	}
+	if project == "" {
+		project = main.Cwd
+	}
+	ws := &state.Workspace{Mode: mode, Merge: merge, Status: state.DraftOpen, Branch: "raymond/" + id,
+		Dir: filepath.Join(project, ".raymond", "worktrees", id, MainAgent)}
+	head, err := n.Workspaces.Draft(context.Background(), main.Cwd, n.FromDirty, ws)
+	if err != nil {
+		return nil, err
+	}
+	cwd := main.Cwd
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	rel, err := filepath.Rel(ws.Repo, cwd)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		rel = "."
+	}
+	main.Cwd = filepath.Join(ws.Dir, rel)
+	main.Pending.Cwd = main.Cwd
+	main.Workspace = &state.AgentWorkspace{Dir: ws.Dir, Branch: ws.Branch, Owner: MainAgent, Head: head}
+	return ws, nil
+}
+
+// workspaceOf is the worktree an agent works in, nil for none.
+func (g *driving) workspaceOf(agent string) *state.AgentWorkspace {
+	r := g.m.Run()
+	if !r.Workspace.Worktree() {
+		return nil
+	}
+	for i := range r.Agents {
+		if r.Agents[i].ID == agent {
+			return r.Agents[i].Workspace
+		}
+	}
+	return nil
+}
+
+// busyIn reports whether a step of another agent than except runs in the
+// worktree dir (a fork with workspace="shared").
+func (g *driving) busyIn(dir, except string) bool {
+	for id, l := range g.launches {
+		if id != except && l.running && l.workspace == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// readyWorkspace makes the agent's worktree ready for its step seq: made
+// if it is not there yet (a worker's first step, or a kill while it was
+// made), and holding exactly its recorded head (what a step cut short
+// left is saved on a salvage ref first, and said).
+func (g *driving) readyWorkspace(agent string, seq int) error {
+	w := g.workspaceOf(agent)
+	if w == nil || g.d.Workspaces == nil {
+		return nil
+	}
+	r := g.m.Run()
+	ctx := context.WithoutCancel(g.ctxOrBackground())
+	if err := g.d.Workspaces.Worktree(ctx, r.Workspace.Repo, w); err != nil {
+		return fmt.Errorf("workspace: %w", err)
+	}
+	if g.busyIn(w.Dir, agent) {
+		return nil // another agent's step works there: its changes are not a cut-short step's
+	}
+	saved, err := g.d.Workspaces.Reconcile(ctx, w, g.d.Workspaces.SalvageRef(r.WorkflowID, agent, seq))
+	if err != nil {
+		return fmt.Errorf("workspace: %w", err)
+	}
+	if saved != "" {
+		g.publish(transcript.Event{Type: transcript.EventSalvaged, Agent: agent, Commit: saved,
+			Message: fmt.Sprintf("%s held changes no checkpoint took (a step cut short); they are saved on %s and the worktree is back at %.7s", w.Dir, saved, w.Head)}, nil)
+	}
+	return nil
+}
+
+// ctxOrBackground is the drive's context once the loop runs.
+func (g *driving) ctxOrBackground() context.Context {
+	if g.ctx != nil {
+		return g.ctx
+	}
+	return context.Background()
+}
+
+// merge carries out a Merge effect: the agent's worktree is made ready
+// (reconciled to its head), then each worker's branch is merged in order.
+func (g *driving) merge(e machine.Merge) machine.Merged {
+	out := machine.Merged{Agent: e.Agent}
+	ctx := context.WithoutCancel(g.ctxOrBackground())
+	r := g.m.Run()
+	a := g.agent(e.Agent)
+	readyErr := ""
+	if g.d.Workspaces == nil {
+		readyErr = "this raymond cannot merge worktrees"
+	} else if a != nil {
+		if err := g.readyWorkspace(e.Agent, a.Steps+1); err != nil {
+			readyErr = err.Error()
+		}
+	}
+	for _, it := range e.Items {
+		res := machine.MergeResult{Worker: it.Worker, Branch: it.Branch}
+		if readyErr != "" {
+			res.Err = readyErr
+		} else {
+			msg := fmt.Sprintf("Merge %s into %s\n\nThe work of %s (branch %s) in run %s.\n\nRaymond-Run: %s\nRaymond-Agent: %s\nRaymond-Merged: %s\n",
+				it.Worker, e.Agent, it.Worker, it.Branch, r.WorkflowID, r.WorkflowID, e.Agent, it.Worker)
+			head, conflicts, err := g.d.Workspaces.Merge(ctx, e.Dir, it.Branch, msg)
+			res.Head, res.Conflicts = head, conflicts
+			if err != nil {
+				res.Err = err.Error()
+			}
+		}
+		out.Results = append(out.Results, res)
+	}
+	out.Now = g.clock.Now()
+	return out
+}
+
+// agent returns the run's agent id, nil for none.
+func (g *driving) agent(id string) *state.Agent {
+	r := g.m.Run()
+	for i := range r.Agents {
+		if r.Agents[i].ID == id {
+			return &r.Agents[i]
+		}
+	}
+	return nil
+}
+
+// onConflictOf is where a state sends its agent when merges conflicted:
+// its own on_conflict, else its workflow's manifest's, resolved to a file
+// name.
+func onConflictOf(scope *workflow.Scope, st *workflow.State) string {
+	target := st.Policy.OnConflict
+	if target == "" {
+		if m := scope.Manifest(); m != nil {
+			target = m.OnConflict
+		}
+	}
+	if target == "" {
+		return ""
+	}
+	if name, err := scope.Resolve(target); err == nil {
+		return name
+	}
+	return target
+}
+
+// checkpoint commits what a step changed in the worktree dir, in the
+// step's goroutine; a failure is a warning, the changes stay for the next
+// checkpoint.
+func checkpoint(ws Workspaces, dir string, c CheckpointOf) (*state.Checkpoint, string) {
+	cp, err := ws.Checkpoint(context.Background(), dir, c.Run, c.Agent, c.State, c.Seq, c.CostUSD, c.Model)
+	if err != nil {
+		return nil, fmt.Sprintf("cannot commit what %s changed: %v", c.Agent, err)
+	}
+	return cp, ""
+}
