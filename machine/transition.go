@@ -58,6 +58,7 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 		if tag.Name == parsing.FunctionWorkflow {
 			a.Cwd = cwd
 		}
+		m.callWorkspace(a, tag)
 		next = &state.Step{Ref: ref, Mode: state.SessionNew, Input: input}
 		if tag.Name == parsing.Call || tag.Name == parsing.CallWorkflow {
 			next.Mode, next.ResumeSession = state.SessionBranch, session
@@ -87,6 +88,7 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 		a.SessionID = f.Session
 		a.Scope, a.ScopeURL = f.Scope, f.URL
 		a.TaskFolder, a.Chain = f.TaskFolder, f.Chain
+		m.returnWorkspace(a, f)
 		to = f.State
 		next = &state.Step{Ref: f.Ref, Mode: state.SessionResume, ResumeSession: f.Session, Input: &payload, Returned: true}
 		branch = false

@@ -251,3 +251,37 @@ func (m *Machine) checkpointed(a *state.Agent, ev StepEnded) []Effect {
 	m.setHead(a.Workspace.Dir, ev.Checkpoint.Commit)
 	return []Effect{note(a.ID, transcript.Event{Time: ev.Now, Type: transcript.EventCheckpoint, Step: ev.Name, State: a.Pending.State, Checkpoint: ev.Checkpoint})}
 }
+
+// callWorkspace gives an agent that calls with workspace="new" (call,
+// function and their -workflow forms) a worktree of its own for the callee,
+// branched from its latest checkpoint, and keeps the caller's in the frame
+// just pushed; the agent's folder moves to the same place in it. The
+// worktree is named for the agent and its step: <agent>.call<step>.
+func (m *Machine) callWorkspace(a *state.Agent, tag parsing.Tag) {
+	if v, _ := tag.Attr("workspace"); v != "new" || !m.worktree() || a.Workspace == nil || len(a.Stack) == 0 {
+		return
+	}
+	id := fmt.Sprintf("%s.call%d", a.ID, a.Steps)
+	caller := a.Workspace
+	a.Stack[len(a.Stack)-1].Workspace = caller
+	a.Workspace = &state.AgentWorkspace{Dir: m.run.Workspace.WorkerDir(id), Branch: m.run.Workspace.WorkerBranch(id), Owner: id, Head: caller.Head}
+	a.Cwd = within(a.Cwd, caller.Dir, a.Workspace.Dir)
+}
+
+// returnWorkspace gives a returning agent its caller's workspace back (the
+// frame's, when the callee had one of its own), with the callee's branch
+// to merge into it at the return's step boundary (unless merge none).
+func (m *Machine) returnWorkspace(a *state.Agent, f state.Frame) {
+	if f.Workspace == nil {
+		return
+	}
+	callee := a.Workspace
+	a.Workspace = f.Workspace
+	if callee == nil || callee.Dir == f.Workspace.Dir || m.run.Workspace.Merge == state.MergeNone {
+		return
+	}
+	// Whatever the callee's own workers left to merge goes with it.
+	a.Workspace.PendingMerges = append(a.Workspace.PendingMerges, callee.PendingMerges...)
+	a.Workspace.PendingMerges = append(a.Workspace.PendingMerges, callee.Owner)
+	m.touch(a.ID)
+}
