@@ -62,8 +62,8 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 			}
 			prompt = workflow.Render(st.Body, p.Vars)
 		}
-		if a := g.agent(p.Agent); a != nil {
-			if err := g.readyWorkspace(p.Agent, a.Steps+1); err != nil {
+		if r.Workspace.Worktree() {
+			if err := g.readyWorkspace(p.Agent, g.agent(p.Agent).Steps+1); err != nil {
 				out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: err})
 				continue
 			}
