@@ -41,6 +41,9 @@ type Config struct {
 	Runner, Scripts step.Runner
 	// Fetcher downloads workflows given by pinned URL; nil refuses them.
 	Fetcher workflow.Fetcher
+	// Workspaces does the git work of runs in the worktree mode (the
+	// config's or the manifest's workspace); nil refuses such runs.
+	Workspaces orchestrator.Workspaces
 	// MaxSteps caps the steps running at once across all runs (default 8).
 	MaxSteps int
 	// DailyCapUSD stops new steps for the rest of the day once the day's
@@ -358,10 +361,12 @@ func (d *Daemon) Launch(l Launch) (*state.Run, error) {
 	}
 	cwd, env := d.fromManifest(l.Workflow)
 	opts.Env = env
+	mode, merge := d.p.Workspace(project.Settings{})
 	r, err := orchestrator.Create(d.store, orchestrator.NewRun{
 		Workflow: l.Workflow, Options: opts, BudgetUSD: budget, BudgetGiven: l.Budget != nil,
 		Cwd: cwd, TaskFolderPattern: d.p.TaskPattern(),
 		OnAsk: orchestrator.AskPrompt, Fetcher: d.cfg.Fetcher,
+		Workspace: mode, Merge: merge, Workspaces: d.cfg.Workspaces,
 	})
 	if err != nil {
 		return nil, err
@@ -446,6 +451,8 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 		Asker:     rd.asker,
 		Fetcher:   d.cfg.Fetcher,
 		Heartbeat: d.cfg.Heartbeat,
+		// Runs in the worktree mode do their git work through it.
+		Workspaces: d.cfg.Workspaces,
 	}
 	started := make(chan error, 1)
 	unstop := d.gate.stopOn(id, rd.quiesce)
