@@ -181,3 +181,28 @@ func TestReconcileSalvages(t *testing.T) {
 	require.Equal(t, cp.Commit, gitT(t, dir, "rev-parse", saved))
 	require.Equal(t, ws.BaseCommit, gitT(t, ws.Dir, "rev-parse", "HEAD"))
 }
+
+// TestAddWorktreeRepairs: a kill while a worktree was made leaves a folder
+// without a checkout, or git's record of a worktree whose folder is gone;
+// made again, the worktree is whole, on the branch as it was.
+func TestAddWorktreeRepairs(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	dir := repo(t, map[string]string{"a.txt": "a\n"})
+	head := gitT(t, dir, "rev-parse", "HEAD")
+	w := WorktreeDir(dir, "r4", "main_w1")
+	branch := WorkerBranch("r4", "main_w1")
+
+	write(t, w, map[string]string{"partial": "x"}) // a folder, no checkout
+	require.NoError(t, AddWorktree(ctx, dir, w, branch, head))
+	require.FileExists(t, filepath.Join(w, "a.txt"))
+	require.NoFileExists(t, filepath.Join(w, "partial"))
+
+	write(t, w, map[string]string{"b.txt": "b\n"})
+	cp, err := Checkpoint(ctx, w, Step{Run: "r4", Agent: "main_w1", State: "W.md", Seq: 1})
+	require.NoError(t, err)
+	require.NoError(t, os.RemoveAll(w)) // git still lists it
+	require.NoError(t, AddWorktree(ctx, dir, w, branch, head))
+	require.Equal(t, cp.Commit, gitT(t, w, "rev-parse", "HEAD"), "the branch that exists is checked out as it is")
+	require.FileExists(t, filepath.Join(w, "b.txt"))
+}
