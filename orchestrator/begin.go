@@ -26,6 +26,16 @@ import (
 func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 	out := machine.Prepared{Now: g.clock.Now(), Steps: make([]machine.PreparedStep, 0, len(ps))}
 	r := g.m.Run()
+	var wsErrs map[string]error
+	if r.Workspace.Worktree() {
+		next := make(map[string]int, len(ps))
+		for _, p := range ps {
+			if a := g.agent(p.Agent); a != nil {
+				next[p.Agent] = a.Steps + 1
+			}
+		}
+		wsErrs = g.readyWorkspaces(next)
+	}
 	for _, p := range ps {
 		ref := p.Step.Ref.In(r.ScopeDir)
 		if ref.URL == "" && ref.Scope == r.ScopeDir {
@@ -62,11 +72,9 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 			}
 			prompt = workflow.Render(st.Body, p.Vars)
 		}
-		if r.Workspace.Worktree() {
-			if err := g.readyWorkspace(p.Agent, g.agent(p.Agent).Steps+1); err != nil {
-				out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: err})
-				continue
-			}
+		if err := wsErrs[p.Agent]; err != nil {
+			out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: err})
+			continue
 		}
 		g.launches[p.Agent] = &launch{st: st, scope: scope}
 		ps := machine.PreparedStep{

@@ -3,8 +3,11 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"raymond/machine"
 	"raymond/state"
@@ -135,32 +138,76 @@ func (g *driving) busyIn(dir, except string) bool {
 	return false
 }
 
-// readyWorkspace makes the agent's worktree ready for its step seq: made
-// if it is not there yet (a worker's first step, or a kill while it was
-// made), and holding exactly its recorded head (what a step cut short
-// left is saved on a salvage ref first, and said).
+// readyWorkspace makes the agent's worktree ready for its step seq (see
+// readyWorkspaces).
 func (g *driving) readyWorkspace(agent string, seq int) error {
-	w := g.workspaceOf(agent)
-	if w == nil || g.d.Workspaces == nil {
+	return g.readyWorkspaces(map[string]int{agent: seq})[agent]
+}
+
+// readyWorkspaces makes the worktrees of agents ready for their next steps
+// (agent to step number): each is made if it is not there yet (a worker's
+// first step, or a kill while it was made), and made to hold exactly its
+// recorded head (what a step cut short left is saved on a salvage ref
+// first, and said). The worktrees are made in parallel, one job a folder,
+// on the loop's behalf: it waits for them, and publishes what they saved.
+func (g *driving) readyWorkspaces(agents map[string]int) map[string]error {
+	ws := g.d.Workspaces
+	if ws == nil {
 		return nil
 	}
 	r := g.m.Run()
 	ctx := context.WithoutCancel(g.ctxOrBackground())
-	if err := g.d.Workspaces.Worktree(ctx, r.Workspace.Repo, w); err != nil {
-		return fmt.Errorf("workspace: %w", err)
+	type job struct {
+		agent  string
+		w      state.AgentWorkspace
+		seq    int
+		busy   bool
+		saved  string
+		err    error
+		others []string // agents working in the same folder
 	}
-	if g.busyIn(w.Dir, agent) {
-		return nil // another agent's step works there: its changes are not a cut-short step's
+	var jobs []*job
+	byDir := map[string]*job{}
+	for _, id := range slices.Sorted(maps.Keys(agents)) {
+		w := g.workspaceOf(id)
+		if w == nil {
+			continue
+		}
+		if j := byDir[w.Dir]; j != nil {
+			j.others = append(j.others, id)
+			continue
+		}
+		j := &job{agent: id, w: *w, seq: agents[id], busy: g.busyIn(w.Dir, id)}
+		byDir[w.Dir] = j
+		jobs = append(jobs, j)
 	}
-	saved, err := g.d.Workspaces.Reconcile(ctx, w, g.d.Workspaces.SalvageRef(r.WorkflowID, agent, seq))
-	if err != nil {
-		return fmt.Errorf("workspace: %w", err)
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Go(func() {
+			if j.err = ws.Worktree(ctx, r.Workspace.Repo, &j.w); j.err != nil {
+				return
+			}
+			if j.busy {
+				return // another agent's step works there: its changes are not a cut-short step's
+			}
+			j.saved, j.err = ws.Reconcile(ctx, &j.w, ws.SalvageRef(r.WorkflowID, j.agent, j.seq))
+		})
 	}
-	if saved != "" {
-		g.publish(transcript.Event{Type: transcript.EventSalvaged, Agent: agent, Commit: saved,
-			Message: fmt.Sprintf("%s held changes no checkpoint took (a step cut short); they are saved on %s and the worktree is back at %.7s", w.Dir, saved, w.Head)}, nil)
+	wg.Wait()
+	errs := map[string]error{}
+	for _, j := range jobs {
+		if j.err != nil {
+			for _, id := range append([]string{j.agent}, j.others...) {
+				errs[id] = fmt.Errorf("workspace: %w", j.err)
+			}
+			continue
+		}
+		if j.saved != "" {
+			g.publish(transcript.Event{Type: transcript.EventSalvaged, Agent: j.agent, Commit: j.saved,
+				Message: fmt.Sprintf("%s held changes no checkpoint took (a step cut short); they are saved on %s and the worktree is back at %.7s", j.w.Dir, j.saved, j.w.Head)}, nil)
+		}
 	}
-	return nil
+	return errs
 }
 
 // ctxOrBackground is the drive's context once the loop runs.

@@ -63,35 +63,51 @@ func commonDir(ctx context.Context, dir string) (string, error) {
 // can be run again after a kill at any point: a worktree that is there is
 // kept as it is, a branch that is there is checked out as it is (it may
 // hold checkpoints), and a half-made folder or a registration whose folder
-// is gone is cleared first.
+// is gone is cleared first. Worktrees of one repository are made in
+// parallel: git locks each new one while it makes it.
 func AddWorktree(ctx context.Context, repo, dir, branch, from string) error {
 	if ok, err := isWorktree(ctx, dir); err != nil || ok {
 		return err
 	}
-	common, err := commonDir(ctx, repo)
-	if err != nil {
-		return fmt.Errorf("worktree %s: %w", dir, err)
-	}
-	defer lock(common)()
 	g := Git{Dir: repo}
 	// A folder left by a kill during the checkout is raymond's own, under
-	// .raymond/worktrees: it goes, with git's record of it.
+	// .raymond/worktrees: it goes.
 	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("worktree %s: %w", dir, err)
-	}
-	if _, err := g.Run(ctx, "worktree", "prune"); err != nil {
 		return fmt.Errorf("worktree %s: %w", dir, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("worktree %s: %w", dir, err)
 	}
-	args := []string{"worktree", "add", "--quiet", "--no-track", "-b", branch, dir, from}
-	if exists, err := branchExists(ctx, g, branch); err != nil {
+	add := func() error {
+		args := []string{"worktree", "add", "--quiet", "--no-track", "-b", branch, dir, from}
+		if exists, err := branchExists(ctx, g, branch); err != nil {
+			return err
+		} else if exists {
+			// --force: the branch may still be registered as checked out
+			// in the folder a kill removed.
+			args = []string{"worktree", "add", "--quiet", "--force", dir, branch}
+		}
+		_, err := g.Run(ctx, args...)
 		return err
-	} else if exists {
-		args = []string{"worktree", "add", "--quiet", "--force", dir, branch}
 	}
-	if _, err := g.Run(ctx, args...); err != nil {
+	err := add()
+	if err == nil {
+		return nil
+	}
+	// Git's records may name worktrees that are gone: prune them, once,
+	// and try again.
+	common, cerr := commonDir(ctx, repo)
+	if cerr != nil {
+		return fmt.Errorf("make the worktree %s: %w", dir, err)
+	}
+	unlock := lock(common)
+	_, perr := g.Run(ctx, "worktree", "prune")
+	unlock()
+	_ = os.RemoveAll(dir)
+	if perr != nil {
+		return fmt.Errorf("make the worktree %s: %w", dir, err)
+	}
+	if err := add(); err != nil {
 		return fmt.Errorf("make the worktree %s: %w", dir, err)
 	}
 	return nil
