@@ -154,10 +154,13 @@ func (m *Machine) mergeOf(a *state.Agent) Merge {
 
 // mergesDue are the Merges of agents that ended with workers' branches
 // still to merge into their worktrees: they have no step boundary left.
-// Once every agent has ended they are done even when the run stops, so a
-// finished run holds all its workers' work.
+// They wait until no step runs, so that a fan-out's merges, done on the
+// driver's loop, neither hold up its steps nor come one a worker: they
+// come together, when the run would settle. Once every agent has ended
+// they are done even when the run stops, so a finished run holds all its
+// workers' work.
 func (m *Machine) mergesDue() []Effect {
-	if !m.worktree() || m.stopping && m.active() {
+	if !m.worktree() || len(m.running) > 0 || m.stopping && m.active() {
 		return nil
 	}
 	var out []Effect

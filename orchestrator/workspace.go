@@ -40,10 +40,13 @@ type Workspaces interface {
 	// of agent in run, at stateName, which cost costUSD on model; nil when
 	// nothing changed.
 	Checkpoint(ctx context.Context, dir, run, agent, stateName string, seq int, costUSD float64, model string) (*state.Checkpoint, error)
-	// Merge merges branch into the worktree dir with message msg. A
-	// conflict is left out (the worktree is as it was) and its paths
-	// returned; a branch merged before is not merged again.
-	Merge(ctx context.Context, dir, branch, msg string) (head string, conflicts []string, err error)
+	// Merge merges branches, in order, into the worktree dir, msgs[i]
+	// the message of branches[i]'s merge commit. It returns the
+	// worktree's commit after each, and the paths of each that conflicted
+	// (none for a clean one): a conflict is left out, the worktree as it
+	// was. A branch merged before is not merged again. An error means
+	// none was merged.
+	Merge(ctx context.Context, dir string, branches, msgs []string) (heads []string, conflicts [][]string, err error)
 	// SalvageRef is the ref Reconcile saves to before step seq of agent.
 	SalvageRef(run, agent string, seq int) string
 }
@@ -233,18 +236,26 @@ func (g *driving) merge(e machine.Merge) machine.Merged {
 			readyErr = err.Error()
 		}
 	}
-	for _, it := range e.Items {
+	branches, msgs := make([]string, len(e.Items)), make([]string, len(e.Items))
+	for i, it := range e.Items {
+		branches[i] = it.Branch
+		msgs[i] = fmt.Sprintf("Merge %s into %s\n\nThe work of %s (branch %s) in run %s.\n\nRaymond-Run: %s\nRaymond-Agent: %s\nRaymond-Merged: %s\n",
+			it.Worker, e.Agent, it.Worker, it.Branch, r.WorkflowID, r.WorkflowID, e.Agent, it.Worker)
+	}
+	var heads []string
+	var conflicts [][]string
+	if readyErr == "" {
+		var err error
+		if heads, conflicts, err = g.d.Workspaces.Merge(ctx, e.Dir, branches, msgs); err != nil {
+			readyErr = err.Error()
+		}
+	}
+	for i, it := range e.Items {
 		res := machine.MergeResult{Worker: it.Worker, Branch: it.Branch}
 		if readyErr != "" {
 			res.Err = readyErr
 		} else {
-			msg := fmt.Sprintf("Merge %s into %s\n\nThe work of %s (branch %s) in run %s.\n\nRaymond-Run: %s\nRaymond-Agent: %s\nRaymond-Merged: %s\n",
-				it.Worker, e.Agent, it.Worker, it.Branch, r.WorkflowID, r.WorkflowID, e.Agent, it.Worker)
-			head, conflicts, err := g.d.Workspaces.Merge(ctx, e.Dir, it.Branch, msg)
-			res.Head, res.Conflicts = head, conflicts
-			if err != nil {
-				res.Err = err.Error()
-			}
+			res.Head, res.Conflicts = heads[i], conflicts[i]
 		}
 		out.Results = append(out.Results, res)
 	}

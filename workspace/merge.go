@@ -2,8 +2,10 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Merged is how a worker's branch came back into a workspace.
@@ -19,40 +21,92 @@ type Merged struct {
 	Conflicts []string
 }
 
-// Merge merges branch into the worktree dir, which holds its HEAD and no
-// changes (Reconcile), as a merge commit (never a fast-forward: the
-// history says where each worker's work came in) with message msg. A
-// conflict is aborted, the worktree left clean, and its paths returned.
-// A branch merged already is found (merge-base --is-ancestor) and not
-// merged again, so Merge can be run again after a kill.
+// MergeItem is one branch to merge and the message of its merge commit.
+type MergeItem struct {
+	Branch, Message string
+}
+
+// Merge merges one branch into the worktree dir (MergeAll).
 func Merge(ctx context.Context, dir, branch, msg string) (Merged, error) {
+	m, err := MergeAll(ctx, dir, []MergeItem{{Branch: branch, Message: msg}})
+	if err != nil {
+		return Merged{}, err
+	}
+	return m[0], nil
+}
+
+// MergeAll merges branches, in order, into the worktree dir, which holds
+// its HEAD and no changes (Reconcile). Each clean merge is a merge commit
+// (never a fast-forward: the history says where each worker's work came
+// in); a conflict is left out and its paths returned, and the next branch
+// is merged on top of what came before. The merges are made without
+// touching the worktree (git merge-tree --write-tree, then commit-tree);
+// the branch then moves once (a compare-and-swap update-ref) and the
+// worktree follows (read-tree -m -u). A branch merged already (before a
+// kill) is found (merge-base --is-ancestor) and not merged again, so
+// MergeAll can be run again after a kill.
+func MergeAll(ctx context.Context, dir string, items []MergeItem) ([]Merged, error) {
 	defer lock(dir)()
 	g := Git{Dir: dir}
-	before, err := head(ctx, dir)
+	out, err := g.Run(ctx, "rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--symbolic-full-name", "HEAD")
 	if err != nil {
-		return Merged{}, fmt.Errorf("merge %s: %w", branch, err)
+		return nil, fmt.Errorf("merge into %s: %w", dir, err)
 	}
-	if _, err := g.Run(ctx, "merge-base", "--is-ancestor", "refs/heads/"+branch, "HEAD"); err == nil {
-		return Merged{Head: before, Already: true}, nil
-	} else if e, ok := err.(*Error); !ok || e.Code != 1 {
-		return Merged{}, fmt.Errorf("merge %s: %w", branch, err)
+	f := strings.Fields(out)
+	if len(f) < 3 {
+		return nil, fmt.Errorf("merge into %s: cannot read HEAD from %q", dir, out)
 	}
-	_, err = g.Run(ctx, "merge", "--no-ff", "--no-edit", "--no-verify", "--no-gpg-sign", "--quiet", "-m", msg, "refs/heads/"+branch)
-	if err == nil {
-		after, err := head(ctx, dir)
-		return Merged{Head: after}, err
-	}
-	out, lerr := g.Run(ctx, "diff", "--name-only", "--diff-filter=U", "-z")
-	paths := splitZ(out)
-	// Whatever went wrong, the worktree goes back to what it held.
-	if _, aerr := g.Run(context.WithoutCancel(ctx), "merge", "--abort"); aerr != nil {
-		if _, rerr := g.Run(context.WithoutCancel(ctx), "reset", "--quiet", "--hard", before); rerr != nil {
-			return Merged{}, fmt.Errorf("merge %s: %w; and the worktree could not be reset: %w", branch, err, rerr)
+	before, tree, ref := f[0], f[1], f[2]
+	head := before
+	results := make([]Merged, len(items))
+	for i, it := range items {
+		branch := "refs/heads/" + it.Branch
+		res, err := g.Run(ctx, "merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", head, branch)
+		recs := splitZ(res)
+		var gitErr *Error
+		conflicted := errors.As(err, &gitErr) && gitErr.Code == 1 && len(recs) > 0
+		if err != nil && !conflicted {
+			return nil, fmt.Errorf("merge %s into %s: %w", it.Branch, dir, err)
 		}
+		if conflicted {
+			var paths []string
+			for _, p := range recs[1:] {
+				if p != "" && !slices.Contains(paths, p) {
+					paths = append(paths, p)
+				}
+			}
+			slices.Sort(paths)
+			results[i] = Merged{Head: head, Conflicts: paths}
+			continue
+		}
+		merged := recs[0]
+		if merged == tree {
+			// Nothing new: merged before, or the branch holds nothing
+			// that is not here.
+			if _, err := g.Run(ctx, "merge-base", "--is-ancestor", branch, head); err == nil {
+				results[i] = Merged{Head: head, Already: true}
+				continue
+			}
+		}
+		commit, err := g.RunTrim(ctx, []byte(it.Message), "commit-tree", "--no-gpg-sign", merged, "-p", head, "-p", branch, "-F", "-")
+		if err != nil {
+			return nil, fmt.Errorf("merge %s into %s: %w", it.Branch, dir, err)
+		}
+		head, tree = commit, merged
+		results[i] = Merged{Head: head}
 	}
-	if lerr != nil || len(paths) == 0 {
-		return Merged{}, fmt.Errorf("merge %s: %w", branch, err)
+	if head == before {
+		return results, nil
 	}
-	slices.Sort(paths)
-	return Merged{Head: before, Conflicts: paths}, nil
+	target := ref
+	if target == "HEAD" || target == "" {
+		target = "HEAD"
+	}
+	if _, err := g.Run(ctx, "update-ref", "-m", "raymond: merge workers", target, head, before); err != nil {
+		return nil, fmt.Errorf("merge into %s: %w", dir, err)
+	}
+	if _, err := g.Run(ctx, "read-tree", "-m", "-u", before, head); err != nil {
+		return nil, fmt.Errorf("merge into %s: update the worktree: %w", dir, err)
+	}
+	return results, nil
 }

@@ -206,3 +206,42 @@ func TestAddWorktreeRepairs(t *testing.T) {
 	require.Equal(t, cp.Commit, gitT(t, w, "rev-parse", "HEAD"), "the branch that exists is checked out as it is")
 	require.FileExists(t, filepath.Join(w, "b.txt"))
 }
+
+// TestMergeAll merges three branches in one go: the first clean, the second
+// conflicting (left out), the third clean on top of the first; the worktree
+// follows, and running it again merges nothing more.
+func TestMergeAll(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	dir := repo(t, map[string]string{"a.txt": "a\n"})
+	ws := draft(t, dir, "r5", false)
+	for _, w := range []struct{ agent, file, text string }{{"w1", "b.txt", "b\n"}, {"w2", "a.txt", "two\n"}, {"w3", "c.txt", "c\n"}} {
+		wd := WorktreeDir(dir, "r5", w.agent)
+		require.NoError(t, AddWorktree(ctx, dir, wd, WorkerBranch("r5", w.agent), ws.BaseCommit))
+		write(t, wd, map[string]string{w.file: w.text})
+		_, err := Checkpoint(ctx, wd, Step{Run: "r5", Agent: w.agent, State: "W.md", Seq: 1})
+		require.NoError(t, err)
+	}
+	write(t, ws.Dir, map[string]string{"a.txt": "one\n"})
+	_, err := Checkpoint(ctx, ws.Dir, Step{Run: "r5", Agent: "main", State: "M.md", Seq: 1})
+	require.NoError(t, err)
+	items := []MergeItem{{WorkerBranch("r5", "w1"), "Merge w1"}, {WorkerBranch("r5", "w2"), "Merge w2"}, {WorkerBranch("r5", "w3"), "Merge w3"}}
+	res, err := MergeAll(ctx, ws.Dir, items)
+	require.NoError(t, err)
+	require.Empty(t, res[0].Conflicts)
+	require.Equal(t, []string{"a.txt"}, res[1].Conflicts)
+	require.Equal(t, res[0].Head, res[1].Head)
+	require.Empty(t, res[2].Conflicts)
+	require.Equal(t, res[2].Head, gitT(t, ws.Dir, "rev-parse", "HEAD"))
+	require.Equal(t, "Merge w3\nMerge w1\nM.md (main, step 1)", gitT(t, ws.Dir, "log", "--first-parent", "--format=%s", "-3"))
+	require.Empty(t, gitT(t, ws.Dir, "status", "--porcelain"), "the worktree follows the branch")
+	require.FileExists(t, filepath.Join(ws.Dir, "b.txt"))
+	require.FileExists(t, filepath.Join(ws.Dir, "c.txt"))
+	got, _ := os.ReadFile(filepath.Join(ws.Dir, "a.txt"))
+	require.Equal(t, "one\n", string(got))
+
+	again, err := MergeAll(ctx, ws.Dir, items)
+	require.NoError(t, err)
+	require.True(t, again[0].Already && again[2].Already)
+	require.Equal(t, res[2].Head, gitT(t, ws.Dir, "rev-parse", "HEAD"))
+}

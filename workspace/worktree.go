@@ -192,10 +192,21 @@ func (Worktrees) Reconcile(ctx context.Context, w *state.AgentWorkspace, salvage
 	return Reconcile(ctx, w.Dir, w.Head, salvage)
 }
 
-// Merge merges branch into the worktree dir (Merge).
-func (Worktrees) Merge(ctx context.Context, dir, branch, msg string) (string, []string, error) {
-	m, err := Merge(ctx, dir, branch, msg)
-	return m.Head, m.Conflicts, err
+// Merge merges branches into the worktree dir, in order (MergeAll).
+func (Worktrees) Merge(ctx context.Context, dir string, branches, msgs []string) ([]string, [][]string, error) {
+	items := make([]MergeItem, len(branches))
+	for i := range branches {
+		items[i] = MergeItem{Branch: branches[i], Message: msgs[i]}
+	}
+	res, err := MergeAll(ctx, dir, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	heads, conflicts := make([]string, len(res)), make([][]string, len(res))
+	for i, m := range res {
+		heads[i], conflicts[i] = m.Head, m.Conflicts
+	}
+	return heads, conflicts, nil
 }
 
 // SalvageRef is SalvageRef.
