@@ -29,6 +29,7 @@ import (
 	"raymond/state"
 	"raymond/step"
 	"raymond/workflow"
+	"raymond/workspace"
 )
 
 // Config is what a daemon is made with.
@@ -368,6 +369,10 @@ func (d *Daemon) Launch(l Launch) (*state.Run, error) {
 		OnAsk: orchestrator.AskPrompt, Fetcher: d.cfg.Fetcher,
 		Workspace: mode, Merge: merge, Workspaces: d.cfg.Workspaces,
 	})
+	if _, ok := errors.AsType[*workspace.UsageError](err); ok {
+		// No git, no repository, uncommitted changes: the checkout's to fix.
+		return nil, &Error{Kind: ErrConflict, Msg: err.Error() + "; no run was created"}
+	}
 	if err != nil {
 		return nil, err
 	}
