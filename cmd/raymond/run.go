@@ -109,6 +109,9 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		if f.changed("input") || f.changed("id") {
 			return runHelp.usageError("%s is an existing run; --input and --id only apply to a new one", arg)
 		}
+		if f.changed("workspace") || f.changed("workspace-from-dirty") {
+			return runHelp.usageError("%s is an existing run, which keeps the workspace it was made with; --workspace and --workspace-from-dirty only apply to a new one", arg)
+		}
 		return d.resume(ctx, id)
 	}
 	opts, budget := p.NewOptions(f.given(env.getenv))
