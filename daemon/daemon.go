@@ -29,6 +29,7 @@ import (
 	"raymond/state"
 	"raymond/step"
 	"raymond/workflow"
+	"raymond/workspace"
 )
 
 // Config is what a daemon is made with.
@@ -41,6 +42,9 @@ type Config struct {
 	Runner, Scripts step.Runner
 	// Fetcher downloads workflows given by pinned URL; nil refuses them.
 	Fetcher workflow.Fetcher
+	// Workspaces does the git work of runs in the worktree mode (the
+	// config's or the manifest's workspace); nil refuses such runs.
+	Workspaces orchestrator.Workspaces
 	// MaxSteps caps the steps running at once across all runs (default 8).
 	MaxSteps int
 	// DailyCapUSD stops new steps for the rest of the day once the day's
@@ -362,11 +366,17 @@ func (d *Daemon) Launch(l Launch) (*state.Run, error) {
 	}
 	cwd, env := d.fromManifest(l.Workflow)
 	opts.Env = env
+	mode, merge := d.p.Workspace(project.Settings{})
 	r, err := orchestrator.Create(d.store, orchestrator.NewRun{
 		Workflow: l.Workflow, Options: opts, BudgetUSD: budget, BudgetGiven: l.Budget != nil,
 		Cwd: cwd, TaskFolderPattern: d.p.TaskPattern(),
 		OnAsk: orchestrator.AskPrompt, Fetcher: d.cfg.Fetcher,
+		Workspace: mode, Merge: merge, Workspaces: d.cfg.Workspaces,
 	})
+	if _, ok := errors.AsType[*workspace.UsageError](err); ok {
+		// No git, no repository, uncommitted changes: the checkout's to fix.
+		return nil, &Error{Kind: ErrConflict, Msg: err.Error() + "; no run was created"}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -450,6 +460,8 @@ func (d *Daemon) drive(id string, update func(*state.Run) error) error {
 		Asker:     rd.asker,
 		Fetcher:   d.cfg.Fetcher,
 		Heartbeat: d.cfg.Heartbeat,
+		// Runs in the worktree mode do their git work through it.
+		Workspaces: d.cfg.Workspaces,
 	}
 	started := make(chan error, 1)
 	unstop := d.gate.stopOn(id, rd.quiesce)

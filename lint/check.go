@@ -361,7 +361,7 @@ func (c *checker) loadError(n *node, err error, unreadable bool) {
 // frontmatterKeys are the keys a state's frontmatter may hold; a YAML
 // workflow's state also takes prompt and the script keys.
 var frontmatterKeys = []string{"allowed_transitions", "model", "effort", "force_implicit", "step_timeout", "timeout",
-	"allowed_tools", "disallowed_tools", "permission_mode", "max_visits", "on_max_visits", "prompt", "sh"}
+	"allowed_tools", "disallowed_tools", "permission_mode", "max_visits", "on_max_visits", "on_conflict", "prompt", "sh"}
 
 // scriptToolKeyRE finds the key of the warning about a tool limit on a
 // script state.
@@ -423,6 +423,10 @@ func (c *checker) state(si *scopeInfo, n *node) {
 	}
 	c.toolRules(n, p)
 	c.fallback(si, n)
+	if t := n.st.Policy.OnConflict; t != "" {
+		// Where merges that conflicted send the agent: an edge like a goto.
+		c.edge(si, n, edge{tag: parsing.Goto, role: "on_conflict", to: t, place: c.at(n, "on_conflict")})
+	}
 	if st.Script {
 		// A script prints its tags when it runs: only a tag written whole
 		// on one line, with nothing the shell fills in, is read here, and a

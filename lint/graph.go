@@ -12,7 +12,7 @@ import (
 
 // builtins are the placeholders raymond binds itself (protocol §7) whatever
 // the transition: input and result are bound by some transitions only.
-var builtins = []string{"run_id", "workflow_id", "agent_id", "state", "task_folder", "ask_id"}
+var builtins = []string{"run_id", "workflow_id", "agent_id", "state", "task_folder", "ask_id", "merge_conflicts"}
 
 // graph checks the states of si as a graph: reachability, calls that never
 // return, loops without an exit and placeholders no transition binds.

@@ -102,6 +102,8 @@ func (c *checker) edge(si *scopeInfo, n *node, e edge) {
 	switch {
 	case e.role == "on_max_visits":
 		check = "missing-on-max-visits-target"
+	case e.role == "on_conflict":
+		check = "missing-on-conflict-target"
 	case e.role == "return":
 		check = "missing-return"
 	case e.tag == parsing.Ask:

@@ -29,6 +29,10 @@ func (m *Machine) stepEnded(ev StepEnded) []Effect {
 		StepClosed{Agent: a.ID, Seq: ev.Seq, Name: ev.Name, Step: ran, CostUSD: cost, TotalCostUSD: m.run.TotalCostUSD},
 		Emit{Event: m.endedEvent(ev, ran, cost)},
 	}
+	out = append(out, m.checkpointed(a, ev)...)
+	if a.Workspace != nil && res.Outcome == step.Succeeded && len(a.Workspace.Conflicts) > 0 {
+		a.Workspace.Conflicts = nil // the step was told (merge_conflicts)
+	}
 	return append(out, m.decide(a, ev, cost)...)
 }
 

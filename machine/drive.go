@@ -86,6 +86,7 @@ func (m *Machine) tick(now time.Time) []Effect {
 	if !m.stopping && len(m.asking) > 0 {
 		out, askWake = m.dueAsks(now)
 	}
+	out = append(out, m.mergesDue()...)
 	started, wake := m.schedule(now)
 	out = append(out, started...)
 	if !askWake.IsZero() && (wake.IsZero() || askWake.Before(wake)) {
@@ -145,6 +146,12 @@ func (m *Machine) schedule(now time.Time) (out []Effect, wake time.Time) {
 	}
 	for _, a := range m.reserve(round) {
 		m.running[a.ID] = true
+		if m.wantsMerge(a) {
+			// Its workers' branches come back first, at this step
+			// boundary; Merged prepares the step.
+			out = append(out, m.mergeOf(a))
+			continue
+		}
 		out = append(out, Prepare{Agent: a.ID, Step: *a.Pending, Vars: Vars(r, a)})
 	}
 	return out, wake
@@ -218,6 +225,9 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 			r.Warned = append(r.Warned, w)
 			out = append(out, note(a.ID, transcript.Event{Time: now, Type: transcript.EventWarning, State: s.State, Message: w}))
 		}
+	}
+	if p.OnConflict != "" && a.Workspace != nil && len(a.Workspace.Conflicts) > 0 && p.OnConflict != s.State && s.Reminder == "" {
+		return append(out, m.onConflict(a, now, p.OnConflict)...), nil
 	}
 	if s.Entry {
 		if capped := m.visit(a, now, p); capped != nil {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"raymond/parsing"
+	"raymond/state"
 	"raymond/step"
 )
 
@@ -78,6 +79,10 @@ type PreparedStep struct {
 	// Prompt is the state's prompt after templates (with [Vars]); a
 	// reminder step sends its reminder instead.
 	Prompt string
+	// OnConflict is the state's on_conflict (frontmatter, else the
+	// manifest's), resolved to a file name: where the agent goes instead
+	// when merges into its workspace conflicted; "" for none.
+	OnConflict string
 }
 
 // StepEnded reports a step's end: how its runner says it ended and, for a
@@ -110,6 +115,9 @@ type StepEnded struct {
 	// cross-workflow target that names something that cannot be used
 	// (protocol §14.3).
 	Fatal bool
+	// Checkpoint is the commit the step's changes became in its agent's
+	// worktree; nil when it changed nothing or the run has no worktrees.
+	Checkpoint *state.Checkpoint
 }
 
 // Answered gives the answer a person gave to a pending ask. An answer to

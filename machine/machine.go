@@ -136,6 +136,8 @@ func (m *Machine) Apply(ev Event) []Effect {
 		return m.saveFailed(ev)
 	case Answered:
 		return m.answered(ev)
+	case Merged:
+		return m.merged(ev)
 	case NoAnswers:
 		m.noAnswers = true
 		return nil
@@ -324,6 +326,9 @@ func Vars(r *state.Run, a *state.Agent) map[string]string {
 	}
 	if s.AskID != "" {
 		vars["ask_id"] = s.AskID
+	}
+	if r.Workspace.Worktree() {
+		vars[MergeConflictsVar] = ConflictText(a.Workspace)
 	}
 	return vars
 }

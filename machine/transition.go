@@ -58,6 +58,7 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 		if tag.Name == parsing.FunctionWorkflow {
 			a.Cwd = cwd
 		}
+		m.callWorkspace(a, tag)
 		next = &state.Step{Ref: ref, Mode: state.SessionNew, Input: input}
 		if tag.Name == parsing.Call || tag.Name == parsing.CallWorkflow {
 			next.Mode, next.ResumeSession = state.SessionBranch, session
@@ -87,6 +88,7 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 		a.SessionID = f.Session
 		a.Scope, a.ScopeURL = f.Scope, f.URL
 		a.TaskFolder, a.Chain = f.TaskFolder, f.Chain
+		m.returnWorkspace(a, f)
 		to = f.State
 		next = &state.Step{Ref: f.Ref, Mode: state.SessionResume, ResumeSession: f.Session, Input: &payload, Returned: true}
 		branch = false
@@ -200,6 +202,7 @@ func (m *Machine) complete(a *state.Agent, ev StepEnded, s *state.Step, session 
 	now := ev.Now
 	from := s.State
 	m.end(a, state.AgentCompleted)
+	m.handOver(a)
 	a.Result = &payload
 	a.Pending = nil
 	a.CurrentState = from
@@ -247,6 +250,10 @@ func (m *Machine) spawn(parent string, ev StepEnded) ([]string, []Effect) {
 		if i+1 < len(ev.Cwds) && ev.Cwds[i+1] != "" {
 			cwd = ev.Cwds[i+1]
 		}
+		var ws *state.AgentWorkspace
+		if m.worktree() {
+			ws, cwd = m.forkWorkspace(p, id, f, cwd)
+		}
 		task := m.taskFolder(id)
 		if v, _ := f.Attr("task"); v == "inherit" {
 			task = parentTask
@@ -254,7 +261,7 @@ func (m *Machine) spawn(parent string, ev StepEnded) ([]string, []Effect) {
 		vars := f.Vars()
 		m.add(state.Agent{
 			ID: id, Scope: ref.Scope, ScopeURL: ref.URL, CurrentState: f.Target, Cwd: cwd, Stack: []state.Frame{},
-			Status: state.AgentReady, Parent: parent, TaskFolder: task, Chain: chain,
+			Status: state.AgentReady, Parent: parent, TaskFolder: task, Chain: chain, Workspace: ws,
 			Pending: &state.Step{Ref: ref, Mode: state.SessionNew, Input: attrPtr(f, "input"), Vars: vars, Cwd: cwd, Attempt: 1, Entry: true},
 		})
 		where := f.Target

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -53,6 +54,20 @@ type NewRun struct {
 	OnAsk string
 	// Fetcher downloads workflows given by pinned URL; nil refuses them.
 	Fetcher workflow.Fetcher
+	// Workspace is where the agents work, from the config or the command
+	// line: "shared", "worktree", or "" for the manifest's, else shared.
+	// WorkspaceGiven says the command line gave it: the manifest's
+	// workspace does not replace it. Merge and MergeGiven are the same
+	// for the merge rule ("auto", "none").
+	Workspace      string
+	WorkspaceGiven bool
+	Merge          string
+	MergeGiven     bool
+	// FromDirty carries the checkout's uncommitted changes into the
+	// draft instead of refusing them (--workspace-from-dirty).
+	FromDirty bool
+	// Workspaces makes the draft of a run in the worktree mode.
+	Workspaces Workspaces
 }
 
 // WorkflowError reports a workflow that cannot be started: no such folder or
@@ -123,6 +138,13 @@ func Create(store *state.Store, n NewRun) (*state.Run, error) {
 	if n.ContinueSession != "" {
 		main.Pending.Mode, main.Pending.ResumeSession = state.SessionBranch, n.ContinueSession
 	}
+	if _, err := os.Stat(store.Path(id)); err == nil {
+		return nil, fmt.Errorf("run %s: %w", id, fs.ErrExist) // before a draft is made for it
+	}
+	ws, err := makeDraft(n, scope.Manifest(), id, opts.ProjectDir, &main)
+	if err != nil {
+		return nil, err
+	}
 	r := &state.Run{
 		WorkflowID:        id,
 		ScopeDir:          scope.Dir(),
@@ -134,6 +156,7 @@ func Create(store *state.Store, n NewRun) (*state.Run, error) {
 		ScopeURL:          scope.URL(),
 		TaskFolderPattern: n.TaskFolderPattern,
 		ContinueSession:   n.ContinueSession,
+		Workspace:         ws,
 	}
 	if err := store.Create(r); err != nil {
 		return nil, err
@@ -199,6 +222,9 @@ type Driver struct {
 	// Fetcher downloads the workflows of pinned URLs a run enters; nil
 	// refuses them.
 	Fetcher workflow.Fetcher
+	// Workspaces does the git work of runs in the worktree mode; nil
+	// fails their agents.
+	Workspaces Workspaces
 	// Heartbeat is how soon a step that runs long is said to be still
 	// running, and the pace after: at 1, 2, 3, 4 and 5 times Heartbeat,
 	// then every 5 times. 0 means a minute; negative, never.

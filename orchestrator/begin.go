@@ -26,6 +26,16 @@ import (
 func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 	out := machine.Prepared{Now: g.clock.Now(), Steps: make([]machine.PreparedStep, 0, len(ps))}
 	r := g.m.Run()
+	var wsErrs map[string]error
+	if r.Workspace.Worktree() {
+		next := make(map[string]int, len(ps))
+		for _, p := range ps {
+			if a := g.agent(p.Agent); a != nil {
+				next[p.Agent] = a.Steps + 1
+			}
+		}
+		wsErrs = g.readyWorkspaces(next)
+	}
 	for _, p := range ps {
 		ref := p.Step.Ref.In(r.ScopeDir)
 		if ref.URL == "" && ref.Scope == r.ScopeDir {
@@ -62,12 +72,19 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 			}
 			prompt = workflow.Render(st.Body, p.Vars)
 		}
+		if err := wsErrs[p.Agent]; err != nil {
+			out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: err})
+			continue
+		}
 		g.launches[p.Agent] = &launch{st: st, scope: scope}
 		ps := machine.PreparedStep{
 			Agent: p.Agent, SessionID: step.NewSessionID(), Script: st.Script,
 			Model: st.Policy.Model, Effort: st.Policy.Effort, StepTimeout: st.Policy.StepTimeout, Timeout: st.Policy.Timeout,
 			AllowedTools: st.Policy.AllowedTools, DisallowedTools: st.Policy.DisallowedTools, PermissionMode: st.Policy.PermissionMode,
 			Warnings: st.Warnings, Prompt: prompt, MaxVisits: st.Policy.MaxVisits,
+		}
+		if r.Workspace.Worktree() {
+			ps.OnConflict = onConflictOf(scope, st)
 		}
 		if t, ok := st.Policy.Fallback(); ok {
 			// The target by its file name, as a tag's is resolved: ASK is
@@ -161,10 +178,23 @@ func (g *driving) start(req step.Request) {
 	}
 	ctx := g.ctx
 	l.started, l.running = nowFunc(), true
+	confine := ""
+	if w := g.workspaceOf(req.Agent); w != nil {
+		l.workspace, confine = w.Dir, w.Dir
+	}
+	ws, run := g.d.Workspaces, g.m.Run().WorkflowID
 	done := make(chan struct{})
 	g.steps.Go(func() { g.heartbeat(l, done) })
 	g.steps.Go(func() {
-		ev, warnings := runStep(ctx, runner, g.scopes, l.scope, l.st, req, h)
+		ev, warnings := runStep(ctx, runner, g.scopes, l.scope, l.st, req, h, confine)
+		if l.workspace != "" && ws != nil && ev.Result.Outcome == step.Succeeded {
+			var warning string
+			ev.Checkpoint, warning = checkpoint(ws, l.workspace, CheckpointOf{Run: run, Agent: req.Agent, State: s.State,
+				Seq: req.Seq, CostUSD: ev.Result.CostUSD, Model: firstOf(ev.Result.Model, s.Model)})
+			if warning != "" {
+				warnings = append(warnings, warning)
+			}
+		}
 		close(done)
 		<-l.ready
 		g.done <- stepDone{ev: ev, warnings: warnings}
@@ -177,7 +207,7 @@ func (g *driving) start(req step.Request) {
 // goroutine, not in the loop. The warnings are about an accepted
 // transition (a cd outside the project).
 func runStep(ctx context.Context, runner step.Runner, scopes *workflow.Scopes, scope *workflow.Scope, st *workflow.State,
-	req step.Request, h step.Handler) (machine.StepEnded, []string) {
+	req step.Request, h step.Handler, worktree string) (machine.StepEnded, []string) {
 	ev := machine.StepEnded{Agent: req.Agent, Seq: req.Seq, Name: req.Name(), Restricted: st.Policy.Restricted(), Script: st.Script}
 	ev.Result = runner.Run(ctx, req, h)
 	warnings := ev.Result.Warnings
@@ -188,7 +218,13 @@ func runStep(ctx context.Context, runner step.Runner, scopes *workflow.Scopes, s
 	warnings = append(warnings, ev.Transition.Warnings...)
 	if ev.DecideErr == nil {
 		var more []string
-		ev.Cwds, more, ev.DecideErr = resolveCwds(req.Step.Cwd, ev.Transition, req.Options.ProjectDir, req.Options.Confine)
+		project, confine := req.Options.ProjectDir, req.Options.Confine
+		if worktree != "" {
+			// An agent with a worktree stays in it: a cd elsewhere
+			// would work outside what its checkpoints commit.
+			project, confine = worktree, true
+		}
+		ev.Cwds, more, ev.DecideErr = resolveCwds(req.Step.Cwd, ev.Transition, project, confine)
 		warnings = append(warnings, more...)
 	}
 	if ev.DecideErr == nil {

@@ -53,6 +53,9 @@ type driving struct {
 	// scripted says the run is driven with scripted replies: the events
 	// that show tools and costs say so (Event.Scripted).
 	scripted bool
+	// again says the last effects merged workers' branches: the machine
+	// is ticked again at once, whether or not a step runs.
+	again bool
 }
 
 // launch is one step from its preparation to its record.
@@ -70,6 +73,10 @@ type launch struct {
 	// it has not ended. Both belong to the loop.
 	started time.Time
 	running bool
+	// workspace is the worktree the step works in ("" for none);
+	// checkpoint the commit its changes became.
+	workspace  string
+	checkpoint *state.Checkpoint
 	// mu guards tool and detail: the last tool the step used, set from the
 	// step's goroutine, read by its heartbeat.
 	mu           sync.Mutex
@@ -319,10 +326,13 @@ func (g *driving) loop(ctx context.Context) {
 		if ctx.Err() != nil {
 			g.carry(g.m.Apply(machine.Cancel{}))
 		}
-		g.wake, g.prepared = time.Time{}, false
+		g.wake, g.prepared, g.again = time.Time{}, false, false
 		g.carry(g.m.Apply(machine.Tick{Now: g.clock.Now()}))
 		if g.finished {
 			return
+		}
+		if g.again && g.m.Running() == 0 {
+			continue // workers were merged: look again
 		}
 		if g.prepared && g.m.Running() == 0 && g.wake.IsZero() {
 			continue // the steps could not be prepared and failed their agents: look again
@@ -370,6 +380,7 @@ func (g *driving) finish(ctx context.Context, d stepDone) {
 	if l := g.launches[d.ev.Agent]; l != nil {
 		l.res, l.decideErr = d.ev.Result, d.ev.DecideErr
 		l.running = false
+		l.checkpoint = d.ev.Checkpoint
 	}
 	d.ev.Now = g.clock.Now()
 	for _, w := range d.warnings {
@@ -416,6 +427,9 @@ func (g *driving) carry(effects []machine.Effect) {
 			g.wake = e.At
 		case machine.Done:
 			g.finished = true
+		case machine.Merge:
+			g.again = true
+			g.carry(g.m.Apply(g.merge(e)))
 		case machine.AskOpened:
 			if g.d.Asker != nil && g.onAsk() == AskPrompt {
 				g.d.Asker.Open(e.Agent, e.Ask)

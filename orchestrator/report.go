@@ -54,6 +54,7 @@ func (g *driving) closeStep(c machine.StepClosed) {
 		meta.Model, meta.ClaudeVersion = res.Model, res.Version
 		meta.StderrTail = res.Stderr
 		meta.CostUSD = c.CostUSD
+		meta.Checkpoint = l.checkpoint
 		if l.decideErr != nil {
 			meta.Error = l.decideErr.Error()
 		}

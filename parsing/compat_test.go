@@ -60,7 +60,7 @@ func TestParseOldSpellingErrors(t *testing.T) {
 		{"cwd where the original never read it", `<reset-workflow cwd="/tmp">../x</reset-workflow>`, Malformed,
 			"<reset-workflow> has no attribute cwd; it takes only input, cd and task"},
 		{"cwd on call-workflow", `<call-workflow return="R" cwd="/tmp">../x</call-workflow>`, Malformed,
-			"<call-workflow> has no attribute cwd; it takes only return and input"},
+			"<call-workflow> has no attribute cwd; it takes only return, input and workspace"},
 		{"await without next", `<await>Go?</await>`, MissingAttr,
 			`<ask> needs a next attribute naming the state to continue at once answered, as in <ask next="NEXT">Go?</ask>`},
 		{"await never closed", `<await next="N">Go?`, Unclosed, "<await> is never closed with </await>"},

@@ -223,8 +223,8 @@ func TestParseErrors(t *testing.T) {
 			"input is allowed on every tag but <result> and <ask>, not on <result>"},
 		{"unknown on result", `<result status="ok">P</result>`, Malformed, "<result> takes no attributes, but has status"},
 		{"unknown on goto", `<goto item="x">N</goto>`, Malformed, "<goto> has no attribute item; it takes only input"},
-		{"unknown on function", `<function return="R" x="1">N</function>`, Malformed, "<function> has no attribute x; it takes only return and input"},
-		{"keys are case-sensitive", `<call Return="R">N</call>`, Malformed, "<call> has no attribute Return; it takes only return and input"},
+		{"unknown on function", `<function return="R" x="1">N</function>`, Malformed, "<function> has no attribute x; it takes only return, input and workspace"},
+		{"keys are case-sensitive", `<call Return="R">N</call>`, Malformed, "<call> has no attribute Return; it takes only return, input and workspace"},
 
 		// Malformed: a fork variable with a reserved name (§7, §11.3).
 		{"fork sets run_id", `<fork next="J" item="a" run_id="X">W</fork>`, Malformed,

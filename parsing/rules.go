@@ -20,14 +20,14 @@ type tagSpec struct {
 var specs = map[string]tagSpec{
 	Goto:             {keys: []string{"input"}},
 	Reset:            {keys: []string{"input", "cd", "task"}},
-	Call:             {keys: []string{"return", "input"}, required: "return"},
-	Function:         {keys: []string{"return", "input"}, required: "return"},
-	Fork:             {keys: []string{"next", "cd", "input", "task"}, vars: true},
+	Call:             {keys: []string{"return", "input", "workspace"}, required: "return"},
+	Function:         {keys: []string{"return", "input", "workspace"}, required: "return"},
+	Fork:             {keys: []string{"next", "cd", "input", "task", "workspace"}, vars: true},
 	Result:           {},
 	Ask:              {keys: []string{"next", "timeout", "timeout_next"}, required: "next"},
-	CallWorkflow:     {keys: []string{"return", "input"}, required: "return"},
-	FunctionWorkflow: {keys: []string{"return", "input", "cd"}, required: "return"},
-	ForkWorkflow:     {keys: []string{"next", "cd", "input", "task"}, vars: true},
+	CallWorkflow:     {keys: []string{"return", "input", "workspace"}, required: "return"},
+	FunctionWorkflow: {keys: []string{"return", "input", "cd", "workspace"}, required: "return"},
+	ForkWorkflow:     {keys: []string{"next", "cd", "input", "task", "workspace"}, vars: true},
 	ResetWorkflow:    {keys: []string{"input", "cd", "task"}},
 }
 
@@ -145,6 +145,10 @@ func attrProblem(name, key, value string) string {
 		switch {
 		case key == "task" && !spec.vars && value != "new":
 			return fmt.Sprintf("task=%q is not allowed on <%s>: it takes only task=\"new\", for a fresh task folder", value, name)
+		case key == "workspace" && value != "new" && value != "shared" && Forks(name):
+			return fmt.Sprintf("workspace=%q is not allowed on <%s>: it takes workspace=\"new\" (a worktree of its own, the default) or workspace=\"shared\" (its parent's)", value, name)
+		case key == "workspace" && value != "new" && value != "shared":
+			return fmt.Sprintf("workspace=%q is not allowed on <%s>: it takes workspace=\"shared\" (the caller's, the default) or workspace=\"new\" (a worktree of its own)", value, name)
 		case key == "timeout":
 			if _, err := ParseTimeout(value); err != nil {
 				return fmt.Sprintf("the timeout of <%s> is wrong: %v", name, err)
@@ -169,7 +173,7 @@ func attrProblem(name, key, value string) string {
 
 // builtinVars are the template values raymond sets itself (protocol §7):
 // input is an attribute of its own, the others cannot be fork variables.
-var builtinVars = []string{"run_id", "workflow_id", "agent_id", "state", "result", "task_folder", "ask_id"}
+var builtinVars = []string{"run_id", "workflow_id", "agent_id", "state", "result", "task_folder", "ask_id", "merge_conflicts"}
 
 // reservedVar says why a fork may not set the variable key, or returns ""
 // when it may. A fork variable that took a built-in's name would change

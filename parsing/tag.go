@@ -129,7 +129,7 @@ type Transition struct {
 // rather than a template variable.
 func forkReserved(a Attr) bool {
 	switch a.Key {
-	case "next", "cd", "input":
+	case "next", "cd", "input", "workspace":
 		return true
 	case "task":
 		return TaskRule(a.Value)

@@ -24,6 +24,22 @@ var EffortLevels = []string{"low", "medium", "high", "xhigh", "max"}
 // begins.
 var AskModes = []string{"auto", "prompt", "pause", "reject"}
 
+// CheckWorkspace accepts a workspace mode (--workspace, config workspace).
+func CheckWorkspace(mode string) error {
+	if mode == state.WorkspaceShared || mode == state.WorkspaceWorktree {
+		return nil
+	}
+	return fmt.Errorf("unknown workspace mode %q; use shared or worktree", mode)
+}
+
+// CheckMerge accepts a merge rule (config workspace_merge).
+func CheckMerge(rule string) error {
+	if rule == state.MergeAuto || rule == state.MergeNone {
+		return nil
+	}
+	return fmt.Errorf("unknown merge rule %q; use auto or none", rule)
+}
+
 // CheckOnAsk accepts an --on-ask mode.
 func CheckOnAsk(mode string) error {
 	if !slices.Contains(AskModes, mode) {

@@ -24,7 +24,7 @@ import (
 var ConfigKeys = []string{
 	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "max_forks", "timeout", "step_timeout", "no_wait",
 	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine", "task_folder_pattern", "on_ask",
-	"lint", "serve", "notify", "otel",
+	"lint", "workspace", "workspace_merge", "serve", "notify", "otel",
 }
 
 // ServeKeys are the keys of the config's [serve] table, for raymond serve.
@@ -57,6 +57,11 @@ type Settings struct {
 	// Lint, when false, skips linting a workflow before run and start;
 	// config only (the command line has --no-lint).
 	Lint *bool
+	// Workspace is where a run's agents work: "shared" or "worktree"
+	// (--workspace); WorkspaceMerge how workers' branches come back in
+	// the worktree mode: "auto" or "none" (config only).
+	Workspace      *string
+	WorkspaceMerge *string
 	// Serve is the [serve] table: the daemon's own settings.
 	Serve Serve
 	// Notify are the [[notify]] entries: where the runs' notifications go,
@@ -232,6 +237,14 @@ func (s *Settings) set(key string, v any) error {
 		s.Confine, err = tomlBool(key, v)
 	case "lint":
 		s.Lint, err = tomlBool(key, v)
+	case "workspace":
+		if s.Workspace, err = tomlString(key, v); err == nil {
+			err = CheckWorkspace(*s.Workspace)
+		}
+	case "workspace_merge":
+		if s.WorkspaceMerge, err = tomlString(key, v); err == nil {
+			err = CheckMerge(*s.WorkspaceMerge)
+		}
 	case "task_folder_pattern":
 		if s.TaskFolderPattern, err = tomlString(key, v); err == nil {
 			err = CheckTaskPattern(*s.TaskFolderPattern)

@@ -145,3 +145,11 @@ func set[T any](given *T, dst *T) {
 		*dst = *given
 	}
 }
+
+// Workspace returns the workspace mode and merge rule of a new run: the
+// caller's mode, else the config's; "" where neither says (the workflow's
+// manifest may, else shared and auto).
+func (p *Project) Workspace(given Settings) (mode, merge string) {
+	cfg := p.config()
+	return pick(given.Workspace, cfg.Workspace, ""), pick(given.WorkspaceMerge, cfg.WorkspaceMerge, "")
+}

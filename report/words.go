@@ -217,6 +217,14 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 		return fmt.Sprintf("%s: visit cap %d reached; %s", e.State, e.Max, VisitCapTaken(e)), showImportant
 	case transcript.EventAPIRetry:
 		return fmt.Sprintf("%s: API error %d, claude retries (attempt %d)", e.State, e.Code, e.Attempt), showNormal
+	case transcript.EventCheckpoint:
+		return checkpoint(e), showNormal
+	case transcript.EventMerged:
+		return fmt.Sprintf("merged %s (%s)", e.Child, e.Branch), showNormal
+	case transcript.EventMergeConflict:
+		return fmt.Sprintf("merge of %s (%s) conflicts in %s; left out, the branch is kept", e.Child, e.Branch, strings.Join(e.Paths, ", ")), showImportant
+	case transcript.EventSalvaged:
+		return "warning: " + free(e.Message), showImportant
 	}
 	return e.Type, showNone
 }
@@ -457,4 +465,22 @@ func VisitCapTaken(e *transcript.Event) string {
 		return fmt.Sprintf("%s %q to %s", e.Tag, *e.Payload, e.Target)
 	}
 	return e.Tag + " " + e.Target
+}
+
+// checkpoint words a step's commit: "START.md: committed 3 files (+12 -4) as 1a2b3c4".
+func checkpoint(e *transcript.Event) string {
+	c := e.Checkpoint
+	if c == nil {
+		return e.State + ": checkpoint"
+	}
+	added, deleted := 0, 0
+	for _, f := range c.Files {
+		added += f.Added
+		deleted += f.Deleted
+	}
+	files := "files"
+	if len(c.Files) == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("%s: committed %d %s (+%d -%d) as %.7s", e.State, len(c.Files), files, added, deleted, c.Commit)
 }

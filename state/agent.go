@@ -132,6 +132,10 @@ type Frame struct {
 	// TaskFolder and Chain are the caller's, restored on return.
 	TaskFolder string   `json:"task_folder,omitempty"`
 	Chain      []string `json:"chain,omitempty"`
+	// Workspace is the caller's workspace, restored on return, when the
+	// callee works in a worktree of its own (workspace="new"); nil when it
+	// shares the caller's.
+	Workspace *AgentWorkspace `json:"workspace,omitempty"`
 }
 
 // SessionMode says which session a step runs in.

@@ -58,7 +58,9 @@ func fullRun(id string) *Run {
 			SessionID:    "s-1",
 			Cwd:          "/p/sub",
 			Stack: []Frame{{Session: "s-0", Ref: Ref{Scope: "/p/wf", URL: "https://example.com/wf-0123.zip", State: "JOIN.md"}, Cwd: "/p",
-				TaskFolder: "/p/.raymond/tasks/r/main", Chain: []string{"/p/wf"}}},
+				TaskFolder: "/p/.raymond/tasks/r/main", Chain: []string{"/p/wf"},
+				Workspace: &AgentWorkspace{Dir: "/p/.raymond/worktrees/r/main", Branch: "raymond/r", Owner: "main", Head: "def456",
+					PendingMerges: []string{"main_w2"}, Conflicts: []MergeConflict{{Agent: "main_w3", Branch: "raymond/r.main_w3", Paths: []string{"a"}}}}}},
 			Status: AgentRunning,
 			Pending: &Step{
 				Ref:             Ref{Scope: "/p/lib", URL: "https://example.com/lib-0123.zip", State: "WORKER.md"},

@@ -1,5 +1,7 @@
 package state
 
+import "path"
+
 // Workspace is where a run's agents work when the run asked for git
 // worktrees (--workspace worktree, issue 22); a run in the shared mode, the
 // default, has none and every agent works in its Cwd as before.
@@ -52,6 +54,16 @@ const (
 
 // Worktree reports whether the run works in git worktrees.
 func (w *Workspace) Worktree() bool { return w != nil && w.Mode == WorkspaceWorktree }
+
+// WorkerBranch is the branch of the worktree of an agent with one of its
+// own: the draft's name, ".", the agent's id (raymond/<run>.<agent>). Not
+// raymond/<run>/<agent>: git keeps the draft raymond/<run> as a file under
+// refs/heads, which cannot be a folder of branches too.
+func (w *Workspace) WorkerBranch(agent string) string { return w.Branch + "." + agent }
+
+// WorkerDir is the worktree of an agent with one of its own, beside the
+// draft's: <project>/.raymond/worktrees/<run>/<agent>.
+func (w *Workspace) WorkerDir(agent string) string { return path.Join(path.Dir(w.Dir), agent) }
 
 // AgentWorkspace is the worktree an agent works in, in a run whose
 // Workspace is a worktree one. Agents that share a workspace (a call or

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"raymond/state"
 )
 
 // EventsFile is the name of the events file in a transcript folder.
@@ -124,6 +126,17 @@ type Event struct {
 	// tool uses never happened (run_started, run_resumed, transition,
 	// tool_use, tool_failed, run_ended, summary).
 	Scripted bool `json:"scripted,omitempty"`
+
+	// The fields below came with workspaces (issue 22).
+
+	// Checkpoint is the commit a step's changes became (checkpoint).
+	Checkpoint *state.Checkpoint `json:"checkpoint,omitempty"`
+	// Branch is a worker's branch (merged, merge_conflict); Commit the
+	// merge commit (merged) or the ref a salvage saved to (salvaged).
+	Branch string `json:"branch,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	// Paths are the paths that conflicted (merge_conflict).
+	Paths []string `json:"paths,omitempty"`
 }
 
 // Failure is an agent that failed, as the run's summary names it.
@@ -174,6 +187,18 @@ const (
 	// EventAsking: nothing can progress while agents wait for answers; the
 	// run is saved as asking (Message: how many asks are pending).
 	EventAsking = "asking"
+	// EventCheckpoint: what a step changed in its agent's worktree became
+	// a commit (Agent, Step, State, Checkpoint).
+	EventCheckpoint = "checkpoint"
+	// EventMerged: a worker's branch (Child, Branch) was merged into the
+	// workspace of Agent (Commit: the merge commit).
+	EventMerged = "merged"
+	// EventMergeConflict: a worker's branch (Child, Branch) conflicted
+	// with Agent's workspace in Paths; it was left out and kept.
+	EventMergeConflict = "merge_conflict"
+	// EventSalvaged: a worktree held what a step cut short left; it was
+	// saved on the ref Commit and the worktree reset (Agent, Message).
+	EventSalvaged = "salvaged"
 )
 
 // The types of live events: published while a run is driven, for the

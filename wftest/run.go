@@ -304,7 +304,10 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, keep
 	// bypassPermissions could not be tested, since a case has no
 	// --dangerously-skip-permissions to give.
 	opts := state.Options{Input: c.Input, MaxParallel: c.MaxParallel, Debug: true, ProjectDir: dir, SkipPermissions: true}
-	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: f.Workflow, Options: opts, BudgetUSD: c.BudgetUSD, Cwd: cwd, TaskFolderPattern: filepath.Join(dir, ".raymond", "tasks", "{{run_id}}", "{{agent_id}}")})
+	// A test case runs in a scratch folder, not a git checkout: a
+	// workflow that asks for worktrees is tested in the shared mode.
+	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: f.Workflow, Options: opts, BudgetUSD: c.BudgetUSD, Cwd: cwd, TaskFolderPattern: filepath.Join(dir, ".raymond", "tasks", "{{run_id}}", "{{agent_id}}"),
+		Workspace: state.WorkspaceShared, WorkspaceGiven: true})
 	if err != nil {
 		return fmt.Errorf("start the run: %w", err)
 	}

@@ -28,12 +28,13 @@ const (
 	keyAllowed       = "allowed_tools"
 	keyDisallowed    = "disallowed_tools"
 	keyPermission    = "permission_mode"
+	keyOnConflict    = "on_conflict"
 )
 
 // policyKeys are the frontmatter keys, for the did-you-mean of an unknown
 // one.
 var policyKeys = []string{keyTransitions, keyModel, keyEffort, keyForceImplicit, keyStepTimeout, keyTimeout,
-	keyMaxVisits, keyOnMaxVisits, keyAllowed, keyDisallowed, keyPermission}
+	keyMaxVisits, keyOnMaxVisits, keyAllowed, keyDisallowed, keyPermission, keyOnConflict}
 
 // toolKeys are the keys that limit a state's tools; a script state has
 // no tools, so on a script they are ignored with a warning.
@@ -189,6 +190,8 @@ func (d *policyDecoder) policyKey(p *Policy, k, v *yaml.Node) (bool, error) {
 				err = d.errorAt(v, "%s: %v%s", keyPermission, perr, didYouMean(p.PermissionMode, permission.Modes))
 			}
 		}
+	case keyOnConflict:
+		p.OnConflict, err = d.str(k, v)
 	default:
 		return false, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -39,6 +40,16 @@ type Manifest struct {
 	// Backend is the backend's name: "" or "claude" are the ones raymond
 	// runs.
 	Backend string
+	// Workspace is where the run's agents work unless --workspace or the
+	// config says: "shared" or "worktree" (issue 22); "" says nothing.
+	Workspace string
+	// Merge is how workers' branches come back in the worktree mode:
+	// "auto" or "none"; "" says nothing.
+	Merge string
+	// OnConflict is the state an agent goes to instead of its next one
+	// when merges into its workspace conflicted, for states whose
+	// frontmatter names none; "" for none.
+	OnConflict string
 	// Warnings are unknown keys, one line each, as FILE:LINE: message.
 	Warnings []string
 }
@@ -57,7 +68,7 @@ func SupportedBackend(backend string) bool { return backend == "" || backend == 
 
 // manifestKeys are the top-level keys a manifest knows.
 var manifestKeys = []string{"id", "name", "description", "input", "default_budget",
-	"requires_human_input", "working_directory", "environment", "backend"}
+	"requires_human_input", "working_directory", "environment", "backend", "workspace", "merge", "on_conflict"}
 
 // parseManifest decodes a workflow.yaml file's content; name is its path for
 // messages.
@@ -134,6 +145,12 @@ func (d *policyDecoder) manifestKey(m *Manifest, k, v *yaml.Node) (bool, error) 
 		m.Environment, err = d.stringMap(k, v)
 	case "backend":
 		m.Backend, err = d.backend(k, v)
+	case "workspace":
+		m.Workspace, err = d.oneOf(k, v, "shared", "worktree")
+	case "merge":
+		m.Merge, err = d.oneOf(k, v, "auto", "none")
+	case "on_conflict":
+		m.OnConflict, err = d.str(k, v)
 	}
 	return true, err
 }
@@ -247,4 +264,19 @@ func readRegular(path string, read func() ([]byte, error)) ([]byte, error) {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
 	return read()
+}
+
+// oneOf decodes a text that must be one of values.
+func (d *policyDecoder) oneOf(k, v *yaml.Node, values ...string) (string, error) {
+	if kind(v) == "empty" {
+		return "", nil
+	}
+	s, err := d.str(k, v)
+	if err != nil {
+		return "", err
+	}
+	if !slices.Contains(values, s) {
+		return "", d.errorAt(k, "%s must be %s or %s, not %q", k.Value, strings.Join(values[:len(values)-1], ", "), values[len(values)-1], s)
+	}
+	return s, nil
 }

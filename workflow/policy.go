@@ -44,6 +44,10 @@ type Policy struct {
 	// PermissionMode, when set, replaces the run's --permission-mode (and
 	// --dangerously-skip-permissions) for this state's steps.
 	PermissionMode string
+	// OnConflict, in a run in the worktree mode, is the state the agent
+	// goes to instead of this one when merges of its workers into its
+	// workspace conflicted (on_conflict); "" for the manifest's, or none.
+	OnConflict string
 }
 
 // LimitsTools reports whether the state sets any of allowed_tools,
@@ -187,7 +191,7 @@ var comparedKeys = map[string][]string{
 
 // carriedKeys are the protocol attributes a rule may carry; a fork's rule
 // also carries any other key, as a template variable.
-var carriedKeys = []string{"input", "cd", "task", "timeout"}
+var carriedKeys = []string{"input", "cd", "task", "timeout", "workspace"}
 
 // decodeRule decodes one allowed_transitions entry. Errors do not name the
 // file: the caller adds it.
@@ -244,7 +248,7 @@ func decodeRule(n *yaml.Node) (Rule, error) {
 		tags, compared := comparedKeys[key]
 		if key != "tag" && !compared && !slices.Contains(carriedKeys, key) && !parsing.Forks(tag) {
 			return Rule{}, fmt.Errorf("unknown key %q (want tag, target, return, next or payload); "+
-				"an ask's entry also takes timeout_next and timeout, and an entry may carry input, cd and task where its tag takes them", key)
+				"an ask's entry also takes timeout_next and timeout, and an entry may carry input, cd, task and workspace where its tag takes them", key)
 		}
 		v := values[key]
 		// A timeout may be a bare number of seconds.

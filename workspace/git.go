@@ -53,6 +53,9 @@ type Git struct {
 	Dir string
 	// Path is the git program; "" looks it up on PATH.
 	Path string
+	// Env is added to the environment of every command (GIT_INDEX_FILE
+	// for a scratch index).
+	Env []string
 }
 
 // env is the environment every git command runs with.
@@ -90,7 +93,7 @@ func (g Git) RunInput(ctx context.Context, stdin []byte, args ...string) (string
 	}
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = g.Dir
-	cmd.Env = env()
+	cmd.Env = append(env(), g.Env...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // begin settles the session this call runs in and takes its reply, under the lock of
-// FAKE_CLAUDE_DIR: a resumed session must exist in this cwd (else errNoSession) and
+// FAKE_CLAUDE_DIR: a resumed session must exist, in this cwd's folder of the store
+// or in another (else errNoSession), and
 // gives the call the model it answered with last, a branch copies its parent, a new
 // session gets the --session-id or a fresh UUID (an id in use is refused). The prompt is written into the session at once, so that a
 // session whose call crashes or hangs can still be resumed. It returns the index of

@@ -170,13 +170,35 @@ func TestResumeUnknown(t *testing.T) {
 	check(t, "logged reply", call.Reply, -1)
 }
 
+// TestResumeFromAnotherCwd: as the real CLI 2.1.330 does (realclaude's
+// TestWorktreeSessions), a session is resumed from any working directory:
+// --resume appends to its file where it is, --fork-session writes the branch
+// into the folder of the cwd it runs in. An id in no folder is still unknown.
 func TestResumeFromAnotherCwd(t *testing.T) {
-	f := newFake(t, twoReplies)
+	f := newFake(t, "replies:\n  - text: ok\n    repeat: true\n")
 	id := f.ask("hi").sessionID(t)
-	other := f.runInv(&invocation{cwd: t.TempDir(), args: slices.Concat(streamArgs, []string{"--resume", id, "--", "again"})}, nil)
-	check(t, "exit", other.code, 1)
-	check(t, "stderr", other.stderr, "No conversation found with session ID: "+id+"\n")
-	check(t, "from the right cwd", f.ask("again", "--resume", id).result(t)["session_id"], id)
+	elsewhere := t.TempDir()
+	other := f.runInv(&invocation{cwd: elsewhere, args: slices.Concat(streamArgs, []string{"--resume", id, "--", "again"})}, nil)
+	check(t, "exit", other.code, 0)
+	check(t, "resumed", other.result(t)["session_id"], id)
+	if _, err := os.Stat(sessionPath(f.config, elsewhere, id)); err == nil {
+		t.Error("a resume from another folder must append to the session's own file, not make one there")
+	}
+	s, err := LoadSession(f.config, f.cwd, id)
+	must(t, err)
+	check(t, "appended where it was", len(s.History), 4)
+
+	branch := f.runInv(&invocation{cwd: elsewhere, args: slices.Concat(streamArgs, []string{"--resume", id, "--fork-session", "--", "branch"})}, nil)
+	check(t, "exit", branch.code, 0)
+	bid, _ := branch.result(t)["session_id"].(string)
+	if _, err := os.Stat(sessionPath(f.config, elsewhere, bid)); err != nil {
+		t.Errorf("the branch is written in the folder of the cwd it ran in: %v", err)
+	}
+
+	unknown := "d2c02008-a268-42f3-a2fe-2022e502d864"
+	none := f.runInv(&invocation{cwd: elsewhere, args: slices.Concat(streamArgs, []string{"--resume", unknown, "--", "again"})}, nil)
+	check(t, "exit", none.code, 1)
+	check(t, "stderr", none.stderr, "No conversation found with session ID: "+unknown+"\n")
 }
 
 // TestOldVersionCost: before 2.1.277 total_cost_usd is this call's cost only and

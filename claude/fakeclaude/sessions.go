@@ -175,6 +175,24 @@ func sessionPath(configDir, cwd, id string) string {
 	return filepath.Join(projectDir(configDir, cwd), id+".jsonl")
 }
 
+// locate is the file of session id for a call in cwd: the one in cwd's
+// folder of the store, else the one in any other folder of the store. The
+// real CLI (2.1.330, seen in realclaude's TestWorktreeSessions) resumes a
+// session from any working directory, another worktree of the repository
+// or a folder that is in none: --resume appends to the session's file where
+// it is, and --fork-session writes the branch into the folder of the cwd.
+func locate(configDir, cwd, id string) string {
+	p := sessionPath(configDir, cwd, id)
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	matches, _ := filepath.Glob(filepath.Join(configDir, "projects", "*", id+".jsonl"))
+	if len(matches) > 0 {
+		return matches[0]
+	}
+	return p
+}
+
 // LoadSession reads session id as stored by a fake run in cwd whose configuration
 // folder ($CLAUDE_CONFIG_DIR, else $HOME/.claude) was configDir.
 func LoadSession(configDir, cwd, id string) (*Session, error) {
@@ -272,7 +290,7 @@ func readSession(configDir, cwd, id string) ([]entry, error) {
 	if !uuidPattern.MatchString(id) {
 		return nil, errNoSession
 	}
-	f, err := os.Open(sessionPath(configDir, cwd, id))
+	f, err := os.Open(locate(configDir, cwd, id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errNoSession
 	}
@@ -338,7 +356,7 @@ func appendSession(configDir, cwd, id string, entries ...entry) ([]entry, error)
 	if err != nil {
 		return nil, fmt.Errorf("save session %s: %w", id, err)
 	}
-	f, err := os.OpenFile(sessionPath(configDir, cwd, id), os.O_RDWR|os.O_APPEND, 0)
+	f, err := os.OpenFile(locate(configDir, cwd, id), os.O_RDWR|os.O_APPEND, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errNoSession
 	}

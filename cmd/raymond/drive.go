@@ -23,6 +23,7 @@ import (
 	"raymond/scripted"
 	"raymond/state"
 	"raymond/step"
+	"raymond/workspace"
 )
 
 // openProject finds the project (--project DIR, else from the current folder)
@@ -148,6 +149,8 @@ func (d *driving) driver(quiesce <-chan struct{}, prefix string) *orchestrator.D
 		Scripts:  &script.Runner{},
 		Fetcher:  fetcher(d.project),
 		Sinks:    d.traces.sinks(),
+		// Runs in the worktree mode do their git work through it.
+		Workspaces: workspace.Worktrees{},
 	}
 }
 

@@ -58,6 +58,8 @@ type runFlags struct {
 	onAsk           string
 	askID           string
 	noLint          bool
+	workspace       string
+	fromDirty       bool
 
 	newSession []string
 
@@ -77,6 +79,10 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	}
 	if kind == kindRun || kind == kindStart {
 		fs.BoolVar(&f.noLint, "no-lint", false, "start without linting the workflow first (see 'raymond lint')")
+		fs.StringVar(&f.workspace, "workspace", "",
+			"where agents work: `MODE` shared (the folder itself) or worktree (a git worktree per agent on a draft branch raymond/ID, a commit per step) (default: the workflow's, else shared)")
+		fs.BoolVar(&f.fromDirty, "workspace-from-dirty", false,
+			"with --workspace worktree, carry the checkout's uncommitted changes into the draft as its first commit instead of refusing them")
 	}
 	if kind != kindResume {
 		fs.StringVar(&f.input, "input", "", "`TEXT` of {{input}} in the first state; - reads it from stdin, @FILE from FILE (@@ for a text that starts with @)")
@@ -181,6 +187,11 @@ func (f *runFlags) check(h help) error {
 			return h.usageError("--on-ask: %v", err)
 		}
 	}
+	if f.changed("workspace") {
+		if err := project.CheckWorkspace(f.workspace); err != nil {
+			return h.usageError("--workspace: %v", err)
+		}
+	}
 	if f.changed("ask") && !f.changed("input") {
 		return h.usageError("--ask names the ask that --input answers; give --input TEXT too")
 	}
@@ -247,6 +258,7 @@ func (f *runFlags) settings() project.Settings {
 		Quiet:           given(f, "quiet", f.quiet),
 		Confine:         given(f, "confine", f.confine),
 		OnAsk:           given(f, "on-ask", f.onAsk),
+		Workspace:       given(f, "workspace", f.workspace),
 	}
 	switch {
 	case f.changed("no-debug"):

@@ -16,6 +16,7 @@ import (
 	"raymond/scripted"
 	"raymond/state"
 	"raymond/workflow"
+	"raymond/workspace"
 )
 
 var runHelp = help{
@@ -48,7 +49,7 @@ is created, naming each one; warnings are printed once. --no-lint skips it.
 Defaults for the flags may be set in .raymond/config.toml (keys model, effort,
 budget, max_parallel, max_agents, max_depth, max_forks, timeout, step_timeout, no_wait,
 permission_mode, dangerously_skip_permissions, claude, debug, quiet, confine,
-on_ask, lint);
+on_ask, lint, workspace, workspace_merge);
 flags override it, and RAYMOND_CLAUDE overrides its claude.
 
 Exit status (also exit_code in --json):
@@ -108,6 +109,9 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if id != "" {
 		if f.changed("input") || f.changed("id") {
 			return runHelp.usageError("%s is an existing run; --input and --id only apply to a new one", arg)
+		}
+		if f.changed("workspace") || f.changed("workspace-from-dirty") {
+			return runHelp.usageError("%s is an existing run, which keeps the workspace it was made with; --workspace and --workspace-from-dirty only apply to a new one", arg)
 		}
 		return d.resume(ctx, id)
 	}
@@ -183,7 +187,9 @@ func create(env *cmdEnv, p *project.Project, f *runFlags, workflow string, opts 
 	n := orchestrator.NewRun{
 		Workflow: workflow, ID: f.id, Options: opts, BudgetUSD: budget, BudgetGiven: f.changed("budget"),
 		TaskFolderPattern: p.TaskPattern(), OnAsk: opts.OnAsk, Fetcher: fetcher(p),
+		WorkspaceGiven: f.changed("workspace"), FromDirty: f.fromDirty, Workspaces: workspace.Worktrees{},
 	}
+	n.Workspace, n.Merge = p.Workspace(f.settings())
 	if f.continueSess {
 		dir, err := os.Getwd()
 		if err != nil {
@@ -210,6 +216,8 @@ func create(env *cmdEnv, p *project.Project, f *runFlags, workflow string, opts 
 	case errors.As(err, &we):
 		// The message says what to give instead.
 		return nil, &usageError{msg: we.Error()}
+	case errors.As(err, new(*workspace.UsageError)):
+		return nil, &usageError{msg: err.Error() + "; no run was created"}
 	case errors.Is(err, fs.ErrExist):
 		return nil, &usageError{msg: err.Error(), hint: "Run ids must be new; 'raymond list --all' shows the ones taken."}
 	case err != nil:

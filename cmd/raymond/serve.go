@@ -24,6 +24,7 @@ import (
 	"raymond/scripted"
 	"raymond/server"
 	"raymond/state"
+	"raymond/workspace"
 )
 
 var serveHelp = help{
@@ -180,7 +181,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 			return out
 		}
 	}
-	d, err := daemon.Open(daemon.Config{Project: p, Runner: claude.Runner{}, Scripts: &script.Runner{}, Fetcher: fetcher(p),
+	d, err := daemon.Open(daemon.Config{Project: p, Runner: claude.Runner{}, Scripts: &script.Runner{}, Fetcher: fetcher(p), Workspaces: workspace.Worktrees{},
 		Replies: repliesPath, Scripted: runners,
 		MaxSteps: *maxSteps, DailyCapUSD: *dailyCap, SkipPermissions: skip, Log: log, FindClaude: findClaude,
 		ClaudeEnv: project.AbsPath(env.getenv("RAYMOND_CLAUDE"), cwd()), Sinks: sinks})
