@@ -91,6 +91,8 @@ func TestScript(t *testing.T) {
 			"zipdir":    cmdZipDir,
 			"httpserve": cmdHTTPServe,
 			"api":       cmdAPI,
+			"draft":     cmdDraft,
+			"checkpt":   cmdCheckpoint,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,

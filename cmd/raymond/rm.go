@@ -42,7 +42,7 @@ removes them without asking.`,
 	},
 }
 
-func runRm(_ context.Context, env *cmdEnv, args []string) error {
+func runRm(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet("rm")
 	finished := fs.Bool("finished", false, "remove every run that has ended")
 	olderThan := fs.String("older-than", "", "with --finished, only runs last changed more than `DUR` ago (90m, 36h, 7d)")
@@ -105,7 +105,7 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 		}
 	}
 	if *dryRun {
-		dryRunRm(env, p, runs)
+		dryRunRm(ctx, env, p, runs)
 		return nil
 	}
 	if *finished && !*yes && isTerminal(env.stdin) && isTerminal(env.stderr) && !confirmRm(env, runs) {
@@ -113,6 +113,10 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 	}
 	var errs []error
 	for _, r := range runs {
+		if err := project.RemoveDraft(ctx, p, r); err != nil {
+			errs = append(errs, draftFailed(p.Dir, err))
+			continue
+		}
 		if err := project.RemoveRun(p, r); err != nil {
 			errs = append(errs, rmRefused(p.Dir, err))
 			continue
@@ -128,14 +132,18 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 // dryRunRm says what rm would do with runs: each id on stdout, as rm
 // prints the ids it removes, and on stderr the folders that would go with
 // it or why it would be refused.
-func dryRunRm(env *cmdEnv, p *project.Project, runs []*state.Run) {
+func dryRunRm(ctx context.Context, env *cmdEnv, p *project.Project, runs []*state.Run) {
 	for _, r := range runs {
 		fmt.Fprintf(env.stdout, "%s\n", r.WorkflowID)
 		if pid, held, err := p.Store.Holder(r.WorkflowID); err == nil && held {
 			fmt.Fprintf(env.stderr, "would refuse %s: driven by process %d\n", r.WorkflowID, pid)
 			continue
 		}
-		fmt.Fprintf(env.stderr, "would remove %s: %s\n", r.WorkflowID, strings.Join(project.RunFiles(p, r), ", "))
+		files := project.RunFiles(p, r)
+		if left, err := project.DraftLeftovers(ctx, r); err == nil {
+			files = append(files, left...)
+		}
+		fmt.Fprintf(env.stderr, "would remove %s: %s\n", r.WorkflowID, strings.Join(files, ", "))
 	}
 	fmt.Fprintf(env.stderr, "dry run: %d run(s) listed, nothing removed\n", len(runs))
 }
