@@ -636,6 +636,9 @@ func (d *Daemon) Delete(id string) error {
 	if r.DrivenBy != nil {
 		return errorf(ErrConflict, "run %s is driven by another process (pid %d): stop it there first", id, *r.DrivenBy)
 	}
+	if err := project.RemoveDraft(d.ctx, d.p, r.Run); err != nil {
+		return draftError(err)
+	}
 	if err := project.RemoveRun(d.p, r.Run); err != nil {
 		var le *state.LockedError
 		if errors.As(err, &le) {
