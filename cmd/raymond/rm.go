@@ -22,6 +22,11 @@ task folders. A run that a process drives is refused, naming the process:
 pause it first (Ctrl-C in its terminal), or wait for it to end. A run the
 project's daemon drives is paused or removed from the daemon's page.
 
+A run started with --workspace worktree loses its draft too, as 'raymond
+discard' does: its worktrees, its branches raymond/RUN_ID and
+raymond/RUN_ID.AGENT, its salvage refs. A run whose publish was
+interrupted is refused: finish it with 'raymond publish RUN_ID' first.
+
 A RUN_ID may be a unique prefix of a run's id, or 'last' for the newest run.
 
 --finished removes every run that has ended (completed, failed or
@@ -30,7 +35,7 @@ than DUR (90m, 36h, 7d). Runs that can still go on (created, running,
 paused, waiting, asking) are never taken by --finished.
 
 --dry-run prints the ids that would be removed, and what goes with each on
-stderr, and removes nothing. At a terminal (stdin and stderr both
+stderr (worktrees and refs included), and removes nothing. At a terminal (stdin and stderr both
 terminals), --finished lists the runs it would take and asks before
 removing them; --yes, or a stdin that is not a terminal (a script, a pipe),
 removes them without asking.`,
