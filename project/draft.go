@@ -27,8 +27,10 @@ type Published struct {
 	// with work the draft does not have.
 	Kept []string
 	// Finished is set when the run was published already and this call
-	// only finished removing its worktrees and branches.
+	// only finished removing its worktrees and branches; Resumed when it
+	// finished a publish that was interrupted.
 	Finished bool
+	Resumed  bool
 }
 
 // PublishRun publishes run id's draft (workspace.Publish) and then removes
@@ -83,6 +85,7 @@ func PublishRun(ctx context.Context, p *Project, id string, opts workspace.Publi
 				id, ws.Into, squashWord(ws.Squash), id, publishFlags(ws))
 		}
 		opts.Into, opts.Squash = ws.Into, ws.Squash
+		res.Resumed = true
 	}
 	into := opts.Into
 	if into == "" {

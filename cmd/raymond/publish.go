@@ -98,6 +98,8 @@ func runPublish(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	short := workspace.ShortCommit(res.Commit)
 	switch {
+	case res.Resumed:
+		fmt.Fprintf(env.stdout, "finished publishing run %s into %s at %s\n", id, res.Into, short)
 	case res.Finished:
 		fmt.Fprintf(env.stdout, "run %s was published into %s as %s; its worktrees and branches are removed now\n", id, res.Into, short)
 	case res.How == workspace.PublishUpToDate:
