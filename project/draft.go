@@ -36,7 +36,8 @@ type Published struct {
 // PublishRun publishes run id's draft (workspace.Publish) and then removes
 // its worktrees and branches, but for the workers' branches and salvage
 // refs whose work is not in the draft (a merge that conflicted, merge:
-// none), which are kept for the user and listed. It holds the run's lock
+// none), which are kept for the user and listed; what a worktree holds
+// that no commit has (a step cut short) is saved as a salvage ref first. It holds the run's lock
 // throughout, so a run that is being driven is refused.
 //
 // The order makes it safe to kill at any point and run again: the intent
@@ -72,8 +73,7 @@ func PublishRun(ctx context.Context, p *Project, id string, opts workspace.Publi
 		}
 		res.Publication = workspace.Publication{Into: ws.Into, Commit: ws.Published, Head: ws.Head, How: workspace.PublishUpToDate}
 		res.Finished = true
-		res.Kept, err = workspace.Cleanup(ctx, id, ws, keepUnmerged(ctx, ws))
-		return r, res, err
+		return r, res, publishCleanup(ctx, id, ws, &res)
 	case state.DraftDiscarded:
 		return r, res, draftErr("run %s was discarded%s: it has no draft to publish", id, when(ws.At))
 	case state.DraftDiscarding:
@@ -113,8 +113,19 @@ func PublishRun(ctx context.Context, p *Project, id string, opts workspace.Publi
 		return r, res, err
 	}
 	workspace.Crash("publish-recorded")
+	return r, res, publishCleanup(ctx, id, ws, &res)
+}
+
+// publishCleanup removes a published run's worktrees and branches, what
+// they hold that no commit has saved first, and keeps the refs with work
+// the draft does not have (keepUnmerged), which it lists in res.Kept.
+func publishCleanup(ctx context.Context, id string, ws *state.Workspace, res *Published) error {
+	if _, err := workspace.SalvageWorktrees(ctx, id, ws); err != nil {
+		return err
+	}
+	var err error
 	res.Kept, err = workspace.Cleanup(ctx, id, ws, keepUnmerged(ctx, ws))
-	return r, res, err
+	return err
 }
 
 // keepUnmerged keeps the refs of a published run whose commits are not in

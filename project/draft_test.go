@@ -243,3 +243,16 @@ func TestCrashPoints(t *testing.T) {
 		}
 	}
 }
+
+// A worktree that holds changes no checkpoint has (a step cut short, the
+// run never resumed) is saved as a salvage ref, kept, before it goes.
+func TestPublishSalvagesUncommitted(t *testing.T) {
+	f := newDraftFixture(t, "r1")
+	draft := filepath.Join(f.dir, ".raymond", "worktrees", "r1", "main")
+	f.write(draft, "half.txt", "half done\n")
+	_, res, err := PublishRun(context.Background(), f.p, f.id, workspace.PublishOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, res.Kept, "refs/raymond/salvage/r1/main/publish")
+	assert.Equal(t, "half done", f.git(f.dir, "show", "refs/raymond/salvage/r1/main/publish:half.txt"))
+	assert.NoFileExists(t, filepath.Join(f.dir, "half.txt"), "what no step committed is not published")
+}

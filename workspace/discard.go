@@ -231,3 +231,47 @@ func Discard(ctx context.Context, runID string, ws *state.Workspace) (kept []str
 func fields(out string) []string {
 	return slices.DeleteFunc(strings.Split(out, "\n"), func(s string) bool { return s == "" })
 }
+
+// SalvageWorktrees saves what the run's worktrees hold that no commit has
+// (a step cut short and never resumed) before they are removed, each as a
+// commit on its HEAD under refs/raymond/salvage/<run-id>/<folder>/publish,
+// and returns those refs. The worktree's index is used to make it (the
+// worktree goes next); run again after a kill, it saves the same again.
+func SalvageWorktrees(ctx context.Context, runID string, ws *state.Workspace) ([]string, error) {
+	list, err := Worktrees(ctx, ws.Repo)
+	if err != nil {
+		return nil, err
+	}
+	var refs []string
+	for _, w := range runWorktrees(list, runID, ws) {
+		if _, err := os.Stat(w.Path); err != nil {
+			continue
+		}
+		g := Git{Dir: w.Path}
+		dirty, err := g.Run(ctx, "status", "--porcelain=v2", "-z", "--untracked-files=all")
+		if err != nil {
+			return refs, err
+		}
+		if dirty == "" {
+			continue
+		}
+		if _, err := g.Run(ctx, "add", "--all"); err != nil {
+			return refs, err
+		}
+		tree, err := g.Run(ctx, "write-tree")
+		if err != nil {
+			return refs, err
+		}
+		commit, err := g.Run(ctx, "commit-tree", tree, "-p", "HEAD", "-m",
+			fmt.Sprintf("What worktree %s of run %s held uncommitted\n\nSaved by raymond before the worktree was removed.", filepath.Base(w.Path), runID))
+		if err != nil {
+			return refs, err
+		}
+		ref := fmt.Sprintf("refs/raymond/salvage/%s/%s/publish", runID, filepath.Base(w.Path))
+		if _, err := g.Run(ctx, "update-ref", ref, commit); err != nil {
+			return refs, err
+		}
+		refs = append(refs, ref)
+	}
+	return refs, nil
+}
