@@ -12,9 +12,9 @@ import (
 	"raymond/state"
 )
 
-// Worktree is one worktree of a repository, as `git worktree list` gives
+// ListedWorktree is one worktree of a repository, as `git worktree list` gives
 // it.
-type Worktree struct {
+type ListedWorktree struct {
 	// Path is its top level; Head the commit it is on.
 	Path string
 	Head string
@@ -25,22 +25,22 @@ type Worktree struct {
 	Bare bool
 }
 
-// Worktrees lists the worktrees of the repository that holds dir, the
+// ListWorktrees lists the worktrees of the repository that holds dir, the
 // main one first.
-func Worktrees(ctx context.Context, dir string) ([]Worktree, error) {
+func ListWorktrees(ctx context.Context, dir string) ([]ListedWorktree, error) {
 	out, err := Git{Dir: dir}.Run(ctx, "worktree", "list", "--porcelain", "-z")
 	if err != nil {
 		return nil, err
 	}
 	var (
-		list []Worktree
-		cur  *Worktree
+		list []ListedWorktree
+		cur  *ListedWorktree
 	)
 	for _, field := range strings.Split(out, "\x00") {
 		key, value, _ := strings.Cut(field, " ")
 		switch key {
 		case "worktree":
-			list = append(list, Worktree{Path: value})
+			list = append(list, ListedWorktree{Path: value})
 			cur = &list[len(list)-1]
 		case "HEAD":
 			if cur != nil {
@@ -63,13 +63,13 @@ func Worktrees(ctx context.Context, dir string) ([]Worktree, error) {
 
 // checkedOut returns the worktree that has branch (refs/heads/...) checked
 // out, if one has.
-func checkedOut(list []Worktree, branch string) (Worktree, bool) {
+func checkedOut(list []ListedWorktree, branch string) (ListedWorktree, bool) {
 	for _, w := range list {
 		if w.Branch == branch && !w.Bare {
 			return w, true
 		}
 	}
-	return Worktree{}, false
+	return ListedWorktree{}, false
 }
 
 // RunRefs are the refs that belong to a run: its draft branch
@@ -87,9 +87,9 @@ func RunRefs(ctx context.Context, repo, runID string) ([]string, error) {
 // runWorktrees returns the worktrees of the repository that belong to run
 // runID: those under its worktrees folder (the parent of ws.Dir) and those
 // on one of its branches.
-func runWorktrees(list []Worktree, runID string, ws *state.Workspace) []Worktree {
+func runWorktrees(list []ListedWorktree, runID string, ws *state.Workspace) []ListedWorktree {
 	root := runRoot(runID, ws)
-	var mine []Worktree
+	var mine []ListedWorktree
 	for _, w := range list {
 		if w.Bare {
 			continue
@@ -127,7 +127,7 @@ func runBranch(ref, runID string) bool {
 // worktrees (registered or only a folder) and its refs. keep tells the
 // refs that are meant to stay (see Cleanup) from those left over.
 func Leftovers(ctx context.Context, runID string, ws *state.Workspace, keep func(ref string) bool) ([]string, error) {
-	list, err := Worktrees(ctx, ws.Repo)
+	list, err := ListWorktrees(ctx, ws.Repo)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func Leftovers(ctx context.Context, runID string, ws *state.Workspace, keep func
 // of it can be run again: after a kill, a second Cleanup finishes the job.
 func Cleanup(ctx context.Context, runID string, ws *state.Workspace, keep func(ref string) bool) (kept []string, err error) {
 	g := Git{Dir: ws.Repo}
-	list, err := Worktrees(ctx, ws.Repo)
+	list, err := ListWorktrees(ctx, ws.Repo)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func Cleanup(ctx context.Context, runID string, ws *state.Workspace, keep func(r
 		return nil, err
 	}
 	// A worktree the user made on one of the run's branches keeps it.
-	if list, err = Worktrees(ctx, ws.Repo); err != nil {
+	if list, err = ListWorktrees(ctx, ws.Repo); err != nil {
 		return nil, err
 	}
 	var drop []string
@@ -238,7 +238,7 @@ func fields(out string) []string {
 // and returns those refs. The worktree's index is used to make it (the
 // worktree goes next); run again after a kill, it saves the same again.
 func SalvageWorktrees(ctx context.Context, runID string, ws *state.Workspace) ([]string, error) {
-	list, err := Worktrees(ctx, ws.Repo)
+	list, err := ListWorktrees(ctx, ws.Repo)
 	if err != nil {
 		return nil, err
 	}

@@ -161,7 +161,7 @@ func Publish(ctx context.Context, runID string, ws *state.Workspace, opts Publis
 		}
 	}
 	Crash("publish-commit")
-	list, err := Worktrees(ctx, ws.Repo)
+	list, err := ListWorktrees(ctx, ws.Repo)
 	if err != nil {
 		return p, err
 	}
@@ -258,7 +258,7 @@ func commitList(ctx context.Context, g Git, base, head string) (string, error) {
 // `git merge --ff-only` does: its index and files follow, and uncommitted
 // changes to other files stay. Uncommitted changes to files that change,
 // and untracked files where a file comes, refuse it before anything moves.
-func moveCheckout(ctx context.Context, runID, into string, w Worktree, old, next string) error {
+func moveCheckout(ctx context.Context, runID, into string, w ListedWorktree, old, next string) error {
 	g := Git{Dir: w.Path}
 	if w.Head != old {
 		return fmt.Errorf("%s moved while run %s was being published; run raymond publish %s again", into, runID, runID)

@@ -14,17 +14,17 @@ import (
 	"raymond/state"
 )
 
-// repo is a scratch repository on main with a.txt and b.txt, and a draft
+// pubRepo is a scratch repository on main with a.txt and b.txt, and a draft
 // branch raymond/r1 in a worktree under .raymond/worktrees/r1/main.
-type repo struct {
+type pubRepo struct {
 	t   *testing.T
 	dir string
 	ws  *state.Workspace
 }
 
-func newRepo(t *testing.T) *repo {
+func newPubRepo(t *testing.T) *pubRepo {
 	t.Helper()
-	r := &repo{t: t, dir: t.TempDir()}
+	r := &pubRepo{t: t, dir: t.TempDir()}
 	r.git(r.dir, "init", "-q", "-b", "main")
 	r.write(r.dir, ".gitignore", ".raymond/\n")
 	r.write(r.dir, "a.txt", "a\n")
@@ -37,25 +37,25 @@ func newRepo(t *testing.T) *repo {
 	return r
 }
 
-func (r *repo) git(dir string, args ...string) string {
+func (r *pubRepo) git(dir string, args ...string) string {
 	r.t.Helper()
 	out, err := Git{Dir: dir}.Run(context.Background(), args...)
 	require.NoError(r.t, err)
 	return out
 }
 
-func (r *repo) write(dir, name, text string) {
+func (r *pubRepo) write(dir, name, text string) {
 	r.t.Helper()
 	require.NoError(r.t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
 }
 
-func (r *repo) commit(dir, msg string) {
+func (r *pubRepo) commit(dir, msg string) {
 	r.git(dir, "add", "-A")
 	r.git(dir, "commit", "-q", "-m", msg)
 }
 
 func TestPublishFastForwardKeepsOtherWork(t *testing.T) {
-	r := newRepo(t)
+	r := newPubRepo(t)
 	r.write(r.ws.Dir, "b.txt", "1\ntwo\n3\n")
 	r.commit(r.ws.Dir, "step 1")
 	head := r.git(r.ws.Dir, "rev-parse", "HEAD")
@@ -81,7 +81,7 @@ func TestPublishFastForwardKeepsOtherWork(t *testing.T) {
 }
 
 func TestPublishRefusesDirtyFiles(t *testing.T) {
-	r := newRepo(t)
+	r := newPubRepo(t)
 	r.write(r.ws.Dir, "b.txt", "1\ntwo\n3\n")
 	r.commit(r.ws.Dir, "step 1")
 	r.write(r.dir, "b.txt", "1\n2\n3\nmine\n")
@@ -97,7 +97,7 @@ func TestPublishRefusesDirtyFiles(t *testing.T) {
 }
 
 func TestPublishConflictNamesEveryPath(t *testing.T) {
-	r := newRepo(t)
+	r := newPubRepo(t)
 	r.write(r.ws.Dir, "a.txt", "draft\n")
 	r.write(r.ws.Dir, "b.txt", "1\ndraft\n3\n")
 	r.commit(r.ws.Dir, "step 1")
@@ -116,7 +116,7 @@ func TestPublishConflictNamesEveryPath(t *testing.T) {
 }
 
 func TestPublishIntoBranchCheckedOutNowhere(t *testing.T) {
-	r := newRepo(t)
+	r := newPubRepo(t)
 	r.git(r.dir, "branch", "release")
 	r.write(r.dir, "a.txt", "moved\n")
 	r.commit(r.dir, "main moves")
@@ -135,7 +135,7 @@ func TestPublishIntoBranchCheckedOutNowhere(t *testing.T) {
 }
 
 func TestDiscardRemovesWhatIsLeft(t *testing.T) {
-	r := newRepo(t)
+	r := newPubRepo(t)
 	worker := filepath.Join(filepath.Dir(r.ws.Dir), "w1")
 	r.git(r.dir, "worktree", "add", "-q", "-b", "raymond/r1.w1", worker, "raymond/r1")
 	r.git(r.dir, "update-ref", "refs/raymond/salvage/r1/w1/2", "raymond/r1")
@@ -157,7 +157,7 @@ func TestDiscardRemovesWhatIsLeft(t *testing.T) {
 }
 
 func TestDiffstatAndPatch(t *testing.T) {
-	r := newRepo(t)
+	r := newPubRepo(t)
 	r.write(r.ws.Dir, "b.txt", "1\ntwo\n3\n")
 	require.NoError(t, os.WriteFile(filepath.Join(r.ws.Dir, "bin"), []byte{0, 1, 2, 0}, 0o644))
 	r.write(r.ws.Dir, "ünï code.txt", "x\n")
