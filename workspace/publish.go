@@ -104,7 +104,7 @@ func Publish(ctx context.Context, runID string, ws *state.Workspace, opts Publis
 	if p.Into == "" {
 		return p, fmt.Errorf("run %s started on a detached HEAD, so it has no branch to publish into: give one with --into BRANCH", runID)
 	}
-	if _, err := g.Run(ctx, "check-ref-format", "--branch", p.Into); err != nil {
+	if _, err := g.Run(ctx, "check-ref-format", "refs/heads/"+p.Into); err != nil || strings.HasPrefix(p.Into, "-") {
 		return p, fmt.Errorf("--into %q is not a valid branch name", p.Into)
 	}
 	if runBranch("refs/heads/"+p.Into, runID) {
@@ -189,7 +189,9 @@ func published(ctx context.Context, g Git, runID, old, head, base string) (strin
 	if base != "" && isAncestor(ctx, g, base, old) {
 		rng = base + ".." + old
 	}
-	out, err := g.Run(ctx, "log", "--first-parent", "--format=%H%x00%(trailers:key="+PublishTrailer+",valueonly,separator=%x00)%x01", rng)
+	// The commit is near the branch's tip unless much happened since: a
+	// thousand commits of the branch's own history are plenty.
+	out, err := g.Run(ctx, "log", "--first-parent", "--max-count=1000", "--format=%H%x00%(trailers:key="+PublishTrailer+",valueonly,separator=%x00)%x01", rng)
 	if err != nil {
 		return "", false, err
 	}
