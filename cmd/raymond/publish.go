@@ -88,9 +88,12 @@ func runPublish(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, res, err := project.PublishRun(ctx, p, id, workspace.PublishOptions{Into: *into, Squash: *squash})
+	r, res, err := project.PublishRun(ctx, p, id, workspace.PublishOptions{Into: *into, Squash: *squash})
 	if err != nil {
 		return draftFailed(p.Dir, err)
+	}
+	if !project.Ended(r.Status) && !res.Finished {
+		fmt.Fprintf(env.stderr, "raymond: run %s had not ended (%s); published, it can no longer be resumed\n", id, r.Status)
 	}
 	if *asJSON {
 		return printJSON(env, publishJSON{RunID: id, Into: res.Into, Commit: res.Commit, How: res.How, Head: res.Head,
