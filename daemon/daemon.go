@@ -587,6 +587,8 @@ func (d *Daemon) Resume(id string, budget *float64) error {
 		return errorf(ErrConflict, "run %s is driven by another process (pid %d)", id, *r.DrivenBy)
 	case r.Status == state.StatusCompleted:
 		return errorf(ErrConflict, "run %s already completed: there is nothing to resume", id)
+	case r.Workspace.Closed():
+		return errorf(ErrConflict, "%s", orchestrator.DraftClosedError(id, r.Workspace).Error())
 	}
 	if budget != nil {
 		if err := project.CheckBudget(*budget); err != nil {
@@ -793,8 +795,8 @@ func (d *Daemon) Recover() Recovered {
 	}
 	var out Recovered
 	for _, l := range d.Runs() {
-		if l.DrivenBy != nil {
-			continue
+		if l.DrivenBy != nil || l.Draft != "" && l.Draft != state.DraftOpen {
+			continue // driven elsewhere, or published or discarded
 		}
 		if paused[l.RunID] && !project.Ended(l.Status) {
 			if err := d.settlePaused(l.RunID); err != nil {

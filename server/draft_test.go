@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,6 +108,21 @@ func TestDraftEndpoints(t *testing.T) {
 	}
 	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/publish"}, http.StatusConflict, nil)
 	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/discard"}, http.StatusConflict, nil)
+	// Published, it is never resumed: not asked, not by the recovery of a
+	// daemon that finds it interrupted.
+	e.call(request{method: "POST", path: "/api/v1/runs/" + id + "/resume"}, http.StatusConflict, nil)
+	store := &state.Store{Dir: project.StateDir(e.dir)}
+	r, err := store.Read(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Status = state.StatusRunning
+	if err := store.Write(r); err != nil {
+		t.Fatal(err)
+	}
+	if rec := e.restart(context.Background()); slices.Contains(rec.Resumed, id) || rec.Failed[id] != "" {
+		t.Errorf("the recovery took the published run: %+v", rec)
+	}
 
 	// Discard of a second worktree run removes its branch and worktree.
 	other := e.launch("hello")
