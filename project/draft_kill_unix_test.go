@@ -48,6 +48,7 @@ func TestKillTrials(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 22))
 	var killed, finished int
+	left := map[string]int{} // where the kills left the runs
 	for i := range trials {
 		o := ops[i%len(ops)]
 		f := newDraftFixture(t, "r1")
@@ -68,6 +69,17 @@ func TestKillTrials(t *testing.T) {
 		// its process group is empty before going on, as a person would
 		// find it.
 		waitGroupGone(t, cmd.Process.Pid)
+		if err != nil {
+			// Where the kill left the run: its draft's status, and whether
+			// main had moved.
+			r, rerr := f.p.Store.Read(f.id)
+			require.NoError(t, rerr)
+			where := r.Workspace.Status
+			if f.git(f.dir, "rev-parse", "main") != before {
+				where += ", main moved"
+			}
+			left[where]++
+		}
 		ctx := context.Background()
 		if o.op == "publish" {
 			_, _, err = PublishRun(ctx, f.p, f.id, workspace.PublishOptions{Squash: o.squash})
@@ -90,8 +102,8 @@ func TestKillTrials(t *testing.T) {
 			t.Fatalf("trial %d (%s squash=%v) killed after %s left the repository wrong", i, o.op, o.squash, delay)
 		}
 	}
-	t.Logf("%d kill trials: %d killed mid-way, %d had finished; uninterrupted publish %s, squash %s, discard %s",
-		trials, killed, finished, took[0].Round(time.Millisecond), took[1].Round(time.Millisecond), took[2].Round(time.Millisecond))
+	t.Logf("%d kill trials: %d killed mid-way, %d had finished; uninterrupted publish %s, squash %s, discard %s; the kills left: %v",
+		trials, killed, finished, took[0].Round(time.Millisecond), took[1].Round(time.Millisecond), took[2].Round(time.Millisecond), left)
 }
 
 func squashEnv(squash bool) []string {
