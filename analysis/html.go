@@ -101,6 +101,7 @@ type htmlPage struct {
 	Asks          []*htmlAsk
 	VisitCaps     []htmlVisitCap
 	Graph         *htmlWorkflow
+	Changes       *htmlChanges
 	AgentFilter   []string // agent ids offered by the step filter
 	ProblemSteps  int
 	DetailMissing int
@@ -166,6 +167,7 @@ func buildPage(r *Run) *htmlPage {
 		p.VisitCaps = append(p.VisitCaps, htmlVisitCap{Agent: c.Agent, Line: visitCapSummary(r, c), Failed: c.Tag == ""})
 	}
 	p.Graph = buildWorkflow(r)
+	p.Changes = buildChanges(r, anchors)
 	p.askOf = make(map[string]*htmlAsk, len(p.Asks))
 	for i, k := range r.Asks {
 		if k.Step != "" {

@@ -137,6 +137,7 @@ func (b *builder) fillFromMeta(f *folder) {
 			s.Session = m.SessionID
 		}
 		s.Model, s.Runner = m.Model, m.Runner
+		s.Checkpoint = m.Checkpoint
 		fillScript(s, sf)
 		s.Tokens = Tokens{
 			Input: m.Usage.InputTokens, Output: m.Usage.OutputTokens,

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"raymond/permission"
+	"raymond/state"
 )
 
 // SchemaVersion is the version of the JSON that `raymond transcript --json`
@@ -104,6 +105,10 @@ type Run struct {
 	// CriticalPath: the names of the chain of steps that determined the
 	// wall time, first to last (see CriticalPath in critical.go).
 	CriticalPath []string `json:"critical_path"`
+	// Changes is what a run in the worktree mode changed in git as a
+	// whole, nil for a run in the shared mode. Load leaves it nil (the
+	// analysis runs no git); the caller fills it (see Changes).
+	Changes *Changes `json:"changes,omitempty"`
 }
 
 // VisitCap is one visit_cap event: an agent's entry into State was past
@@ -318,6 +323,9 @@ type Step struct {
 	HasPrompt bool `json:"has_prompt"`
 	HasLines  bool `json:"has_lines"`
 	HasMeta   bool `json:"has_meta"`
+	// Checkpoint is the commit made of what the step changed, in a run in
+	// the worktree mode (from the meta file); nil when it changed nothing.
+	Checkpoint *state.Checkpoint `json:"checkpoint,omitempty"`
 }
 
 // StateStats is what one state cost over the run.

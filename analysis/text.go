@@ -85,6 +85,9 @@ func WriteText(w io.Writer, r *Run, o TextOptions) error {
 	if len(r.Steps) > 0 {
 		p.path(r)
 	}
+	if r.Changes != nil || hasCheckpoints(r) {
+		p.changes(r)
+	}
 	if len(r.Asks) > 0 {
 		p.asks(r)
 	}

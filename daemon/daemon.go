@@ -606,6 +606,8 @@ func (d *Daemon) Resume(id string, budget *float64) error {
 		return errorf(ErrConflict, "run %s is driven by another process (pid %d)", id, *r.DrivenBy)
 	case r.Status == state.StatusCompleted:
 		return errorf(ErrConflict, "run %s already completed: there is nothing to resume", id)
+	case r.Workspace.Closed():
+		return errorf(ErrConflict, "%s", orchestrator.DraftClosedError(id, r.Workspace).Error())
 	}
 	if budget != nil {
 		if err := project.CheckBudget(*budget); err != nil {
@@ -654,6 +656,9 @@ func (d *Daemon) Delete(id string) error {
 	}
 	if r.DrivenBy != nil {
 		return errorf(ErrConflict, "run %s is driven by another process (pid %d): stop it there first", id, *r.DrivenBy)
+	}
+	if err := project.RemoveDraft(d.ctx, d.p, r.Run); err != nil {
+		return draftError(err)
 	}
 	if err := project.RemoveRun(d.p, r.Run); err != nil {
 		var le *state.LockedError
@@ -809,8 +814,8 @@ func (d *Daemon) Recover() Recovered {
 	}
 	var out Recovered
 	for _, l := range d.Runs() {
-		if l.DrivenBy != nil {
-			continue
+		if l.DrivenBy != nil || l.Draft != "" && l.Draft != state.DraftOpen {
+			continue // driven elsewhere, or published or discarded
 		}
 		if paused[l.RunID] && !project.Ended(l.Status) {
 			if err := d.settlePaused(l.RunID); err != nil {

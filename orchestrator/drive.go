@@ -113,6 +113,9 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	if r.Status == state.StatusCompleted {
 		return r, fmt.Errorf("run %s already completed; start a new run instead", id)
 	}
+	if ws := r.Workspace; ws.Closed() {
+		return r, DraftClosedError(id, ws)
+	}
 	// The workflow is opened before update changes anything (an answer
 	// given with resume --input): a run that cannot go on is left as it
 	// was, and the person is told so.

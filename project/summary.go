@@ -1,6 +1,7 @@
 package project
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -71,6 +72,10 @@ type Listing struct {
 	// Transcript is the run's transcript folder, "" for a run started
 	// with --no-debug.
 	Transcript string `json:"transcript"`
+	// Draft is, for a run started with --workspace worktree, what became
+	// of its draft: draft, published, discarded (publishing, discarding
+	// while one was interrupted); absent for a run in the shared mode.
+	Draft string `json:"draft,omitempty"`
 }
 
 // Describe returns the Listing of run r, asking store whether a process
@@ -116,7 +121,11 @@ func Describe(store *state.Store, r *state.Run) (Listing, error) {
 	if held {
 		l.DrivenBy = &pid
 	}
-	l.Interrupted = !held && (r.Status == state.StatusRunning || r.Status == state.StatusWaiting)
+	if r.Workspace.Worktree() {
+		l.Draft = cmp.Or(r.Workspace.Status, state.DraftOpen)
+	}
+	// A run whose draft was published or discarded cannot go on.
+	l.Interrupted = !held && (r.Status == state.StatusRunning || r.Status == state.StatusWaiting) && !r.Workspace.Closed()
 	return l, nil
 }
 

@@ -155,6 +155,9 @@ func routes(s *Server) []route {
 		{"POST", "/api/v1/runs/{id}/pause", true, s.pause},
 		{"POST", "/api/v1/runs/{id}/cancel", true, s.cancel},
 		{"POST", "/api/v1/runs/{id}/resume", true, s.resume},
+		{"GET", "/api/v1/runs/{id}/diff", true, s.diff},
+		{"POST", "/api/v1/runs/{id}/publish", true, s.publish},
+		{"POST", "/api/v1/runs/{id}/discard", true, s.discard},
 		{"GET", "/api/v1/runs/{id}/events", true, s.stream(s.runEvents)},
 		{"GET", "/api/v1/runs/{id}/report", false, s.report}, // a bearer token or a signed link
 		{"POST", "/api/v1/runs/{id}/report-link", true, s.reportLink},

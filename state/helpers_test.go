@@ -114,7 +114,7 @@ func fullRun(id string) *Run {
 		PID:          4242,
 		Workspace: &Workspace{Mode: WorkspaceWorktree, Repo: "/p", BaseBranch: "main", BaseCommit: "abc123",
 			Branch: "raymond/r", Dir: "/p/.raymond/worktrees/r/main", Merge: MergeNone, Status: DraftPublished,
-			Published: "def456", Into: "main"},
+			Published: "def456", Into: "main", Head: "cba987", Squash: true, At: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)},
 	}
 }
 

@@ -1,6 +1,9 @@
 package state
 
-import "path"
+import (
+	"path"
+	"time"
+)
 
 // Workspace is where a run's agents work when the run asked for git
 // worktrees (--workspace worktree, issue 22); a run in the shared mode, the
@@ -37,6 +40,12 @@ type Workspace struct {
 	// branch it published into, and Into that branch.
 	Published string `json:"published,omitempty"`
 	Into      string `json:"into,omitempty"`
+	// Head is the draft's head that was published (its changes end
+	// there), Squash is set when publish made one squashed commit of them,
+	// and At is when the draft was published or discarded.
+	Head   string    `json:"head,omitempty"`
+	Squash bool      `json:"squash,omitempty"`
+	At     time.Time `json:"at,omitzero"`
 }
 
 // Workspace modes and draft statuses.
@@ -47,6 +56,11 @@ const (
 	DraftOpen      = "draft"
 	DraftPublished = "published"
 	DraftDiscarded = "discarded"
+	// DraftPublishing and DraftDiscarding record that a publish or a
+	// discard began and has not been recorded done: the same command run
+	// again finishes it, and the run cannot be resumed meanwhile.
+	DraftPublishing = "publishing"
+	DraftDiscarding = "discarding"
 
 	MergeAuto = "auto"
 	MergeNone = "none"
@@ -119,4 +133,11 @@ type FileStat struct {
 	Deleted int    `json:"deleted"`
 	// Binary is set for a binary file, whose line counts are 0.
 	Binary bool `json:"binary,omitempty"`
+}
+
+// Closed reports whether the run's draft was published or discarded, or
+// is being: such a run can no longer be driven, and its worktrees are gone
+// or going.
+func (w *Workspace) Closed() bool {
+	return w.Worktree() && w.Status != "" && w.Status != DraftOpen
 }

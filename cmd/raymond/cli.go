@@ -68,6 +68,8 @@ func commands() []command {
 		{name: "recover", synopsis: "find interrupted runs and resume them", run: runRecover},
 		{name: "list", synopsis: "list the runs of this project, newest first", run: runList},
 		{name: "status", synopsis: "show one run in detail", run: runStatus},
+		{name: "publish", synopsis: "merge a worktree run's draft into its branch", run: runPublish},
+		{name: "discard", synopsis: "drop a worktree run's draft: its worktrees and branches", run: runDiscard},
 		{name: "rm", synopsis: "remove runs with their transcripts and task folders", run: runRm},
 		{name: "serve", synopsis: "run the daemon: the HTTP API and web page over this project's runs", run: runServe},
 		{name: "transcript", synopsis: "analyse what a run did: path, time, cost, steps", run: runTranscript},

@@ -25,7 +25,7 @@ Load it from your shell's startup file.`,
 }
 
 // runIDCommands are the commands whose arguments are run ids.
-var runIDCommands = []string{"resume", "status", "answer", "transcript", "rm"}
+var runIDCommands = []string{"resume", "status", "answer", "transcript", "rm", "publish", "discard"}
 
 func runCompletion(_ context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet("completion")

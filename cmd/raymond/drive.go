@@ -388,6 +388,9 @@ func checkResumable(store *state.Store, id string, f *runFlags) error {
 	if err != nil {
 		return notFound(store, id, err)
 	}
+	if ws := r.Workspace; ws.Closed() {
+		return &exitError{code: exitNotDriven, msg: orchestrator.DraftClosedError(id, ws).Error()}
+	}
 	switch r.Status {
 	case state.StatusCompleted:
 		return &exitError{code: exitNotDriven, msg: fmt.Sprintf("run %s already completed; 'raymond status %s' shows its result", id, id)}

@@ -93,6 +93,8 @@ func TestScript(t *testing.T) {
 			"api":       cmdAPI,
 			"notifyrcv": cmdNotifyRcv,
 			"otlp":      cmdOTLP,
+			"draft":     cmdDraft,
+			"checkpt":   cmdCheckpoint,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,

@@ -98,6 +98,9 @@ func interrupted(p *project.Project, withPaused bool) ([]project.Listing, error)
 		if err != nil {
 			return nil, err
 		}
+		if r.Workspace.Closed() {
+			continue // published or discarded: it cannot go on
+		}
 		if row.Interrupted || (withPaused && r.Status == state.StatusPaused && row.DrivenBy == nil) {
 			found = append(found, row)
 		}

@@ -22,6 +22,11 @@ task folders. A run that a process drives is refused, naming the process:
 pause it first (Ctrl-C in its terminal), or wait for it to end. A run the
 project's daemon drives is paused or removed from the daemon's page.
 
+A run started with --workspace worktree loses its draft too, as 'raymond
+discard' does: its worktrees, its branches raymond/RUN_ID and
+raymond/RUN_ID.AGENT, its salvage refs. A run whose publish was
+interrupted is refused: finish it with 'raymond publish RUN_ID' first.
+
 A RUN_ID may be a unique prefix of a run's id, or 'last' for the newest run.
 
 --finished removes every run that has ended (completed, failed or
@@ -30,7 +35,7 @@ than DUR (90m, 36h, 7d). Runs that can still go on (created, running,
 paused, waiting, asking) are never taken by --finished.
 
 --dry-run prints the ids that would be removed, and what goes with each on
-stderr, and removes nothing. At a terminal (stdin and stderr both
+stderr (worktrees and refs included), and removes nothing. At a terminal (stdin and stderr both
 terminals), --finished lists the runs it would take and asks before
 removing them; --yes, or a stdin that is not a terminal (a script, a pipe),
 removes them without asking.`,
@@ -42,7 +47,7 @@ removes them without asking.`,
 	},
 }
 
-func runRm(_ context.Context, env *cmdEnv, args []string) error {
+func runRm(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet("rm")
 	finished := fs.Bool("finished", false, "remove every run that has ended")
 	olderThan := fs.String("older-than", "", "with --finished, only runs last changed more than `DUR` ago (90m, 36h, 7d)")
@@ -105,7 +110,7 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 		}
 	}
 	if *dryRun {
-		dryRunRm(env, p, runs)
+		dryRunRm(ctx, env, p, runs)
 		return nil
 	}
 	if *finished && !*yes && isTerminal(env.stdin) && isTerminal(env.stderr) && !confirmRm(env, runs) {
@@ -113,6 +118,10 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 	}
 	var errs []error
 	for _, r := range runs {
+		if err := project.RemoveDraft(ctx, p, r); err != nil {
+			errs = append(errs, draftFailed(p.Dir, err))
+			continue
+		}
 		if err := project.RemoveRun(p, r); err != nil {
 			errs = append(errs, rmRefused(p.Dir, err))
 			continue
@@ -128,14 +137,18 @@ func runRm(_ context.Context, env *cmdEnv, args []string) error {
 // dryRunRm says what rm would do with runs: each id on stdout, as rm
 // prints the ids it removes, and on stderr the folders that would go with
 // it or why it would be refused.
-func dryRunRm(env *cmdEnv, p *project.Project, runs []*state.Run) {
+func dryRunRm(ctx context.Context, env *cmdEnv, p *project.Project, runs []*state.Run) {
 	for _, r := range runs {
 		fmt.Fprintf(env.stdout, "%s\n", r.WorkflowID)
 		if pid, held, err := p.Store.Holder(r.WorkflowID); err == nil && held {
 			fmt.Fprintf(env.stderr, "would refuse %s: driven by process %d\n", r.WorkflowID, pid)
 			continue
 		}
-		fmt.Fprintf(env.stderr, "would remove %s: %s\n", r.WorkflowID, strings.Join(project.RunFiles(p, r), ", "))
+		files := project.RunFiles(p, r)
+		if left, err := project.DraftLeftovers(ctx, r); err == nil {
+			files = append(files, left...)
+		}
+		fmt.Fprintf(env.stderr, "would remove %s: %s\n", r.WorkflowID, strings.Join(files, ", "))
 	}
 	fmt.Fprintf(env.stderr, "dry run: %d run(s) listed, nothing removed\n", len(runs))
 }

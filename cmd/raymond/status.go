@@ -16,6 +16,7 @@ import (
 	"raymond/daemon"
 	"raymond/project"
 	"raymond/state"
+	"raymond/workspace"
 )
 
 var statusHelp = help{
@@ -125,6 +126,9 @@ func printStatus(w io.Writer, r *state.Run, row project.Listing, served *daemon.
 		field("driven by", "process %d", *row.DrivenBy)
 	} else {
 		field("driven by", "no process")
+	}
+	if ws := r.Workspace; ws.Worktree() {
+		field("workspace", "%s", draftLine(r.WorkflowID, ws))
 	}
 	field("state file", "%s", row.StateFile)
 	if row.Transcript != "" {
@@ -257,4 +261,24 @@ func noRun(store *state.Store, id string) error {
 		msg:  fmt.Sprintf("no run %s in the project at %s", id, project),
 		hint: "Run 'raymond list --all' to see its runs, or give --project DIR for another project.",
 	}
+}
+
+// draftLine says where the draft of a run in the worktree mode is, and
+// what to do with it.
+func draftLine(id string, ws *state.Workspace) string {
+	from := ws.BaseBranch
+	if from == "" {
+		from = "a detached HEAD"
+	}
+	base := fmt.Sprintf("from %s at %s", from, workspace.ShortCommit(ws.BaseCommit))
+	switch ws.Status {
+	case state.DraftPublished:
+		return fmt.Sprintf("published into %s as %s (the draft %s was %s)", ws.Into, workspace.ShortCommit(ws.Published), ws.Branch, base)
+	case state.DraftDiscarded:
+		return fmt.Sprintf("discarded (the draft %s was %s)", ws.Branch, base)
+	case state.DraftPublishing, state.DraftDiscarding:
+		verb := strings.TrimSuffix(ws.Status, "ing")
+		return fmt.Sprintf("draft %s %s, %s interrupted: finish with raymond %s %s", ws.Branch, base, ws.Status, verb, id)
+	}
+	return fmt.Sprintf("draft %s %s in %s; raymond publish %s or raymond discard %s", ws.Branch, base, ws.Dir, id, id)
 }

@@ -40,6 +40,13 @@ drives it any more, and exits as raymond run would for how the run ended (0
 completed, 1 failed or stopped without ending, 3 paused, waiting or over its
 budget). A run created by raymond start and not driven yet is waited for.
 
+A run started with --workspace worktree also gets a Changes section: its
+draft's files changed against the commit it started from, then each step
+that changed files with its checkpoint commit and its files' lines added
+and removed. raymond transcript RUN_ID --diff [STEP] prints the patch of
+the whole draft, or of the commit of STEP (AGENT:N or a step's file name,
+as --step takes).
+
 --html FILE writes the report as one self-contained page that loads nothing:
 charts, every step expandable, and the workflow drawn as raymond diagram
 draws it, read from its folder as it is now, with each state's visits and
@@ -52,6 +59,7 @@ schema.`,
 		"raymond transcript nightly-1 --step main:3",
 		"raymond transcript nightly-1 --json | jq .cost_usd",
 		"raymond transcript nightly-1 --follow",
+		"raymond transcript nightly-1 --diff main:2",
 		"raymond transcript /tmp/copied/nightly-1 --html report.html",
 	},
 }
@@ -69,6 +77,7 @@ type transcriptFlags struct {
 	scripts  bool
 	project  string
 	width    int
+	diff     bool
 }
 
 func runTranscript(ctx context.Context, env *cmdEnv, args []string) error {
@@ -77,6 +86,7 @@ func runTranscript(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&f.sort, "sort", "cost", "order the table of states by `cost` or time")
 	fs.StringVar(&f.step, "step", "", "show one step in full: `AGENT:N` (main:3) or its file name (main_PLAN_003)")
 	fs.BoolVar(&f.follow, "follow", false, "print the run's events as they happen until it ends")
+	fs.BoolVar(&f.diff, "diff", false, "print the patch of the run's draft, or of one STEP given after the run id")
 	fs.BoolVar(&f.json, "json", false, "print the analysis (with --step: the step) as JSON")
 	fs.BoolVar(&f.mermaid, "mermaid", false, "print the path taken as a Mermaid flowchart")
 	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report to `FILE` (- for stdout)")
@@ -88,7 +98,12 @@ func runTranscript(ctx context.Context, env *cmdEnv, args []string) error {
 	if done, err := parseFlags(fs, args, transcriptHelp, env.stdout); done || err != nil {
 		return err
 	}
-	arg, err := oneArg(fs.Args(), transcriptHelp, "RUN_ID or DIR")
+	args = fs.Args()
+	diffStep := ""
+	if f.diff && len(args) == 2 {
+		args, diffStep = args[:1], args[1]
+	}
+	arg, err := oneArg(args, transcriptHelp, "RUN_ID or DIR")
 	if err != nil {
 		return err
 	}
@@ -113,6 +128,10 @@ func runTranscript(ctx context.Context, env *cmdEnv, args []string) error {
 		return &exitError{code: exitFailed, msg: fmt.Sprintf("cannot read the transcript: %v", err)}
 	}
 	opts := analysis.TextOptions{Sort: f.sort, Width: f.width}
+	if f.diff {
+		return showDiff(ctx, env, run, src.State, diffStep)
+	}
+	fillChanges(ctx, run, src.State, f.html != "")
 	switch {
 	case f.step != "":
 		return showStep(env, run, src.Dir, f, opts)
@@ -143,7 +162,7 @@ func (f *transcriptFlags) check(widthGiven bool) error {
 		name string
 	}{
 		{f.follow, "--follow"}, {f.step != "", "--step"}, {f.mermaid, "--mermaid"},
-		{f.html != "", "--html"}, {f.toTest != "", "--to-test"},
+		{f.html != "", "--html"}, {f.toTest != "", "--to-test"}, {f.diff, "--diff"},
 	} {
 		if o.on {
 			outputs = append(outputs, o.name)

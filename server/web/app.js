@@ -4,6 +4,7 @@
 import { el, show, usd, clock, when, zoneLabel, basename, statusChip, tick, reconcile } from "./dom.js";
 import { follow } from "./sse.js";
 import { describe } from "./timeline.js";
+import { renderDraft, wireDraft } from "./draft.js";
 
 const TOKEN_KEY = "raymond.token";
 const API = "/api/v1";
@@ -487,6 +488,7 @@ function renderRun() {
       ),
     ),
   );
+  if (view) renderDraft(r, view.signal);
   tick();
 }
 
@@ -634,6 +636,7 @@ function runPath(suffix) {
 }
 
 function wireRunControls() {
+  wireDraft({ api, runPath, refresh: refreshRun });
   $("run-pause").addEventListener("click", () =>
     act($("run-pause"), async () => {
       model.run = await api("POST", runPath("/pause"), {});
