@@ -194,6 +194,10 @@ const (
 	// EventRetry is an API error the model's client retries by itself
 	// (Status, Attempt).
 	EventRetry
+	// EventLoopWarning is the Count-th identical tool call of the step, its
+	// loop warning (Tool; Detail: the call with its input); Limit is the
+	// count that stops the step, 0 for none.
+	EventLoopWarning
 )
 
 // Event is one thing a running step did.
@@ -205,6 +209,8 @@ type Event struct {
 	IsError bool
 	Status  int
 	Attempt int
+	Count   int
+	Limit   int
 }
 
 // MarkerEnv is the environment variable a runner sets, in every process it
