@@ -39,6 +39,9 @@ type Manifest struct {
 	// Backend is the backend's name: "" or "claude" are the ones raymond
 	// runs.
 	Backend string
+	// Limits are the defaults of the workflow's states' max_turns,
+	// loop_warn and loop_stop.
+	Limits Limits
 	// Warnings are unknown keys, one line each, as FILE:LINE: message.
 	Warnings []string
 }
@@ -57,7 +60,7 @@ func SupportedBackend(backend string) bool { return backend == "" || backend == 
 
 // manifestKeys are the top-level keys a manifest knows.
 var manifestKeys = []string{"id", "name", "description", "input", "default_budget",
-	"requires_human_input", "working_directory", "environment", "backend"}
+	"requires_human_input", "working_directory", "environment", "backend", keyMaxTurns, keyLoopWarn, keyLoopStop}
 
 // parseManifest decodes a workflow.yaml file's content; name is its path for
 // messages.
@@ -134,6 +137,12 @@ func (d *policyDecoder) manifestKey(m *Manifest, k, v *yaml.Node) (bool, error) 
 		m.Environment, err = d.stringMap(k, v)
 	case "backend":
 		m.Backend, err = d.backend(k, v)
+	case keyMaxTurns:
+		m.Limits.MaxTurns, err = d.count(k, v)
+	case keyLoopWarn:
+		m.Limits.LoopWarn, err = d.count(k, v)
+	case keyLoopStop:
+		m.Limits.LoopStop, err = d.count(k, v)
 	}
 	return true, err
 }

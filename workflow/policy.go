@@ -44,6 +44,14 @@ type Policy struct {
 	// PermissionMode, when set, replaces the run's --permission-mode (and
 	// --dangerously-skip-permissions) for this state's steps.
 	PermissionMode string
+	// MaxTurns, LoopWarn and LoopStop, when set, replace the run's
+	// --max-turns, loop_warn and loop_stop for this state's steps (0:
+	// none); see runaway.go.
+	MaxTurns, LoopWarn, LoopStop *int
+	// CycleCheck, when set to false, keeps the state's steps out of the
+	// check for an agent going round a cycle of states with identical
+	// answers (a state that polls legitimately answers alike).
+	CycleCheck *bool
 }
 
 // LimitsTools reports whether the state sets any of allowed_tools,

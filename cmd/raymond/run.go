@@ -47,7 +47,7 @@ is created, naming each one; warnings are printed once. --no-lint skips it.
 
 Defaults for the flags may be set in .raymond/config.toml (keys model, effort,
 budget, max_parallel, max_agents, max_depth, max_forks, timeout, step_timeout, no_wait,
-permission_mode, dangerously_skip_permissions, claude, debug, quiet, confine,
+max_turns, loop_warn, loop_stop, cycle_stop, permission_mode, dangerously_skip_permissions, claude, debug, quiet, confine,
 on_ask, lint);
 flags override it, and RAYMOND_CLAUDE overrides its claude.
 
