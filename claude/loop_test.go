@@ -126,3 +126,25 @@ func stateOptions(maxTurns int) state.Options { return state.Options{MaxTurns: m
 func stateStep(name string, maxTurns *int) state.Step {
 	return state.Step{Ref: state.Ref{State: name}, MaxTurns: maxTurns}
 }
+
+// BenchmarkToolUseLine measures decoding one tool_use line with the loop
+// check off and on (canonical JSON and a hash of the input).
+func BenchmarkToolUseLine(b *testing.B) {
+	line := []byte(toolLine("1", "Write", `{"file_path":"/src/main.go","content":"`+strings.Repeat(`package main\n`, 300)+`"}`))
+	for _, watch := range []bool{false, true} {
+		name := "off"
+		if watch {
+			name = "on"
+		}
+		b.Run(name, func(b *testing.B) {
+			st := newStream(&Result{}, nil)
+			if watch {
+				st.loops = loops{warn: 5, stop: 1 << 30}
+			}
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				st.decode(line)
+			}
+		})
+	}
+}

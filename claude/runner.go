@@ -290,6 +290,9 @@ func outcomeReason(res *Result) string {
 		}
 	case Loop:
 		l := res.Loop
+		if l == nil { // a decoder finished as looped without the loop seen
+			l = &ToolLoop{Call: "a tool call"}
+		}
 		fmt.Fprintf(&b, "%s repeated %d times: stopped (loop_stop %d); not retried, since the same step would most likely loop again: "+
 			"look at what the tool answered (raymond transcript %s --step …), change the state's prompt or raise its loop_stop (0 for none), then `raymond resume %s`",
 			l.Call, l.Count, l.Stop, runOr(res.runID), runOr(res.runID))
