@@ -109,7 +109,7 @@ func TestTurnsReason(t *testing.T) {
 		{"run's", step.Request{RunID: "r1", Options: stateOptions(3), Step: stateStep("WORK.md", nil)},
 			"stopped after 3 turns (--max-turns 3); not retried, since it would stop at the same limit: raise it with `raymond resume r1 --max-turns N` (0 for none)"},
 		{"state's", step.Request{RunID: "r1", Options: stateOptions(3), Step: stateStep("WORK.md", &seven)},
-			"stopped after 7 turns (max_turns 7 of WORK.md); not retried, since it would stop at the same limit: raise max_turns in WORK.md or its workflow's manifest (0 for none), then `raymond resume r1`"},
+			"stopped after 7 turns (max_turns 7 of WORK.md); not retried, since it would stop at the same limit: raise max_turns in WORK.md (0 for none), then `raymond resume r1`"},
 		{"none known", step.Request{RunID: "r1", Step: stateStep("WORK.md", nil)},
 			"stopped after 4 turns (claude's turn limit); not retried, since it would stop at the same limit: give the step more room, then `raymond resume r1`"},
 	}

@@ -343,7 +343,7 @@ func turnsReason(res *Result, req step.Request) string {
 	case limit <= 0:
 		return fmt.Sprintf("stopped after %d turns (claude's turn limit)%sgive the step more room, then `raymond resume %s`", res.NumTurns, again, run)
 	case req.Step.MaxTurns != nil:
-		return fmt.Sprintf("stopped after %d turns (max_turns %d of %s)%sraise max_turns in %s or its workflow's manifest (0 for none), then `raymond resume %s`",
+		return fmt.Sprintf("stopped after %d turns (max_turns %d of %s)%sraise max_turns in %s (0 for none), then `raymond resume %s`",
 			limit, limit, req.Step.State, again, req.Step.State, run)
 	}
 	return fmt.Sprintf("stopped after %d turns (%s %d)%sraise it with `raymond resume %s --max-turns N` (0 for none)", limit, from, limit, again, run)

@@ -66,7 +66,7 @@ type PreparedStep struct {
 	AllowedTools, DisallowedTools []string
 	PermissionMode                string
 	// MaxTurns, LoopWarn and LoopStop are the state's own limits (its
-	// frontmatter, else its workflow's manifest); nil for the run's.
+	// frontmatter); nil for the run's.
 	MaxTurns, LoopWarn, LoopStop *int
 	// NoCycleCheck says the state opted out of the cycle check.
 	NoCycleCheck bool

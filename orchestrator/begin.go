@@ -70,7 +70,7 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 			Warnings: st.Warnings, Prompt: prompt, MaxVisits: st.Policy.MaxVisits,
 			NoCycleCheck: st.Policy.CycleCheck != nil && !*st.Policy.CycleCheck,
 		}
-		ps.MaxTurns, ps.LoopWarn, ps.LoopStop = workflow.StepLimits(st.Policy, scope.Manifest())
+		ps.MaxTurns, ps.LoopWarn, ps.LoopStop = st.Policy.MaxTurns, st.Policy.LoopWarn, st.Policy.LoopStop
 		if t, ok := st.Policy.Fallback(); ok {
 			// The target by its file name, as a tag's is resolved: ASK is
 			// ASK.md, counted, drawn and answered as ASK.md. One that does

@@ -202,8 +202,8 @@ type Step struct {
 	// this step; "" for the run's.
 	PermissionMode string `json:"permission_mode,omitempty"`
 	// MaxTurns, LoopWarn and LoopStop, when set, are the state's own
-	// max_turns, loop_warn and loop_stop (its frontmatter, else its
-	// workflow's manifest), which replace the run's; 0: none.
+	// max_turns, loop_warn and loop_stop (its frontmatter), which replace
+	// the run's; 0: none.
 	MaxTurns *int `json:"max_turns,omitempty"`
 	LoopWarn *int `json:"loop_warn,omitempty"`
 	LoopStop *int `json:"loop_stop,omitempty"`

@@ -1,8 +1,8 @@
 package step
 
 // MaxTurns is the most turns a claude step may take, 0 for no limit, and
-// where it was set: the state's own max_turns (its frontmatter, else its
-// workflow's manifest) when it has one, else the run's --max-turns.
+// where it was set: the state's own max_turns when it has one, else the
+// run's (--max-turns, the manifest's or the config's).
 func (r Request) MaxTurns() (n int, from string) {
 	if t := r.Step.MaxTurns; t != nil {
 		return *t, "max_turns of " + r.Step.State

@@ -8,8 +8,9 @@ import (
 )
 
 // What keeps a state's steps from running away (max_turns, loop_warn,
-// loop_stop): a state's own value wins over its workflow's manifest,
-// which wins over the run's (--max-turns, the config, the defaults).
+// loop_stop): a state's own value wins over the run's, whose defaults the
+// starting workflow's manifest may give (--max-turns, then the manifest,
+// then the config).
 
 // count decodes a whole number of at least 0 (0: none) for the key k.
 func (d *policyDecoder) count(k, v *yaml.Node) (*int, error) {
@@ -50,28 +51,8 @@ func (p *Policy) setLimit(key string, n *int) {
 	}
 }
 
-// Limits are a workflow's defaults for its states' max_turns, loop_warn
-// and loop_stop (its manifest's keys); nil fields are not set.
+// Limits are a manifest's max_turns, loop_warn and loop_stop: the
+// defaults of a run that starts from the workflow; nil fields are not set.
 type Limits struct {
 	MaxTurns, LoopWarn, LoopStop *int
-}
-
-// StepLimits are the max_turns, loop_warn and loop_stop of a state's
-// steps: the state's own, else the manifest's (m may be nil); nil where
-// neither sets one, for the run's to apply.
-func StepLimits(p Policy, m *Manifest) (maxTurns, loopWarn, loopStop *int) {
-	maxTurns, loopWarn, loopStop = p.MaxTurns, p.LoopWarn, p.LoopStop
-	if m == nil {
-		return maxTurns, loopWarn, loopStop
-	}
-	if maxTurns == nil {
-		maxTurns = m.Limits.MaxTurns
-	}
-	if loopWarn == nil {
-		loopWarn = m.Limits.LoopWarn
-	}
-	if loopStop == nil {
-		loopStop = m.Limits.LoopStop
-	}
-	return maxTurns, loopWarn, loopStop
 }

@@ -47,24 +47,20 @@ func TestParseRunawayKeyErrors(t *testing.T) {
 	}
 }
 
-// A state's own limit wins over its manifest's, which fills in what the
-// state leaves unset.
-func TestStepLimits(t *testing.T) {
-	m, err := parseManifest("workflow.yaml", []byte("name: w\nmax_turns: 40\nloop_warn: 4\nloop_stop: 8\n"))
+// A manifest's limits are read for the runs that start from it.
+func TestManifestLimits(t *testing.T) {
+	m, err := parseManifest("workflow.yaml", []byte("name: w\nmax_turns: 40\nloop_warn: 4\nloop_stop: 0\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Warnings) != 0 {
 		t.Fatalf("warnings = %q", m.Warnings)
 	}
-	five := 5
-	turns, warn, stop := StepLimits(Policy{MaxTurns: &five}, m)
-	if *turns != 5 || *warn != 4 || *stop != 8 {
-		t.Errorf("StepLimits = %d %d %d, want 5 4 8", *turns, *warn, *stop)
+	if l := m.Limits; *l.MaxTurns != 40 || *l.LoopWarn != 4 || *l.LoopStop != 0 {
+		t.Errorf("Limits = %d %d %d, want 40 4 0", *l.MaxTurns, *l.LoopWarn, *l.LoopStop)
 	}
-	turns, warn, stop = StepLimits(Policy{}, nil)
-	if turns != nil || warn != nil || stop != nil {
-		t.Errorf("StepLimits without a manifest = %v %v %v, want none", turns, warn, stop)
+	if m, _ := parseManifest("workflow.yaml", []byte("name: w\n")); m.Limits != (Limits{}) {
+		t.Errorf("Limits of a manifest without them = %+v", m.Limits)
 	}
 	if _, err := parseManifest("workflow.yaml", []byte("loop_stop: -3\n")); err == nil || !strings.Contains(err.Error(), "loop_stop must be a whole number") {
 		t.Errorf("bad loop_stop: err = %v", err)

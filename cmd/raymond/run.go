@@ -181,6 +181,7 @@ func create(env *cmdEnv, p *project.Project, f *runFlags, workflow string, opts 
 	}
 	n := orchestrator.NewRun{
 		Workflow: workflow, ID: f.id, Options: opts, BudgetUSD: budget, BudgetGiven: f.changed("budget"),
+		MaxTurnsGiven:     f.changed("max-turns"),
 		TaskFolderPattern: p.TaskPattern(), OnAsk: opts.OnAsk, Fetcher: fetcher(p),
 	}
 	if f.continueSess {
