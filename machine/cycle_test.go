@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -109,7 +110,11 @@ func TestCycleCountsAcrossResume(t *testing.T) {
 	}
 	answer(m)
 	answer(m)
-	saved := *m.run
+	data, err := json.Marshal(m.run) // as the state file keeps it
+	require.NoError(t, err)
+	var saved state.Run
+	require.NoError(t, json.Unmarshal(data, &saved))
+	require.Len(t, saved.Agents[0].Recent, 2)
 	m2 := New(&saved)
 	answer(m2)
 	assert.Equal(t, state.AgentFailed, m2.run.Agents[0].Status)
