@@ -196,6 +196,10 @@ func (b *builder) event(e *transcript.Event) {
 		b.askClosed(e)
 	case transcript.EventWarning:
 		r.Warnings = append(r.Warnings, warningText(e))
+	case transcript.EventLoopWarning, transcript.EventCycle:
+		// A step that repeated a tool call, an agent stopped going round
+		// a cycle: among the run's warnings, with the agent.
+		r.Warnings = append(r.Warnings, e.Agent+": "+report.Words(e))
 	case transcript.EventVisitCap:
 		r.VisitCaps = append(r.VisitCaps, &VisitCap{Time: e.Time, Agent: e.Agent, State: e.State, Visits: e.Visits, Max: e.Max,
 			Tag: e.Tag, Target: e.Target, Payload: e.Payload, Taken: report.VisitCapTaken(e)})

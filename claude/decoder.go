@@ -18,6 +18,12 @@ func NewDecoder(emit func(Event)) *Decoder {
 	return &Decoder{res: res, st: newStream(res, emit)}
 }
 
+// Watch counts the stream's identical tool calls as [Run] does for a
+// Request's LoopWarn and LoopStop: the warn-th is reported as an
+// EventLoopWarning, and at the stop-th Result().Loop is set, for the
+// caller to stop writing and Finish with End.Looped. 0 turns each off.
+func (d *Decoder) Watch(warn, stop int) { d.st.loops = loops{warn: warn, stop: stop} }
+
 // Line decodes one line; lines that are not JSON objects are ignored, as
 // Run ignores them.
 func (d *Decoder) Line(line []byte) {
@@ -45,6 +51,9 @@ type End struct {
 	StepTimedOut bool
 	Limit        time.Duration
 	LimitFrom    string
+	// Looped means it was stopped for making the same tool call loop_stop
+	// times (Result().Loop, see Watch).
+	Looped bool
 }
 
 // Finish classifies the step from the lines decoded so far and how its
@@ -58,6 +67,6 @@ func (d *Decoder) Finish(e End) *Result {
 		r.Ended = time.Now()
 	}
 	r.LimitFrom = e.LimitFrom
-	r.settle(ending{timedOut: e.TimedOut, canceled: e.Canceled, stepTimedOut: e.StepTimedOut, limit: e.Limit}, d.st.resetAt)
+	r.settle(ending{timedOut: e.TimedOut, canceled: e.Canceled, stepTimedOut: e.StepTimedOut, looped: e.Looped, limit: e.Limit}, d.st.resetAt)
 	return r
 }

@@ -34,17 +34,22 @@ const (
 	// Text is the message, ErrorKind the CLI's error kind
 	// (authentication_failed, rate_limit, …) and Status the HTTP status if known.
 	EventAPIError
+	// EventLoopWarning: the model made the same tool call (Tool, Detail: the
+	// call with its whole input) for the Count-th time in the step, its
+	// loop_warn; Limit is the loop_stop that will stop it (0: none).
+	EventLoopWarning
 )
 
 var eventKindNames = map[EventKind]string{
-	EventInit:       "init",
-	EventText:       "text",
-	EventToolUse:    "tool use",
-	EventToolResult: "tool result",
-	EventPrint:      "print",
-	EventRetry:      "retry",
-	EventRateLimit:  "rate limit",
-	EventAPIError:   "api error",
+	EventInit:        "init",
+	EventText:        "text",
+	EventToolUse:     "tool use",
+	EventToolResult:  "tool result",
+	EventPrint:       "print",
+	EventRetry:       "retry",
+	EventRateLimit:   "rate limit",
+	EventAPIError:    "api error",
+	EventLoopWarning: "loop warning",
 }
 
 // String returns a short lower-case name such as "tool use".
@@ -78,6 +83,9 @@ type Event struct {
 	Delay      time.Duration
 	Status     int
 	ErrorKind  string
+
+	// LoopWarning.
+	Count, Limit int
 
 	// RateLimit.
 	LimitStatus string

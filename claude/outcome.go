@@ -52,6 +52,10 @@ const (
 	// (Result.LongLine) and could not be read. Not transient: a re-run
 	// would most likely write as much again, at the same price.
 	LineTooLong
+	// Loop: the model made the same tool call (name and input) loop_stop
+	// times in the step, which was stopped for it (Result.Loop). Not
+	// transient: the same step would most likely loop again.
+	Loop
 )
 
 var outcomeNames = map[Outcome]string{
@@ -68,6 +72,7 @@ var outcomeNames = map[Outcome]string{
 	StepTimeout:     "step timeout",
 	Canceled:        "canceled",
 	LineTooLong:     "line too long",
+	Loop:            "loop",
 }
 
 // String returns a short lower-case name such as "usage limit".
@@ -106,6 +111,7 @@ var (
 type ending struct {
 	timedOut     bool          // the idle timeout killed it
 	stepTimedOut bool          // the step timeout killed it
+	looped       bool          // the loop check stopped it (Result.Loop)
 	canceled     bool          // the caller's context killed it
 	limit        time.Duration // the timeout that killed it
 	tool         string        // the tool call outstanding when it ended
@@ -129,6 +135,8 @@ func classify(r *Result, e ending) Outcome {
 		return Timeout
 	case e.stepTimedOut:
 		return StepTimeout
+	case e.looped:
+		return Loop
 	case r.KeyRefused:
 		return AuthError
 	case r.LongLine != nil && r.LongLine.Type == "result":

@@ -54,7 +54,13 @@ type Request struct {
 	AllowedTools    []string
 	DisallowedTools []string
 	// MaxTurns limits the agentic turns of the step; 0 means no limit.
+	// It must not be negative.
 	MaxTurns int
+	// LoopWarn and LoopStop watch the step's tool calls: the LoopWarn-th
+	// identical call (same tool, same input) is reported as an
+	// EventLoopWarning, and at the LoopStop-th the process group is
+	// stopped and the step ends as a Loop. 0 turns each off.
+	LoopWarn, LoopStop int
 	// MaxBudgetUSD caps what this one step may spend (--max-budget-usd); the
 	// orchestrator can pass what is left of a run's budget so a single long
 	// step cannot overrun it. 0 means no cap; it must not be negative.
@@ -149,6 +155,8 @@ func (r Request) validate() error {
 		return errors.New("a session id can only be chosen for a new session or a fork")
 	case r.SessionID != "" && !uuidPattern.MatchString(r.SessionID):
 		return fmt.Errorf("session id %q is not a UUID", r.SessionID)
+	case r.MaxTurns < 0:
+		return fmt.Errorf("max turns %d is not a number of turns: give a positive number, or 0 for none", r.MaxTurns)
 	case r.MaxBudgetUSD < 0 || math.IsNaN(r.MaxBudgetUSD) || math.IsInf(r.MaxBudgetUSD, 0):
 		return fmt.Errorf("step budget %v is not a cost: give a positive amount in USD, or 0 for none", r.MaxBudgetUSD)
 	}

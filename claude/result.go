@@ -71,6 +71,12 @@ type Result struct {
 	// a sandbox the user sets up knowingly; raymond never sets IS_SANDBOX.
 	RootRefused bool
 
+	// Loop is set when the step made the same tool call loop_stop times
+	// and was stopped for it (Outcome Loop, unless the result line came
+	// first); LoopWarned lists the calls that reached loop_warn.
+	Loop       *ToolLoop
+	LoopWarned []ToolLoop
+
 	// Limit is, for a Timeout or a StepTimeout, the timeout that expired;
 	// Tool the tool call that was outstanding then ("Bash (npm test)"), if
 	// one was.

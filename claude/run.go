@@ -41,6 +41,7 @@ var (
 	errIdle = errors.New("idle timeout")
 	errStep = errors.New("step timeout")
 	errKey  = errors.New("api key refused")
+	errLoop = errors.New("tool call loop")
 )
 
 // Run runs one step and waits for the process to end.
@@ -104,6 +105,7 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	readers.Go(func() { readStderr(p.stderr, tailBuf, idle, h.OnStderr) })
 
 	st := newStream(res, h.OnEvent)
+	st.loops = loops{warn: r.LoopWarn, stop: r.LoopStop}
 	lr := newLineReader(p.stdout, maxLine)
 	for {
 		line, truncated, err := lr.next()
@@ -122,6 +124,11 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 			if res.KeyRefused && context.Cause(runCtx) == nil {
 				// The CLI would retry a key that cannot change for minutes.
 				cancel(errKey)
+			}
+			if res.Loop != nil && context.Cause(runCtx) == nil {
+				// The same call loop_stop times: stopped as a step
+				// timeout stops a step.
+				cancel(errLoop)
 			}
 		}
 		// While a tool runs, claude is silent and the idle timer waits.
@@ -154,6 +161,8 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	case errors.Is(cause, errStep):
 		e.stepTimedOut, e.limit = true, r.StepTimeout
 		res.LimitFrom = r.StepTimeoutFrom
+	case errors.Is(cause, errLoop):
+		e.looped = true
 	default:
 		e.canceled = true
 	}

@@ -57,6 +57,8 @@ func (c Runner) Request(req step.Request) Request {
 		r.Marker = req.Marker()
 	}
 	r.StepTimeout, r.StepTimeoutFrom = StepLimit(req)
+	r.MaxTurns, _ = req.MaxTurns()
+	r.LoopWarn, r.LoopStop = req.LoopLimits()
 	switch s.Mode {
 	case state.SessionNew:
 		r.SessionID = s.SessionID
@@ -171,12 +173,18 @@ func Live(on func(step.Event)) func(Event) {
 			on(step.Event{Kind: step.EventPrint, Text: e.Text})
 		case EventRetry:
 			on(step.Event{Kind: step.EventRetry, Status: e.Status, Attempt: e.Attempt})
+		case EventLoopWarning:
+			on(step.Event{Kind: step.EventLoopWarning, Tool: e.Tool, Detail: e.Detail, Count: e.Count, Limit: e.Limit})
 		}
 	}
 }
 
-// budgetSubtype is the result subtype of a step stopped by --max-budget-usd.
-const budgetSubtype = "error_max_budget_usd"
+// budgetSubtype and turnsSubtype are the result subtypes of a step
+// stopped by --max-budget-usd and by --max-turns.
+const (
+	budgetSubtype = "error_max_budget_usd"
+	turnsSubtype  = "error_max_turns"
+)
 
 // Neutral says how a claude step ended in the orchestrator's terms, with the
 // step's own cost worked out from the session's cumulative total (see
@@ -198,6 +206,9 @@ func Neutral(res *Result, req step.Request) step.Result {
 		Started:    res.Started,
 		Ended:      res.Ended,
 	}
+	for _, l := range res.LoopWarned {
+		out.Repeats = append(out.Repeats, step.Repeat{Call: l.Call, Count: l.Count, Stop: l.Stop})
+	}
 	if res.HasResult {
 		prior, known := 0.0, false
 		if req.Step.Mode != state.SessionNew && req.Step.ResumeSession != "" {
@@ -216,9 +227,11 @@ func Neutral(res *Result, req step.Request) step.Result {
 		out.Outcome, out.Reason = step.UsageLimit, FirstLine(res.Text)
 	case res.RootRefused, res.Outcome == AuthError, res.Outcome == BillingError:
 		out.Outcome, out.Reason = step.Unusable, unusableReason(res, req)
-	case res.Outcome == StepTimeout:
+	case res.Outcome == StepTimeout, res.Outcome == Loop:
 		res.runID = req.RunID
 		out.Outcome, out.Reason = step.Failed, outcomeReason(res)
+	case res.Outcome == Exhausted && res.Subtype == turnsSubtype:
+		out.Outcome, out.Reason = step.Failed, turnsReason(res, req)
 	case res.Outcome == Exhausted && res.Subtype == budgetSubtype:
 		out.Outcome, out.Reason = step.BudgetExhausted, outcomeReason(res)
 	case res.Outcome.Transient():
@@ -275,6 +288,14 @@ func outcomeReason(res *Result) string {
 		} else {
 			fmt.Fprintf(&b, "; not retried, since it would likely take as long again: raise the limit with `raymond resume %s --step-timeout DUR` (0 for none)", run)
 		}
+	case Loop:
+		l := res.Loop
+		if l == nil { // a decoder finished as looped without the loop seen
+			l = &ToolLoop{Call: "a tool call"}
+		}
+		fmt.Fprintf(&b, "%s repeated %d times: stopped (loop_stop %d); not retried, since the same step would most likely loop again: "+
+			"look at what the tool answered (raymond transcript %s --step …), change the state's prompt or raise its loop_stop (0 for none), then `raymond resume %s`",
+			l.Call, l.Count, l.Stop, runOr(res.runID), runOr(res.runID))
 	case LineTooLong:
 		fmt.Fprintf(&b, "claude wrote a result line of %s, over raymond's limit of %s a line, so the step's answer could not be read; "+
 			"not retried, since it would most likely be as long again: have the state write large output to a file",
@@ -301,6 +322,31 @@ func outcomeReason(res *Result) string {
 		}
 	}
 	return b.String()
+}
+
+// runOr is the run's id for a command in a message, "ID" when unknown.
+func runOr(id string) string {
+	if id == "" {
+		return "ID"
+	}
+	return id
+}
+
+// turnsReason says why a step that used up its turns (error_max_turns)
+// stopped: after how many, at which limit, and what to do. Its agent fails
+// rather than retry: the same step would stop at the same limit.
+func turnsReason(res *Result, req step.Request) string {
+	limit, from := req.MaxTurns()
+	run := runOr(req.RunID)
+	const again = "; not retried, since it would stop at the same limit: "
+	switch {
+	case limit <= 0:
+		return fmt.Sprintf("stopped after %d turns (claude's turn limit)%sgive the step more room, then `raymond resume %s`", res.NumTurns, again, run)
+	case req.Step.MaxTurns != nil:
+		return fmt.Sprintf("stopped after %d turns (max_turns %d of %s)%sraise max_turns in %s (0 for none), then `raymond resume %s`",
+			limit, limit, req.Step.State, again, req.Step.State, run)
+	}
+	return fmt.Sprintf("stopped after %d turns (%s %d)%sraise it with `raymond resume %s --max-turns N` (0 for none)", limit, from, limit, again, run)
 }
 
 // mib writes a size in MiB, to one decimal when it has one.

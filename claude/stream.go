@@ -89,6 +89,8 @@ type stream struct {
 	resetAt time.Time         // from the last rate_limit_event with resetsAt
 	// open are the tool calls without their tool_result yet, oldest first.
 	open []openTool
+	// loops counts identical tool calls, when loop_warn or loop_stop is on.
+	loops loops
 }
 
 // openTool is a tool call whose result has not come yet.
@@ -225,7 +227,25 @@ func (s *stream) assistant(l *wireLine) {
 				s.open = append(s.open, openTool{id: b.ID, name: name})
 			}
 			s.emit(Event{Kind: EventToolUse, Tool: b.Name, Detail: detail, ToolID: b.ID})
+			s.loop(b)
 		}
+	}
+}
+
+// loop counts a tool call and, at the loop_warn-th identical one, reports
+// it; at the loop_stop-th it marks the step looping (Result.Loop), which
+// [Run] stops. Calls after the stop are not counted again.
+func (s *stream) loop(b *wireBlock) {
+	if !s.loops.on() || s.res.Loop != nil {
+		return
+	}
+	n, text := s.loops.call(b.Name, b.Input.raw)
+	if n == s.loops.warn {
+		s.res.LoopWarned = append(s.res.LoopWarned, ToolLoop{Call: text, Count: n, Stop: s.loops.stop})
+		s.emit(Event{Kind: EventLoopWarning, Tool: b.Name, Detail: text, Count: n, Limit: s.loops.stop})
+	}
+	if n == s.loops.stop {
+		s.res.Loop = &ToolLoop{Call: text, Count: n, Stop: s.loops.stop}
 	}
 }
 

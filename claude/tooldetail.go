@@ -27,6 +27,9 @@ type toolInput struct {
 	// first is the first non-blank string argument, for tools whose
 	// arguments are not known (MCP tools).
 	first string
+	// raw is the input as written on the line: valid only while the line
+	// is decoded (the loop check reads it then).
+	raw []byte
 }
 
 // toolArgs are the arguments of the built-in tools that detail shows.
@@ -51,6 +54,7 @@ type toolArgs struct {
 // type than expected is skipped, as the stream's decoder does, and never
 // fails the line.
 func (in *toolInput) UnmarshalJSON(data []byte) error {
+	in.raw = data
 	_ = json.Unmarshal(data, &in.toolArgs)
 	if in.known() == "" && len(in.Todos) == 0 {
 		in.first = firstString(data)

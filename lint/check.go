@@ -341,6 +341,8 @@ func (c *checker) loadError(n *node, err error, unreadable bool) {
 		f.Check, f.Fix = "invalid-on-max-visits", "write it like { tag: goto, target: MANUAL_FIX.md }: goto or reset with a target, or result with a payload"
 	case strings.Contains(msg, "max_visits"):
 		f.Check, f.Fix = "invalid-max-visits", "give a whole number of at least 1, like max_visits: 3"
+	case strings.Contains(msg, "max_turns") || strings.Contains(msg, "loop_warn") || strings.Contains(msg, "loop_stop") || strings.Contains(msg, "cycle_check"):
+		f.Check, f.Fix = "invalid-runaway-limit", "give max_turns, loop_warn and loop_stop a whole number (0 for none), like loop_stop: 10, and cycle_check true or false"
 	case strings.Contains(msg, "force_implicit"):
 		f.Check, f.Fix = "invalid-force-implicit", "keep exactly one allowed transition that fixes everything, or remove force_implicit"
 	case strings.Contains(msg, "permission_mode"):
@@ -361,7 +363,8 @@ func (c *checker) loadError(n *node, err error, unreadable bool) {
 // frontmatterKeys are the keys a state's frontmatter may hold; a YAML
 // workflow's state also takes prompt and the script keys.
 var frontmatterKeys = []string{"allowed_transitions", "model", "effort", "force_implicit", "step_timeout", "timeout",
-	"allowed_tools", "disallowed_tools", "permission_mode", "max_visits", "on_max_visits", "on_conflict", "prompt", "sh"}
+	"allowed_tools", "disallowed_tools", "permission_mode", "max_visits", "on_max_visits", "on_conflict",
+	"max_turns", "loop_warn", "loop_stop", "cycle_check", "prompt", "sh"}
 
 // scriptToolKeyRE finds the key of the warning about a tool limit on a
 // script state.

@@ -232,6 +232,7 @@ func (m *Machine) refused(a *state.Agent, ev StepEnded) []Effect {
 		Input: s.Input, Vars: s.Vars, Returned: s.Returned, AskID: s.AskID,
 		Timeout: s.Timeout, StepTimeout: s.StepTimeout,
 		AllowedTools: s.AllowedTools, DisallowedTools: s.DisallowedTools, PermissionMode: s.PermissionMode,
+		MaxTurns: s.MaxTurns, LoopWarn: s.LoopWarn, LoopStop: s.LoopStop, NoCycleCheck: s.NoCycleCheck,
 	}
 	if a.Attempts >= maxAttempts {
 		return m.fail(a, ev.Now, fmt.Sprintf("%s: %s (after %d attempts); %s accepts only %s",

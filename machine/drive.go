@@ -245,9 +245,11 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 		s.Timeout = ptr(state.Duration(*p.Timeout))
 	}
 	s.AllowedTools, s.DisallowedTools, s.PermissionMode = p.AllowedTools, p.DisallowedTools, p.PermissionMode
+	s.MaxTurns, s.LoopWarn, s.LoopStop, s.NoCycleCheck = p.MaxTurns, p.LoopWarn, p.LoopStop, p.NoCycleCheck
 	if p.Script {
 		s.Model, s.Effort = "", ""
 		s.AllowedTools, s.DisallowedTools, s.PermissionMode = nil, nil, ""
+		s.MaxTurns, s.LoopWarn, s.LoopStop = nil, nil, nil
 	}
 	if permission.Escalates(r.Options.PermissionMode, r.Options.SkipPermissions, s.PermissionMode) {
 		m.release(a.ID)

@@ -66,6 +66,11 @@ type PreparedStep struct {
 	// own tool limits; none for none.
 	AllowedTools, DisallowedTools []string
 	PermissionMode                string
+	// MaxTurns, LoopWarn and LoopStop are the state's own limits (its
+	// frontmatter); nil for the run's.
+	MaxTurns, LoopWarn, LoopStop *int
+	// NoCycleCheck says the state opted out of the cycle check.
+	NoCycleCheck bool
 	// Script says the state is a script: it has no prompt, model or
 	// session of its own.
 	Script bool

@@ -20,6 +20,9 @@ func (m *Machine) transition(a *state.Agent, ev StepEnded, cost float64) []Effec
 	if reason := m.overLimit(a, ev); reason != "" {
 		return m.fail(a, now, fmt.Sprintf("%s: %s", s.State, reason))
 	}
+	if stopped := m.cycle(a, ev); stopped != nil {
+		return stopped
+	}
 	session, branch := m.sessionAfter(s, ev)
 	a.SessionID = session
 	a.Attempts = 0

@@ -49,6 +49,10 @@ type NewRun struct {
 	// workflow's own default_budget (protocol §17) does not replace it, as
 	// it replaces one from the config.
 	BudgetGiven bool
+	// MaxTurnsGiven says Options.MaxTurns was given for this run
+	// (--max-turns): the workflow's own max_turns does not replace it, as
+	// it replaces one from the config.
+	MaxTurnsGiven bool
 	// OnAsk is the mode the run will be driven with (after auto is
 	// decided): reject refuses a workflow that can ask (protocol §15.3).
 	OnAsk string

@@ -82,10 +82,12 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 			Model: st.Policy.Model, Effort: st.Policy.Effort, StepTimeout: st.Policy.StepTimeout, Timeout: st.Policy.Timeout,
 			AllowedTools: st.Policy.AllowedTools, DisallowedTools: st.Policy.DisallowedTools, PermissionMode: st.Policy.PermissionMode,
 			Warnings: st.Warnings, Prompt: prompt, MaxVisits: st.Policy.MaxVisits,
+			NoCycleCheck: st.Policy.CycleCheck != nil && !*st.Policy.CycleCheck,
 		}
 		if r.Workspace.Worktree() {
 			ps.OnConflict = onConflictOf(scope, st)
 		}
+		ps.MaxTurns, ps.LoopWarn, ps.LoopStop = st.Policy.MaxTurns, st.Policy.LoopWarn, st.Policy.LoopStop
 		if t, ok := st.Policy.Fallback(); ok {
 			// The target by its file name, as a tag's is resolved: ASK is
 			// ASK.md, counted, drawn and answered as ASK.md. One that does

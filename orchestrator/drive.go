@@ -393,6 +393,16 @@ func (g *driving) finish(ctx context.Context, d stepDone) {
 		}
 		g.publish(transcript.Event{Time: d.ev.Now, Type: transcript.EventWarning, Agent: d.ev.Agent, State: state, Message: w}, nil)
 	}
+	for _, r := range d.ev.Result.Repeats {
+		// Published here, by the loop, rather than live from the step's
+		// goroutine: persisted events keep one order in every sink.
+		state := ""
+		if l := g.launches[d.ev.Agent]; l != nil {
+			state = l.req.Step.State
+		}
+		g.publish(transcript.Event{Time: d.ev.Now, Type: transcript.EventLoopWarning, Agent: d.ev.Agent, Step: d.ev.Name, State: state,
+			Tool: toolOf(r.Call), Message: r.Call, Count: r.Count, Max: r.Stop}, nil)
+	}
 	g.carry(g.m.Apply(d.ev))
 }
 
@@ -537,6 +547,12 @@ func (g *driving) publish(e transcript.Event, tr *transcript.Transition) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// toolOf is the tool of a repeated call (`Bash {"command":"ls"}`).
+func toolOf(call string) string {
+	tool, _, _ := strings.Cut(call, " ")
+	return tool
+}
 
 // salvage finds what the steps in flight when the last driver died cost,
 // though their end was never applied: from their output (in the transcript,

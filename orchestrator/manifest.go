@@ -33,7 +33,23 @@ func checkManifest(scope *workflow.Scope, n *NewRun) (float64, error) {
 	if !n.BudgetGiven && m.DefaultBudget > 0 {
 		budget = m.DefaultBudget
 	}
+	limits(m.Limits, n)
 	return budget, checkAsks(scope, m, n.OnAsk)
+}
+
+// limits applies the manifest's max_turns, loop_warn and loop_stop to a
+// new run, as defaults that replace the config's: max_turns unless
+// --max-turns was given (loop_warn and loop_stop have no flag).
+func limits(l workflow.Limits, n *NewRun) {
+	if l.MaxTurns != nil && !n.MaxTurnsGiven {
+		n.Options.MaxTurns = *l.MaxTurns
+	}
+	if l.LoopWarn != nil {
+		n.Options.LoopWarn = *l.LoopWarn
+	}
+	if l.LoopStop != nil {
+		n.Options.LoopStop = *l.LoopStop
+	}
 }
 
 // inputHelp is what a manifest says about its input, for a message.

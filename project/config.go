@@ -23,6 +23,7 @@ import (
 // is not one.
 var ConfigKeys = []string{
 	"model", "effort", "budget", "max_parallel", "max_agents", "max_depth", "max_forks", "timeout", "step_timeout", "no_wait",
+	"max_turns", "loop_warn", "loop_stop", "cycle_stop",
 	"permission_mode", "dangerously_skip_permissions", "claude", "debug", "quiet", "confine", "task_folder_pattern", "on_ask",
 	"lint", "workspace", "workspace_merge", "serve", "notify", "otel",
 }
@@ -34,22 +35,25 @@ var ServeKeys = []string{"addr", "roots", "max_steps", "daily_cap_usd", "dangero
 // (or a daemon's client), or .raymond/config.toml. A nil field is a setting
 // that layer leaves to the next one (see NewOptions).
 type Settings struct {
-	Model           *string
-	Effort          *string
-	Budget          *float64 // USD, positive
-	MaxParallel     *int
-	MaxAgents       *int
-	MaxDepth        *int
-	MaxForks        *int
-	Timeout         *time.Duration // 0 means never
-	StepTimeout     *time.Duration // 0 means never
-	NoWait          *bool
-	PermissionMode  *string
-	SkipPermissions *bool // --dangerously-skip-permissions
-	Claude          *string
-	Debug           *bool // write the transcript
-	Quiet           *bool // progress shows only transitions, waits and errors
-	Confine         *bool // refuse a cd= outside the project folder
+	Model       *string
+	Effort      *string
+	Budget      *float64 // USD, positive
+	MaxParallel *int
+	MaxAgents   *int
+	MaxDepth    *int
+	MaxForks    *int
+	Timeout     *time.Duration // 0 means never
+	StepTimeout *time.Duration // 0 means never
+	NoWait      *bool
+	// MaxTurns, LoopWarn, LoopStop and CycleStop keep steps and agents
+	// from running away; 0 turns each off.
+	MaxTurns, LoopWarn, LoopStop, CycleStop *int
+	PermissionMode                          *string
+	SkipPermissions                         *bool // --dangerously-skip-permissions
+	Claude                                  *string
+	Debug                                   *bool // write the transcript
+	Quiet                                   *bool // progress shows only transitions, waits and errors
+	Confine                                 *bool // refuse a cd= outside the project folder
 	// TaskFolderPattern is where agents' task folders go (protocol §16),
 	// relative to .raymond/ unless absolute; config only.
 	TaskFolderPattern *string
@@ -270,6 +274,14 @@ func (s *Settings) set(key string, v any) error {
 		s.MaxDepth, err = tomlCount(key, v)
 	case "max_forks":
 		s.MaxForks, err = tomlCount(key, v)
+	case "max_turns":
+		s.MaxTurns, err = tomlLimit(key, v)
+	case "loop_warn":
+		s.LoopWarn, err = tomlLimit(key, v)
+	case "loop_stop":
+		s.LoopStop, err = tomlLimit(key, v)
+	case "cycle_stop":
+		s.CycleStop, err = tomlLimit(key, v)
 	case "timeout", "step_timeout":
 		var d time.Duration
 		switch t := v.(type) {
@@ -397,6 +409,19 @@ func tomlCount(key string, v any) (*int, error) {
 		return nil, fmt.Errorf("%s must be a whole number, not %s", key, tomlType(v))
 	case n < 1 || n > math.MaxInt32:
 		return nil, fmt.Errorf("%s must be at least 1, not %d", key, n)
+	}
+	m := int(n)
+	return &m, nil
+}
+
+// tomlLimit reads a limit that 0 turns off: a whole number of at least 0.
+func tomlLimit(key string, v any) (*int, error) {
+	n, ok := v.(int64)
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("%s must be a whole number (0 for none), not %s", key, tomlType(v))
+	case n < 0 || n > math.MaxInt32:
+		return nil, fmt.Errorf("%s must be a whole number of at least 1, or 0 for none, not %d", key, n)
 	}
 	m := int(n)
 	return &m, nil

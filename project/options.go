@@ -33,6 +33,10 @@ func (p *Project) NewOptions(g Given) (state.Options, float64) {
 		Timeout:         state.Duration(pick(g.Timeout, cfg.Timeout, state.DefaultTimeout)),
 		StepTimeout:     state.Duration(pick(g.StepTimeout, cfg.StepTimeout, state.DefaultStepTimeout)),
 		NoWait:          pick(g.NoWait, cfg.NoWait, false),
+		MaxTurns:        pick(g.MaxTurns, cfg.MaxTurns, 0),
+		LoopWarn:        pick(g.LoopWarn, cfg.LoopWarn, state.DefaultLoopWarn),
+		LoopStop:        pick(g.LoopStop, cfg.LoopStop, state.DefaultLoopStop),
+		CycleStop:       pick(g.CycleStop, cfg.CycleStop, state.DefaultCycleStop),
 		PermissionMode:  pick(g.PermissionMode, cfg.PermissionMode, state.DefaultPermissionMode),
 		SkipPermissions: pick(g.SkipPermissions, cfg.SkipPermissions, false),
 		Debug:           pick(g.Debug, cfg.Debug, true),
@@ -89,6 +93,10 @@ func Override(r *state.Run, given Settings) {
 		o.StepTimeout = state.Duration(*given.StepTimeout)
 	}
 	set(given.NoWait, &o.NoWait)
+	set(given.MaxTurns, &o.MaxTurns)
+	set(given.LoopWarn, &o.LoopWarn)
+	set(given.LoopStop, &o.LoopStop)
+	set(given.CycleStop, &o.CycleStop)
 	if given.PermissionMode != nil {
 		o.PermissionMode, o.SkipPermissions = *given.PermissionMode, false
 	}

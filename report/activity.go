@@ -25,6 +25,8 @@ func Activity(agent, stateName string, e step.Event) (ev transcript.Event, ok bo
 		ev.Type, ev.Message = transcript.EventPrint, e.Text
 	case step.EventRetry:
 		ev.Type, ev.Code, ev.Attempt = transcript.EventAPIRetry, e.Status, e.Attempt
+	case step.EventLoopWarning:
+		ev.Type, ev.Tool, ev.Message, ev.Count, ev.Max = transcript.EventToolRepeated, e.Tool, e.Detail, e.Count, e.Limit
 	default:
 		return ev, false
 	}

@@ -61,6 +61,13 @@ func FollowLine(e *transcript.Event) string {
 	return b.String()
 }
 
+// Words words e as the progress and follow lines do, whether or not it has
+// a progress line of its own: for reports that list such events.
+func Words(e *transcript.Event) string {
+	text, _ := words(e, keep)
+	return text
+}
+
 // keep leaves free text as it is.
 func keep(s string) string { return s }
 
@@ -213,6 +220,20 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 		return fmt.Sprintf("%s expired unanswered; goes on at %s", e.AskID, e.Target), showImportant
 	case transcript.EventAsking:
 		return because("waiting for answers", e.Message), showNone
+	case transcript.EventToolRepeated, transcript.EventLoopWarning:
+		// The live line is the progress line; the persisted one, written
+		// when the step ends, is what --follow and the transcript show.
+		text := fmt.Sprintf("%s called %d times in this step (loop_warn)", free(e.Message), e.Count)
+		if e.Max > 0 {
+			text += fmt.Sprintf("; it stops the step at %d (loop_stop)", e.Max)
+		}
+		if e.Type == transcript.EventLoopWarning {
+			return e.State + ": loop warning: " + text, showNone
+		}
+		return "warning: " + e.State + ": " + text, showImportant
+	case transcript.EventCycle:
+		// The agent_failed after it says the same, with what to do.
+		return fmt.Sprintf("%s: %s (cycle_stop)", e.State, free(e.Message)), showNone
 	case transcript.EventVisitCap:
 		return fmt.Sprintf("%s: visit cap %d reached; %s", e.State, e.Max, VisitCapTaken(e)), showImportant
 	case transcript.EventAPIRetry:

@@ -216,9 +216,11 @@ func (r *Runner) playReply(ctx context.Context, req step.Request, h claude.Handl
 	ok := r.waitFor(stepCtx, s)
 	if ok {
 		s.messages()
-		ok = sleep(stepCtx, rep.delay)
+		ok = !s.looped() && sleep(stepCtx, rep.delay)
 	}
 	switch {
+	case s.looped():
+		return s.killed(claude.End{ExitCode: -1, Signal: claude.SignalName(syscall.SIGTERM), Looped: true}), nil
 	case !ok && ctx.Err() == nil && context.Cause(stepCtx) == errStepLimit:
 		return s.killed(claude.End{ExitCode: -1, Signal: claude.SignalName(syscall.SIGTERM), StepTimedOut: true, Limit: limit, LimitFrom: from}), nil
 	case !ok:

@@ -39,17 +39,26 @@ func newStream(req step.Request, rep *reply, sessionID string, h claude.Handler)
 	if model == "" {
 		model = "scripted"
 	}
+	dec := claude.NewDecoder(h.OnEvent)
+	if req.Script == nil {
+		// The loop check of a real claude step, on the replies' tool calls.
+		dec.Watch(req.LoopLimits())
+	}
 	return &stream{
 		req:       req,
 		rep:       rep,
 		list:      req.Step.State,
 		h:         h,
-		dec:       claude.NewDecoder(h.OnEvent),
+		dec:       dec,
 		sessionID: sessionID,
 		model:     model,
 		started:   time.Now(),
 	}
 }
+
+// looped says the step made the same tool call loop_stop times: a real
+// claude would be stopped there.
+func (s *stream) looped() bool { return s.dec.Result().Loop != nil }
 
 // writeInit writes the init line.
 func (s *stream) writeInit() {
@@ -76,6 +85,9 @@ func (s *stream) messages() {
 		s.text(s.render(say))
 	}
 	for _, t := range s.rep.tools {
+		if s.looped() {
+			return
+		}
 		s.tool(t)
 	}
 }
@@ -128,7 +140,8 @@ func (s *stream) finish() *claude.Result {
 		s.rateLimit(resetAt)
 		exit = s.apiError(&line, "rate_limit", 429, usageLimitText(resetAt, now))
 	case rep.outcome == maxTurns:
-		exit = exhausted(&line, "error_max_turns", "max_turns", "Reached maximum number of turns (1)")
+		turns, _ := s.req.MaxTurns()
+		exit = exhausted(&line, "error_max_turns", "max_turns", fmt.Sprintf("Reached maximum number of turns (%d)", max(turns, 1)))
 	}
 
 	cost := s.cost()

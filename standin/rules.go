@@ -63,6 +63,10 @@ type Reply struct {
 	// Tools are tool_use blocks the CLI runs with its real tools; the next
 	// request of the turn carries their results and gets Text.
 	Tools []Tool `json:"tools,omitempty"`
+	// Rounds, above 1, makes the same tool calls again for each request
+	// that brings their results back, Rounds times in all, before Text: a
+	// model stuck in a loop.
+	Rounds int `json:"rounds,omitempty"`
 	// Usage is reported with the message (default 100 input, 20 output tokens).
 	// The CLI computes its cost from it.
 	Usage *Usage `json:"usage,omitempty"`

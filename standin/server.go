@@ -18,7 +18,13 @@ type Server struct {
 	mu    sync.Mutex
 	log   io.Writer
 	n     int               // answers given, for message and tool ids
-	turns map[string]*Reply // tool_use id: the reply whose turn it belongs to
+	turns map[string]turnAt // tool_use id: the reply whose turn it belongs to
+}
+
+// turnAt is a reply's turn after its round-th round of tool calls.
+type turnAt struct {
+	reply *Reply
+	round int
 }
 
 // New returns a server answering from rules and logging each request as a
@@ -27,7 +33,7 @@ func New(rules *Rules, log io.Writer) *Server {
 	if rules == nil {
 		rules = &Rules{}
 	}
-	return &Server{rules: rules, log: log, turns: map[string]*Reply{}}
+	return &Server{rules: rules, log: log, turns: map[string]turnAt{}}
 }
 
 // Entry is one line of the request log.
@@ -108,7 +114,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, body []byte, e
 	results := req.toolResults()
 	e.ToolResults = len(results)
 
-	reply, final := s.pick(&req, results, e)
+	reply, final, round := s.pick(&req, results, e)
 	if reply == nil {
 		e.Status = http.StatusBadRequest
 		writeError(w, e.Status, nil, "invalid_request_error", fmt.Sprintf("stand-in: no rule answers the prompt %q", e.Prompt))
@@ -132,7 +138,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, body []byte, e
 		writeError(w, reply.Status, reply.Headers, reply.ErrorType, reply.ErrorMessage)
 		return
 	}
-	m := s.message(&req, reply, final)
+	m := s.message(&req, reply, final, round)
 	e.Status = http.StatusOK
 	for k, v := range reply.Headers {
 		w.Header().Set(k, v)
@@ -145,32 +151,33 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, body []byte, e
 }
 
 // pick finds the reply to a request: the reply whose tool calls the request
-// answers (final is then true), else the first matching rule's, else the
-// default.
-func (s *Server) pick(req *request, results []string, e *Entry) (reply *Reply, final bool) {
+// answers (final is then true, unless the reply makes its calls for more
+// Rounds), else the first matching rule's, else the default. round is the
+// round of tool calls the answer makes, from 1.
+func (s *Server) pick(req *request, results []string, e *Entry) (reply *Reply, final bool, round int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, id := range results {
-		if rep, ok := s.turns[id]; ok {
+		if t, ok := s.turns[id]; ok {
 			e.Rule = "turn"
-			return rep, true
+			return t.reply, t.round >= max(t.reply.Rounds, 1), t.round + 1
 		}
 	}
 	if rule, rep := s.rules.take(req); rep != nil {
 		e.Rule = rule.Name
-		return rep, false
+		return rep, false, 1
 	}
 	if s.rules.Default != nil && !req.side() {
 		e.Rule = "default"
-		return s.rules.Default, false
+		return s.rules.Default, false, 1
 	}
 	if req.side() {
 		// A side request nobody scripted gets a short answer, so that the
 		// CLI's titles and checks never stand in a test's way.
 		e.Rule = "side"
-		return &Reply{Text: "ok", Usage: &Usage{InputTokens: 10, OutputTokens: 1}}, false
+		return &Reply{Text: "ok", Usage: &Usage{InputTokens: 10, OutputTokens: 1}}, false, 1
 	}
-	return nil, false
+	return nil, false, 0
 }
 
 // msg is a Messages API message.
@@ -187,7 +194,7 @@ type msg struct {
 
 // message builds the answer of reply: its tool calls at the start of a turn,
 // its text at the end.
-func (s *Server) message(req *request, reply *Reply, final bool) *msg {
+func (s *Server) message(req *request, reply *Reply, final bool, round int) *msg {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n++
@@ -208,7 +215,7 @@ func (s *Server) message(req *request, reply *Reply, final bool) *msg {
 	}
 	for i, t := range reply.Tools {
 		id := fmt.Sprintf("toolu_standin_%04d_%d", s.n, i)
-		s.turns[id] = reply
+		s.turns[id] = turnAt{reply: reply, round: round}
 		input := t.Input
 		if input == nil {
 			input = map[string]any{}

@@ -189,3 +189,35 @@ func TestParseRulesErrors(t *testing.T) {
 		}
 	}
 }
+
+// A reply with rounds makes its tool calls again for each request that
+// brings their results back, as a model stuck in a loop does, and gives
+// its text after the last round.
+func TestToolRounds(t *testing.T) {
+	srv, _ := serve(t, `{"rules":[{"prompt":"^Loop","replies":[{"tools":[{"name":"Bash","input":{"command":"ls"}}],"rounds":3,"text":"done"}]}]}`)
+	type answer struct {
+		Content []struct{ Type, ID, Text string }
+	}
+	ask := func(body string) answer {
+		t.Helper()
+		var a answer
+		if err := json.NewDecoder(post(t, srv, "/v1/messages", body).Body).Decode(&a); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	back := func(a answer) answer { // the result of a's tool call comes back
+		return ask(`{"model":"m",` + tools + `,"messages":[{"role":"user","content":"Loop on ls"},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + a.Content[0].ID + `","content":"a.go"}]}]}`)
+	}
+	a := ask(`{"model":"m",` + tools + `,"messages":[{"role":"user","content":"Loop on ls"}]}`)
+	for round := 1; round <= 3; round++ {
+		if len(a.Content) != 1 || a.Content[0].Type != "tool_use" {
+			t.Fatalf("round %d: %+v, want a tool call", round, a)
+		}
+		a = back(a)
+	}
+	if len(a.Content) != 1 || a.Content[0].Text != "done" {
+		t.Errorf("after the third round: %+v, want the text", a)
+	}
+}

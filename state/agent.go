@@ -56,6 +56,12 @@ type Agent struct {
 	// (protocol.md §6, max_visits). A forked agent starts with none; a
 	// reset keeps them.
 	Visits map[string]int `json:"visits,omitempty"`
+	// Recent are the fingerprints of the agent's last successful steps,
+	// oldest first (state and a hash of the final answer, see
+	// machine's cycle check), at most a few dozen: a resume keeps
+	// counting a cycle where it was. A script step, or a state that opts
+	// out (cycle_check: false), empties it.
+	Recent []string `json:"recent,omitempty"`
 	// Ask is the agent's ask while it is asking, and its last ask after
 	// (answered or expired) until its next step ends; nil when it never
 	// asked.
@@ -199,6 +205,15 @@ type Step struct {
 	// the run's --permission-mode and --dangerously-skip-permissions for
 	// this step; "" for the run's.
 	PermissionMode string `json:"permission_mode,omitempty"`
+	// MaxTurns, LoopWarn and LoopStop, when set, are the state's own
+	// max_turns, loop_warn and loop_stop (its frontmatter), which replace
+	// the run's; 0: none.
+	MaxTurns *int `json:"max_turns,omitempty"`
+	LoopWarn *int `json:"loop_warn,omitempty"`
+	LoopStop *int `json:"loop_stop,omitempty"`
+	// NoCycleCheck says the state opted out of the cycle check
+	// (cycle_check: false): its steps never count as part of a cycle.
+	NoCycleCheck bool `json:"no_cycle_check,omitempty"`
 	// Returned says the step follows a <result> return: its Input is also
 	// {{result}} (protocol.md §7).
 	Returned bool `json:"returned,omitempty"`

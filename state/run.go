@@ -156,6 +156,13 @@ const (
 	DefaultTimeout        = 10 * time.Minute
 	DefaultStepTimeout    = 2 * time.Hour
 	DefaultPermissionMode = "acceptEdits"
+	// DefaultLoopWarn and DefaultLoopStop are how many identical tool
+	// calls in one step warn and stop it; DefaultCycleStop how many times
+	// an agent may go round the same cycle of states with identical
+	// answers before it fails.
+	DefaultLoopWarn  = 5
+	DefaultLoopStop  = 10
+	DefaultCycleStop = 3
 )
 
 // Limits returns the run's limits on live agents, stack depth and agents
@@ -215,6 +222,19 @@ type Options struct {
 	// StepTimeout kills a step that has run this long, whatever it prints;
 	// 0 means never (and is what runs created before it existed have).
 	StepTimeout Duration `json:"step_timeout,omitempty"`
+	// MaxTurns limits the turns of each claude step (--max-turns); 0 means
+	// no limit. A state's own max_turns replaces it.
+	MaxTurns int `json:"max_turns,omitempty"`
+	// LoopWarn and LoopStop are how many identical tool calls (the same
+	// tool with the same input) in one claude step print a warning and
+	// stop the step; 0 turns each off, and is what runs made before they
+	// existed have. A state's own loop_warn and loop_stop replace them.
+	LoopWarn int `json:"loop_warn,omitempty"`
+	LoopStop int `json:"loop_stop,omitempty"`
+	// CycleStop is how many times in a row an agent may go round the same
+	// cycle of states with identical answers before it fails; 0 turns the
+	// check off.
+	CycleStop int `json:"cycle_stop,omitempty"`
 	// NoWait pauses the run on a usage limit instead of sleeping.
 	NoWait bool `json:"no_wait,omitempty"`
 	// Env holds variables every step's process gets on top of raymond's

@@ -115,10 +115,23 @@ type Result struct {
 	// TimeoutFrom where it was set ("--timeout", "the state's timeout").
 	Timeout     time.Duration
 	TimeoutFrom string
+	// Repeats are the tool calls the step made loop_warn times, for the
+	// transcript (the person watching saw an EventLoopWarning live).
+	Repeats []Repeat
 	// Warnings are things the person should know about how the step was
 	// run (a fork variable not passed to a script, and why), for the
 	// orchestrator to publish.
 	Warnings []string
+}
+
+// Repeat is a tool call a step made over and over: Call is the tool and
+// its input as people read it (`Bash {"command":"ls"}`), Count how many
+// times it had been made when it was reported, Stop the count that stops
+// the step (0: none).
+type Repeat struct {
+	Call  string
+	Count int
+	Stop  int
 }
 
 // Usage counts a step's tokens.

@@ -222,6 +222,10 @@ const (
 	// EventRetry is an API error the model's client retries by itself
 	// (Status, Attempt).
 	EventRetry
+	// EventLoopWarning is the Count-th identical tool call of the step, its
+	// loop warning (Tool; Detail: the call with its input); Limit is the
+	// count that stops the step, 0 for none.
+	EventLoopWarning
 )
 
 // Event is one thing a running step did.
@@ -236,6 +240,8 @@ type Event struct {
 	// ToolID is the id of a tool call (EventToolUse) and of the call a
 	// result answers (EventToolResult); "" when the runner has none.
 	ToolID string
+	Count  int
+	Limit  int
 }
 
 // MarkerEnv is the environment variable a runner sets, in every process it

@@ -96,11 +96,15 @@ type Event struct {
 	// prompt (step_started).
 	Reminder bool `json:"reminder,omitempty"`
 	// Max is how many retries (retry) or reminders (reminder) a step may
-	// have, or a state's max_visits (visit_cap).
+	// have, a state's max_visits (visit_cap), or the loop_stop of a
+	// step (loop_warning, tool_repeated).
 	Max int `json:"max,omitempty"`
 	// Visits is how many times the agent entered the capped state
 	// (visit_cap).
 	Visits int `json:"visits,omitempty"`
+	// Count is how many times something repeated: identical tool calls
+	// (loop_warning, tool_repeated), rounds of a cycle (cycle).
+	Count int `json:"count,omitempty"`
 	// AskID names the ask of an ask event; Deadline is when it expires
 	// and TimeoutNext where its agent goes then.
 	AskID       string     `json:"ask_id,omitempty"`
@@ -184,6 +188,16 @@ const (
 	// EventAskExpired: an ask reached its deadline unanswered (AskID,
 	// Target: its timeout_next, "" when the agent fails; DurationMS).
 	EventAskExpired = "ask_expired"
+	// EventCycle: an agent went round the same cycle of states with
+	// identical answers Count times in a row (cycle_stop) and fails
+	// (Message: the cycle, "A.md → B.md → A.md repeated 3 times with
+	// identical answers").
+	EventCycle = "cycle"
+	// EventLoopWarning: a step made the same tool call (Tool; Message:
+	// the call with its input) Count times (loop_warn); Max is the count
+	// that stops it (loop_stop), 0 for none. Published when the step
+	// ends; the person watching saw EventToolRepeated as it happened.
+	EventLoopWarning = "loop_warning"
 	// EventAsking: nothing can progress while agents wait for answers; the
 	// run is saved as asking (Message: how many asks are pending).
 	EventAsking = "asking"
@@ -216,6 +230,9 @@ const (
 	EventPrint = "print"
 	// EventAPIRetry: claude retries an API error itself (Code, Attempt).
 	EventAPIRetry = "api_retry"
+	// EventToolRepeated: a running step made the same tool call (Tool;
+	// Message: the call) Count times, its loop_warn; Max is its loop_stop.
+	EventToolRepeated = "tool_repeated"
 	// EventWaitTick: a usage-limit wait goes on (Until).
 	EventWaitTick = "wait_tick"
 	// EventStillRunning: a step has run a long time (Agent, State, Step,
@@ -239,7 +256,7 @@ func (e *Event) Live() bool {
 	switch e.Type {
 	case EventText, EventToolUse, EventToolFailed, EventPrint, EventAPIRetry,
 		EventWaitTick, EventTranscriptFailed, EventSummary, EventStepDeferred,
-		EventStillRunning, EventWaitingFor:
+		EventStillRunning, EventWaitingFor, EventToolRepeated:
 		return true
 	}
 	return false

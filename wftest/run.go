@@ -303,7 +303,10 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, keep
 	// permissions; without it a state with permission_mode:
 	// bypassPermissions could not be tested, since a case has no
 	// --dangerously-skip-permissions to give.
-	opts := state.Options{Input: c.Input, MaxParallel: c.MaxParallel, Debug: true, ProjectDir: dir, SkipPermissions: true}
+	opts := state.Options{Input: c.Input, MaxParallel: c.MaxParallel, Debug: true, ProjectDir: dir, SkipPermissions: true,
+		// The runaway checks of a real run, with their defaults: a case
+		// passes only if the run would not be stopped for a loop.
+		LoopWarn: state.DefaultLoopWarn, LoopStop: state.DefaultLoopStop, CycleStop: state.DefaultCycleStop}
 	// A test case runs in a scratch folder, not a git checkout: a
 	// workflow that asks for worktrees is tested in the shared mode.
 	r, err := orchestrator.Create(store, orchestrator.NewRun{Workflow: f.Workflow, Options: opts, BudgetUSD: c.BudgetUSD, Cwd: cwd, TaskFolderPattern: filepath.Join(dir, ".raymond", "tasks", "{{run_id}}", "{{agent_id}}"),

@@ -193,10 +193,32 @@ cases:
 	for name, body := range loopWorkflow {
 		files[name] = body
 	}
+	// FIX.md answering alike would be stopped as a cycle (below) before
+	// the timeout: it opts out here.
+	files["wf/FIX.md"] = "---\ncycle_check: false\n---\n" + loopWorkflow["wf/FIX.md"]
 	rep := runFiles(t, files, Options{Timeout: 100 * time.Millisecond}, "wf/loop.test.yaml")
 	fails := rep.Files[0].Cases[0].Failures
 	require.Len(t, fails, 1)
 	assert.Regexp(t, `^timed out after 100ms with the run still going \(\d+ steps so far\); a reply with repeat: true in a loop\? `, fails[0])
+}
+
+// A case runs with a real run's runaway checks: a state answering alike
+// round after round fails its agent, as it would with claude.
+func TestRunStopsACycle(t *testing.T) {
+	files := map[string]string{"wf/loop.test.yaml": `
+cases:
+  - name: loops
+    replies:
+      START: ["<goto>FIX.md</goto>"]
+      FIX: [{text: "<goto>FIX.md</goto>", repeat: true}]
+`}
+	for name, body := range loopWorkflow {
+		files[name] = body
+	}
+	rep := runFiles(t, files, Options{Timeout: time.Minute}, "wf/loop.test.yaml")
+	fails := rep.Files[0].Cases[0].Failures
+	require.Len(t, fails, 1)
+	assert.Contains(t, fails[0], "FIX.md → FIX.md repeated 3 times with identical answers: stopped (cycle_stop 3)")
 }
 
 func TestRunWithoutTimeout(t *testing.T) {

@@ -29,12 +29,16 @@ const (
 	keyDisallowed    = "disallowed_tools"
 	keyPermission    = "permission_mode"
 	keyOnConflict    = "on_conflict"
+	keyMaxTurns      = "max_turns"
+	keyLoopWarn      = "loop_warn"
+	keyLoopStop      = "loop_stop"
+	keyCycleCheck    = "cycle_check"
 )
 
 // policyKeys are the frontmatter keys, for the did-you-mean of an unknown
 // one.
 var policyKeys = []string{keyTransitions, keyModel, keyEffort, keyForceImplicit, keyStepTimeout, keyTimeout,
-	keyMaxVisits, keyOnMaxVisits, keyAllowed, keyDisallowed, keyPermission, keyOnConflict}
+	keyMaxVisits, keyOnMaxVisits, keyAllowed, keyDisallowed, keyPermission, keyOnConflict, keyMaxTurns, keyLoopWarn, keyLoopStop, keyCycleCheck}
 
 // toolKeys are the keys that limit a state's tools; a script state has
 // no tools, so on a script they are ignored with a warning.
@@ -180,6 +184,16 @@ func (d *policyDecoder) policyKey(p *Policy, k, v *yaml.Node) (bool, error) {
 		p.AllowedTools, err = d.toolRules(k, v)
 	case keyDisallowed:
 		p.DisallowedTools, err = d.toolRules(k, v)
+	case keyMaxTurns, keyLoopWarn, keyLoopStop:
+		var n *int
+		if n, err = d.count(k, v); err == nil {
+			p.setLimit(k.Value, n)
+		}
+	case keyCycleCheck:
+		var on bool
+		if on, err = d.boolean(k, v); err == nil && kind(v) != "empty" {
+			p.CycleCheck = &on
+		}
 	case keyPermission:
 		if vk := kind(v); vk != "a text" && vk != "empty" {
 			return true, d.errorAt(k, "%s must be one of %s, not %s", keyPermission, strings.Join(permission.Modes, ", "), vk)

@@ -50,6 +50,9 @@ type Manifest struct {
 	// when merges into its workspace conflicted, for states whose
 	// frontmatter names none; "" for none.
 	OnConflict string
+	// Limits are the defaults of the workflow's states' max_turns,
+	// loop_warn and loop_stop.
+	Limits Limits
 	// Warnings are unknown keys, one line each, as FILE:LINE: message.
 	Warnings []string
 }
@@ -68,7 +71,8 @@ func SupportedBackend(backend string) bool { return backend == "" || backend == 
 
 // manifestKeys are the top-level keys a manifest knows.
 var manifestKeys = []string{"id", "name", "description", "input", "default_budget",
-	"requires_human_input", "working_directory", "environment", "backend", "workspace", "merge", "on_conflict"}
+	"requires_human_input", "working_directory", "environment", "backend", "workspace", "merge", "on_conflict",
+	keyMaxTurns, keyLoopWarn, keyLoopStop}
 
 // parseManifest decodes a workflow.yaml file's content; name is its path for
 // messages.
@@ -151,6 +155,12 @@ func (d *policyDecoder) manifestKey(m *Manifest, k, v *yaml.Node) (bool, error) 
 		m.Merge, err = d.oneOf(k, v, "auto", "none")
 	case "on_conflict":
 		m.OnConflict, err = d.str(k, v)
+	case keyMaxTurns:
+		m.Limits.MaxTurns, err = d.count(k, v)
+	case keyLoopWarn:
+		m.Limits.LoopWarn, err = d.count(k, v)
+	case keyLoopStop:
+		m.Limits.LoopStop, err = d.count(k, v)
 	}
 	return true, err
 }

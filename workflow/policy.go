@@ -48,6 +48,14 @@ type Policy struct {
 	// goes to instead of this one when merges of its workers into its
 	// workspace conflicted (on_conflict); "" for the manifest's, or none.
 	OnConflict string
+	// MaxTurns, LoopWarn and LoopStop, when set, replace the run's
+	// --max-turns, loop_warn and loop_stop for this state's steps (0:
+	// none); see runaway.go.
+	MaxTurns, LoopWarn, LoopStop *int
+	// CycleCheck, when set to false, keeps the state's steps out of the
+	// check for an agent going round a cycle of states with identical
+	// answers (a state that polls legitimately answers alike).
+	CycleCheck *bool
 }
 
 // LimitsTools reports whether the state sets any of allowed_tools,

@@ -2,6 +2,7 @@ package fakeclaude
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -23,7 +24,7 @@ type options struct {
 	skipPerms      bool
 	partial        bool
 	appendPrompt   string
-	maxTurns       int
+	maxTurns       float64 // 0: no limit, as the real CLI takes --max-turns 0
 	maxBudget      float64
 	allowedTools   []string
 	disallowed     []string
@@ -105,9 +106,15 @@ var specs = []optSpec{
 
 // badValue is returned by an option's setter when commander would reject its argument;
 // the parser turns it into commander's message.
-type badValue struct{ allowed []string }
+type badValue struct {
+	allowed []string
+	reason  string // what the option's own parser said ("must be a number")
+}
 
 func (b badValue) Error() string {
+	if b.reason != "" {
+		return "is invalid. " + b.reason
+	}
 	if len(b.allowed) == 0 {
 		return "is invalid."
 	}
@@ -120,13 +127,17 @@ func choice(v string, allowed []string) error {
 			return nil
 		}
 	}
-	return badValue{allowed}
+	return badValue{allowed: allowed}
 }
 
+// setMaxTurns takes any number, as the real CLI 2.1.330 does: 0 is no
+// limit, and a negative or fractional limit stops after the first turn
+// that calls a tool (see turnLimit); a value that is no number is refused
+// with the parser's "must be a number".
 func setMaxTurns(o *options, v string) error {
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		return badValue{}
+	n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || math.IsNaN(n) {
+		return badValue{reason: "must be a number"}
 	}
 	o.maxTurns = n
 	return nil

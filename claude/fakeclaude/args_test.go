@@ -52,7 +52,7 @@ func TestParseArgs(t *testing.T) {
 			check(t, "resume", o.resume, "abc")
 		}},
 		{"numbers", []string{"--max-turns", "3", "--max-budget-usd=0.5"}, func(t *testing.T, o *options) {
-			check(t, "maxTurns", o.maxTurns, 3)
+			check(t, "maxTurns", o.maxTurns, 3.0)
 			check(t, "maxBudget", o.maxBudget, 0.5)
 		}},
 		{"defaults", nil, func(t *testing.T, o *options) {
@@ -87,7 +87,8 @@ func TestParseArgsErrors(t *testing.T) {
 			"error: option '--output-format <format>' argument 'yaml' is invalid. Allowed choices are text, json, stream-json."},
 		{[]string{"--permission-mode", "yolo"},
 			"error: option '--permission-mode <mode>' argument 'yolo' is invalid. Allowed choices are acceptEdits, auto, bypassPermissions, default, dontAsk, manual, plan."},
-		{[]string{"--max-turns", "0"}, "error: option '--max-turns <turns>' argument '0' is invalid."},
+		{[]string{"--max-turns", "abc"}, "error: option '--max-turns <turns>' argument 'abc' is invalid. must be a number"},
+		{[]string{"--max-turns", "3x"}, "error: option '--max-turns <turns>' argument '3x' is invalid. must be a number"},
 		{[]string{"--max-budget-usd", "-1"}, "error: option '--max-budget-usd <amount>' argument '-1' is invalid."},
 	}
 	for _, tt := range tests {

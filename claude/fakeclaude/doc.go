@@ -131,7 +131,10 @@
 //	max_turns, max_budget an error_max_turns or error_max_budget_usd result, with
 //	                      errors and no result field; exit 1. --max-turns N on the
 //	                      command line causes the first too, when the reply has N or
-//	                      more tools. --max-budget-usd X causes the second as the
+//	                      more tools (as the real CLI 2.1.330: any number is taken,
+//	                      0 is no limit, a negative or fractional N stops after the
+//	                      first tool turn, and a value that is no number is refused
+//	                      with "is invalid. must be a number"). --max-budget-usd X causes the second as the
 //	                      real CLI does: the call's cost is spread evenly over its
 //	                      API requests (one per tool, one for the answer) and the
 //	                      call stops after the first request that takes its own

@@ -209,6 +209,17 @@ func TestLimits(t *testing.T) {
 		{"--max-turns below the tools", "replies: [{text: never, " + twoTools + "}]", []string{"--max-turns", "1"},
 			[]string{"system/init", "assistant", "user", "result/error_max_turns"},
 			"error_max_turns", `["Reached maximum number of turns (1)"]`, 2},
+		// As the real CLI 2.1.330: a negative or fractional limit stops
+		// after the first tool turn, and the message shows it as given.
+		{"--max-turns -1", "replies: [{text: never, " + twoTools + "}]", []string{"--max-turns", "-1"},
+			[]string{"system/init", "assistant", "user", "result/error_max_turns"},
+			"error_max_turns", `["Reached maximum number of turns (-1)"]`, 2},
+		{"--max-turns 1.5", "replies: [{text: never, " + twoTools + "}]", []string{"--max-turns", "1.5"},
+			[]string{"system/init", "assistant", "user", "result/error_max_turns"},
+			"error_max_turns", `["Reached maximum number of turns (1.5)"]`, 2},
+		{"--max-turns equal to the tools", "replies: [{text: never, " + twoTools + "}]", []string{"--max-turns", "2"},
+			[]string{"system/init", "assistant", "user", "assistant", "user", "result/error_max_turns"},
+			"error_max_turns", `["Reached maximum number of turns (2)"]`, 3},
 		{"max_budget reply", "replies: [{max_budget: true, say: [plan], " + twoTools + "}]", nil,
 			[]string{"system/init", "assistant", "assistant", "result/error_max_budget_usd"},
 			"error_max_budget_usd", `["Reached maximum budget ($0.0053)"]`, 1},
@@ -234,6 +245,9 @@ func TestLimits(t *testing.T) {
 	// Within the limits nothing changes.
 	out := newFake(t, "replies: [{text: fine, "+twoTools+"}]").ask("hi", "--max-turns", "3", "--max-budget-usd", "1")
 	check(t, "within limits", out.result(t)["subtype"], "success")
+	// --max-turns 0 is no limit to the real CLI 2.1.330.
+	out = newFake(t, "replies: [{text: fine, "+twoTools+"}]").ask("hi", "--max-turns", "0")
+	check(t, "--max-turns 0", out.result(t)["subtype"], "success")
 }
 
 func TestCrash(t *testing.T) {

@@ -109,10 +109,12 @@ func (t *turn) plan() outcome {
 		return outcome{lines: lines, subtype: "error_during_execution", isError: true,
 			errors: []string{r.ExecutionError}, stopReason: "end_turn", turns: 1, used: used}
 
-	case r.MaxTurns || o.maxTurns > 0 && len(r.Tools) >= o.maxTurns:
-		n := o.maxTurns
-		if n == 0 {
+	case r.MaxTurns || o.maxTurns != 0 && len(r.Tools) >= turnLimit(o.maxTurns):
+		n := turnLimit(o.maxTurns)
+		shown := strconv.FormatFloat(o.maxTurns, 'f', -1, 64)
+		if o.maxTurns == 0 {
 			n = max(len(r.Tools), 1)
+			shown = strconv.Itoa(n)
 		}
 		for _, tool := range r.Tools[:min(n, len(r.Tools))] {
 			lines = append(lines, t.toolUse(tool, true)...)
@@ -120,7 +122,7 @@ func (t *turn) plan() outcome {
 		used := turnTokens(n)
 		used.cost = cost
 		return outcome{lines: lines, subtype: "error_max_turns", isError: true,
-			errors:     []string{fmt.Sprintf("Reached maximum number of turns (%d)", n)},
+			errors:     []string{"Reached maximum number of turns (" + shown + ")"},
 			stopReason: "tool_use", terminal: "max_turns", turns: n + 1, used: used}
 
 	case r.MaxBudget:
@@ -146,6 +148,15 @@ func (t *turn) plan() outcome {
 	text := r.Text
 	return outcome{lines: lines, subtype: "success", text: &text,
 		stopReason: "end_turn", terminal: "completed", turns: turns, used: used}
+}
+
+// turnLimit is how many turns that call tools a call may take under
+// --max-turns m (not 0) before the real CLI stops it with error_max_turns,
+// the model still wanting another turn: m for a whole m, the whole part of
+// a fractional one, and at least one (--max-turns -1 and 0.5 stop after
+// the first).
+func turnLimit(m float64) int {
+	return max(1, int(math.Floor(m)))
 }
 
 // budgetStop is where --max-budget-usd ends a call of requests API requests

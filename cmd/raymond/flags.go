@@ -40,6 +40,7 @@ type runFlags struct {
 	maxAgents       int
 	maxDepth        int
 	maxForks        int
+	maxTurns        int
 	timeout         string
 	stepTimeout     string
 	noWait          bool
@@ -102,6 +103,7 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 	fs.IntVar(&f.maxAgents, "max-agents", state.DefaultMaxAgents, "fail a fork that would make more than `N` agents alive at once")
 	fs.IntVar(&f.maxDepth, "max-depth", state.DefaultMaxDepth, "fail a call or function that would stack more than `N` frames")
 	fs.IntVar(&f.maxForks, "max-forks", state.DefaultMaxForks, "fail a fork that would make more than `N` agents forked over the run's life")
+	fs.IntVar(&f.maxTurns, "max-turns", 0, "stop a claude step after `N` turns and fail its agent, unless its state sets max_turns (default: none; 0 = none)")
 	fs.StringVar(&f.timeout, "timeout", orchestrator.DefaultTimeout.String(),
 		"kill a step that prints nothing for `DUR`, unless a tool it called is running (90s, 10m; a bare number is seconds; 0 = never)")
 	fs.StringVar(&f.stepTimeout, "step-timeout", orchestrator.DefaultStepTimeout.String(),
@@ -132,7 +134,7 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 // keeps what the run was started (or last resumed) with, not run's default,
 // and RAYMOND_CLAUDE does not apply again.
 func storedDefaults(fs *pflag.FlagSet) {
-	for _, name := range []string{"model", "effort", "budget", "max-parallel", "max-agents", "max-depth", "max-forks", "timeout",
+	for _, name := range []string{"model", "effort", "budget", "max-parallel", "max-agents", "max-depth", "max-forks", "max-turns", "timeout",
 		"step-timeout", "no-wait", "permission-mode", "dangerously-skip-permissions", "claude", "on-ask", "confine", "debug"} {
 		fl := fs.Lookup(name)
 		if fl == nil {
@@ -208,6 +210,9 @@ func (f *runFlags) check(h help) error {
 			return h.usageError("--%s must be at least 1, not %d", c.name, c.n)
 		}
 	}
+	if f.changed("max-turns") && f.maxTurns < 0 {
+		return h.usageError("--max-turns must be a whole number of turns of at least 1, or 0 for none, not %d", f.maxTurns)
+	}
 	if f.fs.Lookup("timeout") != nil {
 		d, err := project.ParseTimeout(f.timeout)
 		if err != nil {
@@ -249,6 +254,7 @@ func (f *runFlags) settings() project.Settings {
 		MaxAgents:       given(f, "max-agents", f.maxAgents),
 		MaxDepth:        given(f, "max-depth", f.maxDepth),
 		MaxForks:        given(f, "max-forks", f.maxForks),
+		MaxTurns:        given(f, "max-turns", f.maxTurns),
 		Timeout:         given(f, "timeout", f.timeoutDur),
 		StepTimeout:     given(f, "step-timeout", f.stepTimeoutDur),
 		NoWait:          given(f, "no-wait", f.noWait),

@@ -29,6 +29,9 @@ func defaultOptions(project string) state.Options {
 		MaxParallel:    orchestrator.DefaultMaxParallel,
 		Timeout:        state.Duration(orchestrator.DefaultTimeout),
 		StepTimeout:    state.Duration(orchestrator.DefaultStepTimeout),
+		LoopWarn:       state.DefaultLoopWarn,
+		LoopStop:       state.DefaultLoopStop,
+		CycleStop:      state.DefaultCycleStop,
 		PermissionMode: orchestrator.DefaultPermissionMode,
 		Debug:          true,
 		ProjectDir:     project,
@@ -75,10 +78,11 @@ func TestNewOptions(t *testing.T) {
 		},
 		{
 			name:   "flags override config",
-			args:   []string{"--model", "opus", "--budget", "9", "--max-parallel", "5", "--debug", "--timeout", "1m"},
-			config: "model = \"sonnet\"\nbudget = 4\nmax_parallel = 1\ndebug = false\ntimeout = 5\n",
+			args:   []string{"--model", "opus", "--budget", "9", "--max-parallel", "5", "--debug", "--timeout", "1m", "--max-turns", "7"},
+			config: "model = \"sonnet\"\nbudget = 4\nmax_parallel = 1\ndebug = false\ntimeout = 5\nmax_turns = 30\nloop_warn = 0\nloop_stop = 4\ncycle_stop = 0\n",
 			want: with(func(o *state.Options) {
 				o.Model, o.MaxParallel, o.Timeout = "opus", 5, state.Duration(time.Minute)
+				o.MaxTurns, o.LoopWarn, o.LoopStop, o.CycleStop = 7, 0, 4, 0
 			}),
 			wantBudget: 9,
 		},

@@ -129,6 +129,10 @@ const initConfig = `# raymond's settings for this project; docs/configuration.md
 # timeout = "10m"                  # a step silent this long is stopped; 0 = never
 # step_timeout = "2h"
 # no_wait = false                  # true: pause on a usage limit instead of waiting
+# max_turns = 0                    # turns one claude step may take; 0 = no limit
+# loop_warn = 5                    # identical tool calls in a step that warn; 0 = off
+# loop_stop = 10                   # identical tool calls in a step that stop it; 0 = off
+# cycle_stop = 3                   # rounds of one cycle of states with identical answers; 0 = off
 # permission_mode = "acceptEdits"
 # claude = "claude"                # the claude executable
 # debug = true                     # false: no transcripts in .raymond/debug/

@@ -48,8 +48,8 @@ is created, naming each one; warnings are printed once. --no-lint skips it.
 
 Defaults for the flags may be set in .raymond/config.toml (keys model, effort,
 budget, max_parallel, max_agents, max_depth, max_forks, timeout, step_timeout, no_wait,
-permission_mode, dangerously_skip_permissions, claude, debug, quiet, confine,
-on_ask, lint, workspace, workspace_merge);
+max_turns, loop_warn, loop_stop, cycle_stop, permission_mode, dangerously_skip_permissions,
+claude, debug, quiet, confine, on_ask, lint, workspace, workspace_merge);
 flags override it, and RAYMOND_CLAUDE overrides its claude.
 
 Exit status (also exit_code in --json):
@@ -186,6 +186,7 @@ func create(env *cmdEnv, p *project.Project, f *runFlags, workflow string, opts 
 	}
 	n := orchestrator.NewRun{
 		Workflow: workflow, ID: f.id, Options: opts, BudgetUSD: budget, BudgetGiven: f.changed("budget"),
+		MaxTurnsGiven:     f.changed("max-turns"),
 		TaskFolderPattern: p.TaskPattern(), OnAsk: opts.OnAsk, Fetcher: fetcher(p),
 		WorkspaceGiven: f.changed("workspace"), FromDirty: f.fromDirty, Workspaces: workspace.Worktrees{},
 	}
