@@ -27,7 +27,7 @@ var ConfigKeys = []string{
 }
 
 // ServeKeys are the keys of the config's [serve] table, for raymond serve.
-var ServeKeys = []string{"addr", "roots", "max_steps", "daily_cap_usd", "dangerously_skip_permissions", "allow_remote"}
+var ServeKeys = []string{"addr", "roots", "max_steps", "daily_cap_usd", "dangerously_skip_permissions", "allow_remote", "schedule", "hook"}
 
 // Settings are the settings of a run that one layer sets: the command line
 // (or a daemon's client), or .raymond/config.toml. A nil field is a setting
@@ -77,6 +77,10 @@ type Serve struct {
 	SkipPermissions *bool
 	// AllowRemote allows listening on an address other than loopback.
 	AllowRemote *bool
+	// Schedules are the [[serve.schedule]] entries, in the file's order.
+	Schedules []Schedule
+	// Hooks are the [[serve.hook]] entries, in the file's order.
+	Hooks []Hook
 }
 
 // ConfigError is a config file that cannot be used: malformed, an unknown
@@ -141,7 +145,7 @@ func ParseConfig(path string, data []byte) (*Settings, error) {
 		case err != nil && inner != nil:
 			// A problem with one key of a table ([serve]) is given
 			// at that key, not at the table's header.
-			if e := at(&md, raw[key], []string{inner.key}, inner.err); errors.As(e, &pe) && pe.Position.Line > 0 {
+			if e := at(&md, raw[key], inner.path, inner.err); errors.As(e, &pe) && pe.Position.Line > 0 {
 				err = e
 			}
 		case errors.As(err, &pe) && pe.Position.Line == 0 && len(k) > 1:
@@ -161,6 +165,13 @@ func ParseConfig(path string, data []byte) (*Settings, error) {
 func at(md *toml.MetaData, p toml.Primitive, path []string, err error) error {
 	if len(path) == 0 {
 		return md.PrimitiveDecode(p, setter(func(any) error { return err }))
+	}
+	if i, aerr := strconv.Atoi(path[0]); aerr == nil {
+		var list []toml.Primitive
+		if md.PrimitiveDecode(p, &list) != nil || i >= len(list) {
+			return err
+		}
+		return at(md, list[i], path[1:], err)
 	}
 	var table map[string]toml.Primitive
 	if md.PrimitiveDecode(p, &table) != nil {
@@ -385,12 +396,12 @@ func (sv *Serve) set(v any) error {
 		case "roots":
 			list, ok := v.([]any)
 			if !ok {
-				return &keyError{key: key, err: fmt.Errorf("serve.roots must be an array of folders, not %s", tomlType(v))}
+				return &keyError{path: []string{key}, err: fmt.Errorf("serve.roots must be an array of folders, not %s", tomlType(v))}
 			}
 			for _, e := range list {
 				s, ok := e.(string)
 				if !ok || s == "" {
-					return &keyError{key: key, err: fmt.Errorf("serve.roots must hold folder names, not %s", tomlType(e))}
+					return &keyError{path: []string{key}, err: fmt.Errorf("serve.roots must hold folder names, not %s", tomlType(e))}
 				}
 				sv.Roots = append(sv.Roots, s)
 			}
@@ -409,6 +420,14 @@ func (sv *Serve) set(v any) error {
 			sv.SkipPermissions, err = tomlBool("serve."+key, v)
 		case "allow_remote":
 			sv.AllowRemote, err = tomlBool("serve."+key, v)
+		case "schedule":
+			if err := sv.setSchedules(v); err != nil {
+				return err
+			}
+		case "hook":
+			if err := sv.setHooks(v); err != nil {
+				return err
+			}
 		default:
 			if near := spelling.Suggest(key, ServeKeys); near != "" {
 				err = fmt.Errorf("unknown key serve.%s; did you mean serve.%s? The keys of [serve] are %s", key, near, strings.Join(ServeKeys, ", "))
@@ -417,17 +436,18 @@ func (sv *Serve) set(v any) error {
 			}
 		}
 		if err != nil {
-			return &keyError{key: key, err: err}
+			return &keyError{path: []string{key}, err: err}
 		}
 	}
 	return nil
 }
 
 // keyError is the problem with one key of a table, so that ParseConfig
-// can give the key's line rather than the table's.
+// can give the key's line rather than the table's. Its path goes down from
+// the table: keys, and the index of an entry of an array of tables.
 type keyError struct {
-	key string
-	err error
+	path []string
+	err  error
 }
 
 func (e *keyError) Error() string { return e.err.Error() }
