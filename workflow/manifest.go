@@ -39,6 +39,9 @@ type Manifest struct {
 	// Backend is the backend's name: "" or "claude" are the ones raymond
 	// runs.
 	Backend string
+	// Schedule is when the daemon launches the workflow by itself; nil
+	// for never. The CLI ignores it.
+	Schedule *ManifestSchedule
 	// Warnings are unknown keys, one line each, as FILE:LINE: message.
 	Warnings []string
 }
@@ -57,7 +60,7 @@ func SupportedBackend(backend string) bool { return backend == "" || backend == 
 
 // manifestKeys are the top-level keys a manifest knows.
 var manifestKeys = []string{"id", "name", "description", "input", "default_budget",
-	"requires_human_input", "working_directory", "environment", "backend"}
+	"requires_human_input", "working_directory", "environment", "backend", "schedule"}
 
 // parseManifest decodes a workflow.yaml file's content; name is its path for
 // messages.
@@ -134,6 +137,8 @@ func (d *policyDecoder) manifestKey(m *Manifest, k, v *yaml.Node) (bool, error) 
 		m.Environment, err = d.stringMap(k, v)
 	case "backend":
 		m.Backend, err = d.backend(k, v)
+	case "schedule":
+		m.Schedule, err = d.manifestSchedule(k, v)
 	}
 	return true, err
 }
