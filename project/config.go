@@ -156,8 +156,29 @@ func ParseConfig(path string, data []byte) (*Settings, error) {
 		if err != nil {
 			return nil, configError(path, err)
 		}
+		if key == "serve" {
+			s.Serve.placeEntries(&md, raw[key])
+		}
 	}
 	return s, nil
+}
+
+// placeEntries gives each schedule and hook the line of its workflow key,
+// for the daemon to name when it finds no such workflow.
+func (sv *Serve) placeEntries(md *toml.MetaData, p toml.Primitive) {
+	line := func(table string, i int) int {
+		var pe toml.ParseError
+		if errors.As(at(md, p, []string{table, strconv.Itoa(i), "workflow"}, errors.New("")), &pe) {
+			return pe.Position.Line
+		}
+		return 0
+	}
+	for i := range sv.Schedules {
+		sv.Schedules[i].Line = line("schedule", i)
+	}
+	for i := range sv.Hooks {
+		sv.Hooks[i].Line = line("hook", i)
+	}
 }
 
 // at returns err as the TOML library's error about the key path inside the

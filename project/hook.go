@@ -32,6 +32,8 @@ type Hook struct {
 	// Budget is the run's budget in USD; nil for the workflow's or the
 	// config's.
 	Budget *float64
+	// Line is the line of its workflow key, 0 when unknown.
+	Line int
 }
 
 // Condition is one condition of a hook's filter: the values at Path in the

@@ -40,7 +40,7 @@ type Schedule struct {
 	// Budget is the run's budget in USD; nil for the workflow's or the
 	// config's.
 	Budget *float64
-	// Line is where the entry starts in its file, 0 when unknown.
+	// Line is the line of its workflow key, 0 when unknown.
 	Line int
 }
 

@@ -179,3 +179,11 @@ func TestConditionMatch(t *testing.T) {
 		assert.Equal(t, tt.want, c.Match(payload), tt.cond)
 	}
 }
+
+func TestServeEntriesLines(t *testing.T) {
+	text := "[serve]\n\n[[serve.schedule]]\ncron = \"@daily\"\nworkflow = \"a\"\n\n[[serve.hook]]\nname = \"h\"\nsecret_file = \"s\"\nworkflow = \"b\"\n"
+	s, err := ParseConfig("c.toml", []byte(text))
+	require.NoError(t, err)
+	assert.Equal(t, 5, s.Serve.Schedules[0].Line)
+	assert.Equal(t, 10, s.Serve.Hooks[0].Line)
+}

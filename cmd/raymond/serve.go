@@ -175,6 +175,10 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return &usageError{msg: err.Error(), hint: "Give folders that exist with --root."}
 	}
+	schedules, hooks, err := serveTriggers(p, sv, cat, d)
+	if err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -194,7 +198,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 			"addr", bound)
 	}
 	srv := server.New(server.Config{Daemon: d, Workflows: cat, Token: token, Version: serveVersion(), Log: log,
-		Hosts: hosts, Page: server.Page(), Metrics: server.NewMetrics(d)})
+		Hosts: hosts, Page: server.Page(), Metrics: server.NewMetrics(d), Schedules: schedules, Hooks: hooks})
 	httpSrv := server.HTTPServer(srv, log)
 	// Connections past the cap wait in the kernel's backlog: clients must
 	// never take the descriptors the runs' steps need.
@@ -250,6 +254,11 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	var dog sync.WaitGroup
 	defer func() { stopWatch(); dog.Wait() }()
 	dog.Go(func() { watchdog(watchCtx, watchdogEvery(), d.Alive, log) })
+	// Schedules fire once the runs are recovered, so that a schedule's
+	// last run resumed counts as still going; they stop as the stop begins.
+	schedCtx, stopSchedules := context.WithCancel(watchCtx)
+	defer stopSchedules()
+	dog.Go(func() { schedules.Run(schedCtx) })
 
 	select {
 	case err := <-served:
@@ -257,6 +266,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	case <-ctx.Done():
 	case <-sigs:
 	}
+	stopSchedules()
 	sdNotify("STOPPING=1\nSTATUS=parking the runs at their next step boundary")
 	fmt.Fprintf(env.stderr, "raymond serve: stopping: %d runs finish their steps in flight; a second signal kills them\n", d.Active())
 	killCtx, kill := context.WithCancel(context.Background())
