@@ -8,7 +8,7 @@ import (
 )
 
 // fileClock is the time written in a file, in RFC 3339: a script moves the
-// daemon's schedules on by writing it (RAYMOND_TEST_CLOCK=FILE). Until the
+// daemon's schedules on by writing it (RAYMOND_TEST_SCHEDULE_CLOCK=FILE). Until the
 // file holds a time, it is the real clock's.
 type fileClock struct {
 	path string

@@ -14,7 +14,7 @@ import (
 )
 
 // scheduleClock is the clock the daemon's schedules fire by; nil is the
-// daemon's own. The command's tests set it (RAYMOND_TEST_CLOCK) to fire
+// daemon's own. The command's tests set it (RAYMOND_TEST_SCHEDULE_CLOCK) to fire
 // schedules without waiting for them.
 var scheduleClock orchestrator.Clock
 
