@@ -51,6 +51,11 @@ loopback needs --addr and --allow-remote on the command line (a project's
 config cannot ask for it), and is said loudly: the API can run commands on
 this machine through the workflows it starts.
 
+Schedules ([[serve.schedule]] in the config, schedule: in a workflow's
+manifest) launch workflows by cron, and webhooks ([[serve.hook]]) launch
+them on deliveries signed with a shared secret, at /api/v1/hooks/NAME
+without the token; what they did is kept in .raymond/ across restarts.
+
 The first SIGINT or SIGTERM stops every run at its next step boundary (steps
 in flight finish) and exits once they are parked; a second kills the steps
 in flight. Under systemd (Type=notify) readiness and stopping are notified.
