@@ -87,3 +87,23 @@ func TestHookBounds(t *testing.T) {
 	assert.Len(t, h.seen, 1, "ids older than a week are dropped")
 	h.mu.Unlock()
 }
+
+// BenchmarkRememberFull measures keeping one more delivery id when the
+// hooks keep the most they do: the file of ids is written and synced whole.
+func BenchmarkRememberFull(b *testing.B) {
+	p, _, r := testProject(b, map[string]string{"START.md": "Go.\n"}, quickReplies)
+	d, err := Open(Config{Project: p, Runner: r})
+	require.NoError(b, err)
+	b.Cleanup(func() { d.Close() })
+	h := d.NewHooks(nil, nil, &fakeCatalog{})
+	now := time.Now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := range maxDeliveries {
+		h.add(delivery{Hook: "github", ID: fmt.Sprintf("%08x-0000-0000-0000-000000000000", i), At: now})
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		h.remember(delivery{Hook: "github", ID: fmt.Sprintf("next-%d", i), At: now})
+	}
+}
