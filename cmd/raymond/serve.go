@@ -232,6 +232,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	fmt.Fprintf(env.stderr, "  page:  %s\n", url)
 	fmt.Fprintf(env.stderr, "  token: %s (the page asks for it once)\n", filepath.Join(p.Dir, ".raymond", daemon.TokenFile))
 	fmt.Fprintf(env.stderr, "  workflows: %d under %s\n", len(cat.List()), strings.Join(rootDirs, ", "))
+	serveTriggersBanner(env.stderr, url, schedules, hooks)
 	if !*noRecover {
 		rec := d.Recover()
 		for _, id := range rec.Resumed {

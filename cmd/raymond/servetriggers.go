@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"raymond/daemon"
 	"raymond/orchestrator"
@@ -89,4 +91,20 @@ func hookSecret(projectDir string, h project.Hook) ([]byte, error) {
 		return nil, &usageError{msg: fmt.Sprintf("%s holds a secret of %d characters, too few to be safe from guessing (give %d or more)", path, len(secret), minSecretLen), hint: fix}
 	}
 	return secret, nil
+}
+
+// serveTriggersBanner says at start how many schedules the daemon keeps
+// and where its hooks receive deliveries; nothing when it has neither.
+func serveTriggersBanner(w io.Writer, url string, schedules *daemon.Schedules, hooks *daemon.Hooks) {
+	if n := len(schedules.List()); n > 0 {
+		fmt.Fprintf(w, "  schedules: %d (GET /api/v1/schedules lists them)\n", n)
+	}
+	if hooks == nil {
+		return
+	}
+	names := hooks.Names()
+	slices.Sort(names)
+	for _, name := range names {
+		fmt.Fprintf(w, "  hook:  POST %sapi/v1/hooks/%s\n", url, name)
+	}
 }
