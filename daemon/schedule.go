@@ -292,6 +292,9 @@ func (s *Schedules) List() []ScheduleStatus {
 func (s *Schedules) Run(ctx context.Context) {
 	changed := s.cat.Changed()
 	for {
+		if s.d.Stopping() {
+			return // it launches nothing more: the next start handles what comes
+		}
 		next := s.tick()
 		wait := maxWait
 		if !next.IsZero() {

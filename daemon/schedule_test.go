@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -198,4 +200,24 @@ func TestCheckSchedule(t *testing.T) {
 	err = CheckSchedule(project.Schedule{Name: "q", Workflow: "quiet", Input: &in}, cat)
 	assert.EqualError(t, err, `[[serve.schedule]] "q": workflow quiet takes no input: leave input out`)
 	assert.NoError(t, CheckSchedule(project.Schedule{Name: "n", Workflow: "nightly"}, cat))
+}
+
+// Run fires as the clock moves, and ends with its context.
+func TestScheduleRun(t *testing.T) {
+	d, cat, clock, _ := scheduleDaemon(t, quickReplies)
+	s := d.NewSchedules([]project.Schedule{{Name: "ten", Workflow: "wf", Cron: "*/10 * * * *"}}, cat, nil)
+	changed := s.Changed()
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	wg.Go(func() { s.Run(ctx) })
+	// The first look at the clock is written down before it moves.
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(filepath.Join(d.dir, ScheduleFile))
+		return err == nil
+	}, 10*time.Second, time.Millisecond)
+	clock.advance(5 * time.Minute)
+	<-changed
+	require.Len(t, launched(t, d), 1)
+	cancel()
+	wg.Wait()
 }
