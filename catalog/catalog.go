@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"raymond/lint"
+	"raymond/workflow"
 )
 
 // Workflow is one workflow a daemon offers, as GET /api/v1/workflows shows
@@ -43,6 +44,8 @@ type Workflow struct {
 	Errors []lint.Finding `json:"errors"`
 	// Warnings is how many warnings lint found.
 	Warnings int `json:"warnings"`
+	// Schedule is the manifest's schedule, nil when it has none.
+	Schedule *workflow.ManifestSchedule `json:"schedule,omitempty"`
 }
 
 // Input is a manifest's input rule.

@@ -150,6 +150,7 @@ func inspect(path string) (Workflow, []string) {
 		wf.Input = Input{Mode: cmpOr(m.Input.Mode, "optional"), Label: m.Input.Label, Description: m.Input.Description}
 		wf.DefaultBudget = m.DefaultBudget
 		wf.RequiresHumanInput = cmpOr(m.RequiresHumanInput, "auto")
+		wf.Schedule = m.Schedule
 	}
 	r, err := lint.Check(ss, path)
 	if err != nil {

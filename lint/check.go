@@ -285,11 +285,12 @@ func (c *checker) manifest(si *scopeInfo) {
 	if m == nil {
 		return
 	}
+	file := si.s.Dir() // a YAML workflow's file
+	if si.s.Kind() != workflow.YAML {
+		file = filepath.Join(file, workflow.ManifestFile)
+	}
+	c.schedule(m.Schedule, file)
 	for _, w := range m.Warnings {
-		file := si.s.Dir() // a YAML workflow's file
-		if si.s.Kind() != workflow.YAML {
-			file = filepath.Join(file, workflow.ManifestFile)
-		}
 		f := placed(errors.New(w), file)
 		f.Severity = Warning
 		f.Check, f.Fix = "frontmatter-warning", "see the message"
@@ -301,6 +302,20 @@ func (c *checker) manifest(si *scopeInfo) {
 			f.Message = didYouMeanSuffixRE.ReplaceAllString(f.Message, "")
 		}
 		c.add(f)
+	}
+}
+
+// schedule reports what is wrong with a manifest's schedule: the daemon
+// would not fire it.
+func (c *checker) schedule(ms *workflow.ManifestSchedule, file string) {
+	if ms == nil {
+		return
+	}
+	s := project.Schedule{Cron: ms.Cron, Timezone: ms.Timezone, Missed: ms.Missed, Overlap: ms.Overlap, Budget: ms.Budget}
+	if key, err := s.Check(); err != nil {
+		c.add(Finding{Check: "bad-schedule", Severity: Error, File: file, Line: ms.Line,
+			Message: fmt.Sprintf("schedule.%v; the daemon would not launch the workflow on it", err),
+			Fix:     fmt.Sprintf("correct schedule.%s (docs/writing-workflows.md, \"Schedules\")", key)})
 	}
 }
 

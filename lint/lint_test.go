@@ -192,3 +192,42 @@ func TestPromptSleep(t *testing.T) {
 		assert.Empty(t, find(r, "prompt-sleep"), text)
 	}
 }
+
+// A manifest's schedule the daemon could not fire is an error at its
+// line, in a workflow.yaml and at a YAML workflow's top level alike.
+func TestBadSchedule(t *testing.T) {
+	r := check(t, map[string]string{"START.md": "<result>x</result>\n",
+		"workflow.yaml": "name: Nightly\nschedule:\n  cron: \"0 3 * *\"\n"})
+	got := find(r, "bad-schedule")
+	require.Len(t, got, 1, "%+v", r.Findings)
+	assert.Equal(t, lint.Error, got[0].Severity)
+	assert.Equal(t, "workflow.yaml", filepath.Base(got[0].File))
+	assert.Equal(t, 2, got[0].Line)
+	assert.Contains(t, got[0].Message, `schedule.cron "0 3 * *"`)
+
+	r = check(t, map[string]string{"START.md": "<result>x</result>\n",
+		"workflow.yaml": "schedule:\n  cron: \"@daily\"\n  timezone: Mars/Base\n  mised: once\n"})
+	got = find(r, "bad-schedule")
+	require.Len(t, got, 1, "%+v", r.Findings)
+	assert.Contains(t, got[0].Message, `timezone "Mars/Base"`)
+	assert.Equal(t, "correct schedule.timezone (docs/writing-workflows.md, \"Schedules\")", got[0].Fix)
+	unknown := find(r, "unknown-key")
+	require.Len(t, unknown, 1, "%+v", r.Findings)
+	assert.Equal(t, `did you mean "missed"? rename the key`, unknown[0].Fix)
+
+	good := check(t, map[string]string{"START.md": "<result>x</result>\n",
+		"workflow.yaml": "schedule:\n  cron: \"*/10 * * * *\"\n  timezone: UTC\n  missed: once\n  overlap: allow\n  input: the night\n  budget: 2\n"})
+	assert.Empty(t, good.Findings)
+
+	dir := t.TempDir()
+	p := filepath.Join(dir, "wf.yaml")
+	require.NoError(t, os.WriteFile(p, []byte("schedule:\n  cron: \"@dialy\"\nstates:\n  START:\n    prompt: \"<result>x</result>\"\n"), 0o644))
+	ss := workflow.NewScopes(nil)
+	defer ss.Close()
+	y, err := lint.Check(ss, p)
+	require.NoError(t, err)
+	got = find(y, "bad-schedule")
+	require.Len(t, got, 1, "%+v", y.Findings)
+	assert.Equal(t, p, got[0].File)
+	assert.Equal(t, 1, got[0].Line)
+}

@@ -29,7 +29,7 @@ var ConfigKeys = []string{
 }
 
 // ServeKeys are the keys of the config's [serve] table, for raymond serve.
-var ServeKeys = []string{"addr", "roots", "max_steps", "daily_cap_usd", "dangerously_skip_permissions", "allow_remote"}
+var ServeKeys = []string{"addr", "roots", "max_steps", "daily_cap_usd", "dangerously_skip_permissions", "allow_remote", "schedule", "hook"}
 
 // Settings are the settings of a run that one layer sets: the command line
 // (or a daemon's client), or .raymond/config.toml. A nil field is a setting
@@ -92,6 +92,10 @@ type Serve struct {
 	SkipPermissions *bool
 	// AllowRemote allows listening on an address other than loopback.
 	AllowRemote *bool
+	// Schedules are the [[serve.schedule]] entries, in the file's order.
+	Schedules []Schedule
+	// Hooks are the [[serve.hook]] entries, in the file's order.
+	Hooks []Hook
 }
 
 // ConfigError is a config file that cannot be used: malformed, an unknown
@@ -155,9 +159,9 @@ func ParseConfig(path string, data []byte) (*Settings, error) {
 		switch {
 		case err != nil && inner != nil:
 			// A problem with one key of a table ([serve]) is given
-			// at that key, not at the table's header; a key of an
-			// array of tables ([[notify]]) is "INDEX.KEY".
-			if e := at(&md, raw[key], strings.Split(inner.key, "."), inner.err); errors.As(e, &pe) && pe.Position.Line > 0 {
+			// at that key, not at the table's header; in an array of
+			// tables ([[notify]]) the path starts with the entry's index.
+			if e := at(&md, raw[key], inner.path, inner.err); errors.As(e, &pe) && pe.Position.Line > 0 {
 				err = e
 			}
 		case errors.As(err, &pe) && pe.Position.Line == 0 && len(k) > 1:
@@ -168,8 +172,29 @@ func ParseConfig(path string, data []byte) (*Settings, error) {
 		if err != nil {
 			return nil, configError(path, err)
 		}
+		if key == "serve" {
+			s.Serve.placeEntries(&md, raw[key])
+		}
 	}
 	return s, nil
+}
+
+// placeEntries gives each schedule and hook the line of its workflow key,
+// for the daemon to name when it finds no such workflow.
+func (sv *Serve) placeEntries(md *toml.MetaData, p toml.Primitive) {
+	line := func(table string, i int) int {
+		var pe toml.ParseError
+		if errors.As(at(md, p, []string{table, strconv.Itoa(i), "workflow"}, errors.New("")), &pe) {
+			return pe.Position.Line
+		}
+		return 0
+	}
+	for i := range sv.Schedules {
+		sv.Schedules[i].Line = line("schedule", i)
+	}
+	for i := range sv.Hooks {
+		sv.Hooks[i].Line = line("hook", i)
+	}
 }
 
 // at returns err as the TOML library's error about the key path inside the
@@ -442,12 +467,12 @@ func (sv *Serve) set(v any) error {
 		case "roots":
 			list, ok := v.([]any)
 			if !ok {
-				return &keyError{key: key, err: fmt.Errorf("serve.roots must be an array of folders, not %s", tomlType(v))}
+				return &keyError{path: []string{key}, err: fmt.Errorf("serve.roots must be an array of folders, not %s", tomlType(v))}
 			}
 			for _, e := range list {
 				s, ok := e.(string)
 				if !ok || s == "" {
-					return &keyError{key: key, err: fmt.Errorf("serve.roots must hold folder names, not %s", tomlType(e))}
+					return &keyError{path: []string{key}, err: fmt.Errorf("serve.roots must hold folder names, not %s", tomlType(e))}
 				}
 				sv.Roots = append(sv.Roots, s)
 			}
@@ -466,6 +491,14 @@ func (sv *Serve) set(v any) error {
 			sv.SkipPermissions, err = tomlBool("serve."+key, v)
 		case "allow_remote":
 			sv.AllowRemote, err = tomlBool("serve."+key, v)
+		case "schedule":
+			if err := sv.setSchedules(v); err != nil {
+				return err
+			}
+		case "hook":
+			if err := sv.setHooks(v); err != nil {
+				return err
+			}
 		default:
 			if near := spelling.Suggest(key, ServeKeys); near != "" {
 				err = fmt.Errorf("unknown key serve.%s; did you mean serve.%s? The keys of [serve] are %s", key, near, strings.Join(ServeKeys, ", "))
@@ -474,17 +507,18 @@ func (sv *Serve) set(v any) error {
 			}
 		}
 		if err != nil {
-			return &keyError{key: key, err: err}
+			return &keyError{path: []string{key}, err: err}
 		}
 	}
 	return nil
 }
 
 // keyError is the problem with one key of a table, so that ParseConfig
-// can give the key's line rather than the table's.
+// can give the key's line rather than the table's. Its path goes down from
+// the table: keys, and the index of an entry of an array of tables.
 type keyError struct {
-	key string
-	err error
+	path []string
+	err  error
 }
 
 func (e *keyError) Error() string { return e.err.Error() }

@@ -38,7 +38,7 @@ func notifyTarget(i int, table map[string]any) (notify.Target, error) {
 		what = fmt.Sprintf("notify %q", n)
 	}
 	bad := func(key string, err error) error {
-		return &keyError{key: strconv.Itoa(i) + "." + key, err: err}
+		return &keyError{path: []string{strconv.Itoa(i), key}, err: err}
 	}
 	for _, key := range sortedKeys(table) {
 		v := table[key]
@@ -135,7 +135,7 @@ func notifyTarget(i int, table map[string]any) (notify.Target, error) {
 				return t, bad(ke.Key, err)
 			}
 		}
-		return t, &keyError{key: strconv.Itoa(i), err: err}
+		return t, &keyError{path: []string{strconv.Itoa(i)}, err: err}
 	}
 	return t, nil
 }

@@ -65,7 +65,7 @@ func (o *OTel) set(v any) error {
 			}
 		}
 		if err != nil {
-			return &keyError{key: key, err: err}
+			return &keyError{path: []string{key}, err: err}
 		}
 	}
 	return nil

@@ -226,9 +226,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	// only once it fired: a change while the loop sends something else
 	// (or waits on the gate) is not lost.
 	runsChanged, gateChanged := s.d.Changed()
-	var wfChanged <-chan struct{}
+	var wfChanged, schedChanged <-chan struct{}
 	if s.cfg.Workflows != nil {
 		wfChanged = s.cfg.Workflows.Changed()
+	}
+	if s.cfg.Schedules != nil {
+		schedChanged = s.cfg.Schedules.Changed()
+		if out.send("", "schedules", map[string]any{"schedules": s.cfg.Schedules.List()}) != nil {
+			return
+		}
 	}
 	_, _, seq, _ := s.d.Since(^uint64(0) >> 1)
 	asks := s.d.Asks()
@@ -284,6 +290,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		case <-wfChanged:
 			wfChanged = s.cfg.Workflows.Changed()
 			err = out.send("", "workflows", map[string]any{"workflows": s.workflowList()})
+		case <-schedChanged:
+			schedChanged = s.cfg.Schedules.Changed()
+			err = out.send("", "schedules", map[string]any{"schedules": s.cfg.Schedules.List()})
 		}
 		if err != nil || out.flush() != nil {
 			return

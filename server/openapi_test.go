@@ -81,9 +81,12 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 			sec = global
 		}
 		needsBearer := strings.Contains(fmt.Sprint(sec), "bearer")
-		if r.path == "/healthz" {
+		if r.path == "/healthz" || r.path == "/api/v1/hooks/{name}" {
 			if needsBearer {
 				t.Errorf("%s: documented as needing the token", k)
+			}
+			if r.path != "/healthz" && !strings.Contains(fmt.Sprint(sec), "hookSignature") {
+				t.Errorf("%s: not documented as needing the hook's signature", k)
 			}
 		} else if !needsBearer {
 			t.Errorf("%s: not documented as needing the token", k)

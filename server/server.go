@@ -53,6 +53,10 @@ type Config struct {
 	// MaxStreams is how many event streams are served at once; 0 means
 	// DefaultMaxStreams.
 	MaxStreams int
+	// Schedules are the daemon's schedules; nil for none.
+	Schedules *daemon.Schedules
+	// Hooks are the daemon's webhooks; nil for none.
+	Hooks *daemon.Hooks
 }
 
 // MaxBody is the largest request body the API reads.
@@ -163,6 +167,8 @@ func routes(s *Server) []route {
 		{"POST", "/api/v1/runs/{id}/report-link", true, s.reportLink},
 		{"GET", "/api/v1/asks", true, s.asks},
 		{"POST", "/api/v1/runs/{id}/asks/{ask_id}", true, s.answer},
+		{"GET", "/api/v1/schedules", true, s.schedules},
+		{"POST", "/api/v1/hooks/{name}", false, s.hook}, // signed with the hook's secret instead
 	}
 	if s.cfg.Metrics != nil {
 		r = append(r, route{"GET", "/metrics", true, s.cfg.Metrics.ServeHTTP})

@@ -53,6 +53,9 @@ type Manifest struct {
 	// Limits are the defaults of the workflow's states' max_turns,
 	// loop_warn and loop_stop.
 	Limits Limits
+	// Schedule is when the daemon launches the workflow by itself; nil
+	// for never. The CLI ignores it.
+	Schedule *ManifestSchedule
 	// Warnings are unknown keys, one line each, as FILE:LINE: message.
 	Warnings []string
 }
@@ -72,7 +75,7 @@ func SupportedBackend(backend string) bool { return backend == "" || backend == 
 // manifestKeys are the top-level keys a manifest knows.
 var manifestKeys = []string{"id", "name", "description", "input", "default_budget",
 	"requires_human_input", "working_directory", "environment", "backend", "workspace", "merge", "on_conflict",
-	keyMaxTurns, keyLoopWarn, keyLoopStop}
+	keyMaxTurns, keyLoopWarn, keyLoopStop, "schedule"}
 
 // parseManifest decodes a workflow.yaml file's content; name is its path for
 // messages.
@@ -161,6 +164,8 @@ func (d *policyDecoder) manifestKey(m *Manifest, k, v *yaml.Node) (bool, error) 
 		m.Limits.LoopWarn, err = d.count(k, v)
 	case keyLoopStop:
 		m.Limits.LoopStop, err = d.count(k, v)
+	case "schedule":
+		m.Schedule, err = d.manifestSchedule(k, v)
 	}
 	return true, err
 }

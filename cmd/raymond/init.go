@@ -153,6 +153,18 @@ const initConfig = `# raymond's settings for this project; docs/configuration.md
 # max_steps = 8
 # daily_cap_usd = 40
 
+# [[serve.schedule]]               # launch a workflow by cron (docs/daemon.md, Schedules)
+# workflow = "hello"
+# cron = "0 9 * * 1-5"             # or @daily, @every 30m
+# timezone = "Europe/Paris"        # default: local time
+#
+# [[serve.hook]]                   # POST /api/v1/hooks/NAME, signed (docs/daemon.md, Webhooks)
+# name = "github"
+# workflow = "hello"
+# secret_file = ".raymond/github.secret"
+# filter = ["action == labeled", "label.name == raymond"]
+# input = "Issue #{{.issue.number}}: {{.issue.title}}"
+
 # [otel]                           # traces over OTLP/HTTP (docs/observability.md)
 # endpoint = "http://localhost:4318"
 # service_name = "raymond"

@@ -35,6 +35,11 @@ func TestMain(m *testing.M) {
 					return err == nil
 				})
 			}
+			// RAYMOND_TEST_SCHEDULE_CLOCK=FILE: the daemon's schedules fire by the
+			// time written in FILE (see fileClock).
+			if path := os.Getenv("RAYMOND_TEST_SCHEDULE_CLOCK"); path != "" {
+				scheduleClock = newFileClock(path)
+			}
 			os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
 		"claude": func() { os.Exit(fakeclaude.Main()) },

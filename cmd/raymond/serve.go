@@ -53,6 +53,11 @@ loopback needs --addr and --allow-remote on the command line (a project's
 config cannot ask for it), and is said loudly: the API can run commands on
 this machine through the workflows it starts.
 
+Schedules ([[serve.schedule]] in the config, schedule: in a workflow's
+manifest) launch workflows by cron, and webhooks ([[serve.hook]]) launch
+them on deliveries signed with a shared secret, at /api/v1/hooks/NAME
+without the token; what they did is kept in .raymond/ across restarts.
+
 The first SIGINT or SIGTERM stops every run at its next step boundary (steps
 in flight finish) and exits once they are parked; a second kills the steps
 in flight. Under systemd (Type=notify) readiness and stopping are notified.
@@ -197,6 +202,10 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return &usageError{msg: err.Error(), hint: "Give folders that exist with --root."}
 	}
+	schedules, hooks, err := serveTriggers(p, sv, cat, d)
+	if err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -217,7 +226,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 			"addr", bound)
 	}
 	srv := server.New(server.Config{Daemon: d, Workflows: cat, Token: token, Version: serveVersion(), Log: log,
-		Hosts: hosts, Page: server.Page(), Metrics: server.NewMetrics(d)})
+		Hosts: hosts, Page: server.Page(), Metrics: server.NewMetrics(d), Schedules: schedules, Hooks: hooks})
 	httpSrv := server.HTTPServer(srv, log)
 	// Connections past the cap wait in the kernel's backlog: clients must
 	// never take the descriptors the runs' steps need.
@@ -246,6 +255,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	fmt.Fprintf(env.stderr, "  page:  %s\n", url)
 	fmt.Fprintf(env.stderr, "  token: %s (the page asks for it once)\n", filepath.Join(p.Dir, ".raymond", daemon.TokenFile))
 	fmt.Fprintf(env.stderr, "  workflows: %d under %s\n", len(cat.List()), strings.Join(rootDirs, ", "))
+	serveTriggersBanner(env.stderr, url, schedules, hooks)
 	if !*noRecover {
 		rec := d.Recover()
 		for _, id := range rec.Resumed {
@@ -273,6 +283,11 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	var dog sync.WaitGroup
 	defer func() { stopWatch(); dog.Wait() }()
 	dog.Go(func() { watchdog(watchCtx, watchdogEvery(), d.Alive, log) })
+	// Schedules fire once the runs are recovered, so that a schedule's
+	// last run resumed counts as still going; they stop as the stop begins.
+	schedCtx, stopSchedules := context.WithCancel(watchCtx)
+	defer stopSchedules()
+	dog.Go(func() { schedules.Run(schedCtx) })
 
 	select {
 	case err := <-served:
@@ -280,6 +295,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) error {
 	case <-ctx.Done():
 	case <-sigs:
 	}
+	stopSchedules()
 	sdNotify("STOPPING=1\nSTATUS=parking the runs at their next step boundary")
 	fmt.Fprintf(env.stderr, "raymond serve: stopping: %d runs finish their steps in flight; a second signal kills them\n", d.Active())
 	killCtx, kill := context.WithCancel(context.Background())

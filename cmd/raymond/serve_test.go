@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -33,19 +36,29 @@ import (
 //	api -notoken GET /api/v1/runs
 //	api -until '"status": "completed"' GET /api/v1/runs
 //	api -save RUN=workflow_id POST /api/v1/runs '{"workflow": "wf"}'
+//	api -notoken -sign secret -header 'X-GitHub-Delivery: 1' POST /api/v1/hooks/gh @payload.json
 //
 // The call must answer 2xx, unless negated. With -until it is made again
 // (for up to a minute) until the body matches the regular expression. With
 // -save NAME=FIELD the answer's top-level FIELD (a string) is put in the
-// script's environment as NAME.
+// script's environment as NAME. -header adds a header (repeatable); -sign
+// FILE signs the body as GitHub signs a webhook's, HMAC-SHA256 with the
+// secret in FILE, in X-Hub-Signature-256. A BODY of @FILE is FILE's content.
 func cmdAPI(ts *testscript.TestScript, neg bool, args []string) {
 	token := true
 	var until *regexp.Regexp
-	var saveAs, saveField string
+	var saveAs, saveField, signWith string
+	headers := http.Header{}
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch {
 		case args[0] == "-notoken":
 			token, args = false, args[1:]
+		case args[0] == "-header" && len(args) > 1 && strings.Contains(args[1], ":"):
+			k, v, _ := strings.Cut(args[1], ":")
+			headers.Add(k, strings.TrimSpace(v))
+			args = args[2:]
+		case args[0] == "-sign" && len(args) > 1:
+			signWith, args = ts.MkAbs(args[1]), args[2:]
 		case args[0] == "-save" && len(args) > 1 && strings.Contains(args[1], "="):
 			saveAs, saveField, _ = strings.Cut(args[1], "=")
 			args = args[2:]
@@ -59,7 +72,7 @@ func cmdAPI(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	if len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: api [-notoken] [-until REGEXP] [-save NAME=FIELD] METHOD PATH [BODY]")
+		ts.Fatalf("usage: api [-notoken] [-until REGEXP] [-save NAME=FIELD] [-header 'K: V'] [-sign SECRET_FILE] METHOD PATH [BODY|@FILE]")
 	}
 	dir := filepath.Join(ts.Getenv("WORK"), ".raymond")
 	var info daemon.Info
@@ -76,13 +89,30 @@ func cmdAPI(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	var body io.Reader
+	var text []byte
 	if len(args) == 3 {
-		body = strings.NewReader(args[2])
+		text = []byte(args[2])
+		if name, ok := strings.CutPrefix(args[2], "@"); ok {
+			var err error
+			text, err = os.ReadFile(ts.MkAbs(name))
+			ts.Check(err)
+		}
+		body = bytes.NewReader(text)
 	}
 	req, err := http.NewRequest(args[0], strings.TrimSuffix(info.URL, "/")+args[1], body)
 	ts.Check(err)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if signWith != "" {
+		secret, err := os.ReadFile(signWith)
+		ts.Check(err)
+		mac := hmac.New(sha256.New, bytes.TrimSpace(secret))
+		mac.Write(text)
+		req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	}
+	for k, v := range headers {
+		req.Header[k] = v
 	}
 	if token {
 		t, err := daemon.ReadToken(dir)

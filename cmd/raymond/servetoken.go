@@ -64,19 +64,36 @@ const minTokenLen = 32
 // trustToken says why the token file at path, described by fi, may hold a
 // token others know, or nil.
 func trustToken(projectDir, path string, fi fs.FileInfo) error {
-	renew := "Remove it, and raymond serve makes a new token that only you can read: rm " + path
+	return trustPrivate(projectDir, path, fi, private{what: "token", made: ", so raymond did not make it",
+		renew:   "Remove it, and raymond serve makes a new token that only you can read: rm " + path,
+		untrack: "Untrack and remove it (git rm " + path + "), and keep .raymond/ out of git (.gitignore); raymond serve then makes a new token."})
+}
+
+// private is what trustPrivate says of a file whose content must stay
+// secret: what it holds, and what to do about a file refused.
+type private struct {
+	what    string // "token", "secret"
+	made    string // why a link or a special file is refused, after its name
+	renew   string // the hint for a file others may read
+	untrack string // the hint for a file git tracks
+}
+
+// trustPrivate says why the file at path, described by fi, may hold a
+// secret others know, or nil: a symbolic link (a repository could point
+// it anywhere) or any file but a plain one, one another user owns, one
+// group or others can read, one git tracks (a cloned repository chose it).
+func trustPrivate(projectDir, path string, fi fs.FileInfo, p private) error {
 	switch uid, owned := fileOwner(fi); {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return &usageError{msg: fmt.Sprintf("%s is a symbolic link, so raymond did not make it", path), hint: renew}
+		return &usageError{msg: fmt.Sprintf("%s is a symbolic link%s", path, p.made), hint: p.renew}
 	case !fi.Mode().IsRegular():
-		return &usageError{msg: fmt.Sprintf("%s is not a plain file, so raymond did not make it", path), hint: renew}
+		return &usageError{msg: fmt.Sprintf("%s is not a plain file%s", path, p.made), hint: p.renew}
 	case owned && uid != os.Getuid():
-		return &usageError{msg: fmt.Sprintf("%s belongs to another user (uid %d), who knows its token", path, uid), hint: renew}
+		return &usageError{msg: fmt.Sprintf("%s belongs to another user (uid %d), who knows its %s", path, uid, p.what), hint: p.renew}
 	case fi.Mode().Perm()&0o077 != 0:
-		return &usageError{msg: fmt.Sprintf("%s can be read by other users (mode %04o), so its token may be known", path, fi.Mode().Perm()), hint: renew}
+		return &usageError{msg: fmt.Sprintf("%s can be read by other users (mode %04o), so its %s may be known", path, fi.Mode().Perm(), p.what), hint: p.renew}
 	case gitTracks(projectDir, path):
-		return &usageError{msg: fmt.Sprintf("%s is tracked by git, so whoever has the repository knows its token", path),
-			hint: "Untrack and remove it (git rm " + path + "), and keep .raymond/ out of git (.gitignore); raymond serve then makes a new token."}
+		return &usageError{msg: fmt.Sprintf("%s is tracked by git, so whoever has the repository knows its %s", path, p.what), hint: p.untrack}
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ let view = null; // AbortController of the run detail's stream
 const model = {
   daemon: null,
   workflows: [],
+  schedules: [],
   runs: new Map(),
   asks: [],
   run: null, // the RunDetail shown
@@ -182,6 +183,52 @@ function renderDaemon() {
   }
   show($("held-banner"), capped);
   tick();
+}
+
+// ---- schedules --------------------------------------------------------
+
+// renderSchedules shows the daemon's schedules, the section only when it
+// has some: each with its next fire times, its last run, what it skipped,
+// or why it cannot fire.
+function renderSchedules() {
+  const list = model.schedules;
+  show($("schedules-section"), list.length > 0);
+  reconcile($("schedules"), list, (s) => s.name, (s) => JSON.stringify(s), scheduleRow);
+}
+
+function scheduleRow(s) {
+  const source = s.source === "manifest" ? "the workflow's manifest" : "[[serve.schedule]]";
+  const next = el("td", { class: "schedule-next" });
+  if (s.error) {
+    next.append(el("span", { class: "error-text", text: "Does not fire: " + s.error }));
+  } else {
+    (s.next || []).forEach((t, i) => {
+      if (i > 0) next.append(el("br"));
+      next.append(el("time", { dateTime: t, text: when(t) }));
+    });
+  }
+  const last = el("td", { class: "schedule-last" });
+  if (s.last_run_id) {
+    last.append(el("a", { href: "#/runs/" + encodeURIComponent(s.last_run_id), text: s.last_run_id }));
+    if (s.last_fire) last.append(el("div", { class: "muted", text: when(s.last_fire) }));
+  } else last.append(el("span", { class: "muted", text: "none yet" }));
+  const skipped = el("td", { class: "schedule-skipped", text: String(s.skipped || 0) });
+  if (s.last_skip) skipped.append(el("div", { class: "muted", text: "last: " + s.last_skip.reason }));
+  return el(
+    "tr",
+    { "data-schedule": s.name },
+    el("td", {}, el("span", { text: s.name }), el("div", { class: "muted", text: "from " + source })),
+    el("td", {}, el("code", { text: s.workflow })),
+    el(
+      "td",
+      {},
+      el("code", { text: s.cron }),
+      el("div", { class: "muted", text: s.timezone + " · missed: " + s.missed + " · overlap: " + s.overlap }),
+    ),
+    next,
+    last,
+    skipped,
+  );
 }
 
 // ---- workflows --------------------------------------------------------
@@ -766,6 +813,10 @@ function start() {
         case "workflows":
           model.workflows = data.workflows || [];
           renderWorkflows();
+          break;
+        case "schedules":
+          model.schedules = data.schedules || [];
+          renderSchedules();
           break;
         case "daemon":
           model.daemon = data;
