@@ -91,6 +91,8 @@ func TestScript(t *testing.T) {
 			"zipdir":    cmdZipDir,
 			"httpserve": cmdHTTPServe,
 			"api":       cmdAPI,
+			"killsteps": cmdKillSteps,
+			"skewstart": cmdSkewStart,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
