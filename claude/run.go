@@ -92,14 +92,25 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	if h.OnStart != nil {
 		h.OnStart(p.id)
 	}
-	exited := make(chan struct{})
+	// The end of the process ends the reading. It is watched through a
+	// pidfd in the runtime's poller, as a pipe's end would be: a thread
+	// blocked in wait for every step in flight costs the steps' own CPU.
 	var waitErr error
 	var waiter sync.WaitGroup
-	waiter.Go(func() {
-		waitErr = p.cmd.Wait()
-		close(exited)
-	})
+	exited, unwatch, err := proc.WatchExit(p.id.PID)
+	if err != nil {
+		ch := make(chan struct{})
+		waiter.Go(func() {
+			waitErr = p.cmd.Wait()
+			close(ch)
+		})
+		exited = ch
+	}
 	f := follow(runCtx, cancel, r, h, res, p.spool, exited, res.Started, res.Started)
+	if unwatch != nil {
+		unwatch()
+		waitErr = p.cmd.Wait()
+	}
 	waiter.Wait()
 	killed := p.kill.Finish()
 	if killed {

@@ -286,20 +286,27 @@ func TestKill9Resume(t *testing.T) {
 }
 
 // killSteps sends SIGTERM to the claude of every step of run still
-// running (the process that leads the step's session), as the
-// out-of-memory killer might: what its tools started is left.
+// running, as the out-of-memory killer might: the processes that carry
+// the step's marker and whose parent does not. What their tools started
+// is left.
 func (w *world) killSteps(run string) {
 	w.t.Helper()
 	mark := []byte("RAYMOND_STEP=" + run + "/")
 	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	n := 0
+	marked := map[int]int{} // pid → parent
 	for _, p := range procs {
 		env, err := os.ReadFile(p)
 		if err != nil || !bytes.Contains(env, mark) || !bytes.Contains(env, []byte(filepath.Join(w.home, ".claude"))) {
 			continue
 		}
 		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-		if sid, err := unixSession(pid); err == nil && sid == pid {
+		if ppid, err := parent(pid); err == nil {
+			marked[pid] = ppid
+		}
+	}
+	n := 0
+	for pid, ppid := range marked {
+		if _, ok := marked[ppid]; !ok {
 			_ = syscall.Kill(pid, syscall.SIGTERM)
 			n++
 		}
@@ -309,17 +316,17 @@ func (w *world) killSteps(run string) {
 	}
 }
 
-// unixSession is the session of process pid (field 6 of /proc/PID/stat).
-func unixSession(pid int) (int, error) {
+// parent is the parent of process pid (field 4 of /proc/PID/stat).
+func parent(pid int) (int, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
 	}
 	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-	if len(f) < 4 {
+	if len(f) < 2 {
 		return 0, fmt.Errorf("/proc/%d/stat: too short", pid)
 	}
-	return strconv.Atoi(f[3])
+	return strconv.Atoi(f[1])
 }
 
 func TestKill9FanOutCost(t *testing.T) {

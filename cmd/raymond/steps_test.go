@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -13,12 +14,11 @@ import (
 
 	"raymond/project"
 	"raymond/state"
-	"raymond/step"
 )
 
 // cmdKillSteps ends the main process of every step of a run as the
 // out-of-memory killer would, without touching what those processes
-// started: each process that leads a session and carries
+// started: each process that leads a process group and carries
 // RAYMOND_STEP=RUN/… gets the signal (TERM by default):
 //
 //	killsteps RUN [TERM|KILL]
@@ -48,34 +48,31 @@ func cmdKillSteps(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// stepLeaders lists the processes that lead a session, carry the marker of
-// a step of run and work under the folder work (another script may have a
-// run of the same id).
+// stepLeaders lists the main processes of the steps of run that work under
+// the folder work (another script may have a run of the same id): the
+// processes that carry a step's marker and whose parent does not (their
+// parent is raymond, or init once raymond is gone), not what they started.
 func stepLeaders(run, work string) []int {
-	dirs, _ := os.ReadDir("/proc")
-	prefix := []byte(step.MarkerEnv + "=" + run + "/")
-	var pids []int
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
-		if err != nil || !hasPrefixEntry(env, prefix) {
-			continue
-		}
-		if cwd, err := os.Readlink(filepath.Join("/proc", d.Name(), "cwd")); err != nil || !strings.HasPrefix(cwd, work) {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+	marked := map[int]int{} // pid → parent
+	for _, pid := range markedProcs(run, work) {
+		stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 		if err != nil {
 			continue
 		}
 		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(f) > 3 && f[0] != "Z" && f[3] == d.Name() {
+		if len(f) < 2 || f[0] == "Z" {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		marked[pid] = ppid
+	}
+	var pids []int
+	for pid, ppid := range marked {
+		if _, ok := marked[ppid]; !ok {
 			pids = append(pids, pid)
 		}
 	}
+	slices.Sort(pids)
 	return pids
 }
 

@@ -3,14 +3,15 @@
 package proc
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
 
-// DetachedAttr starts a step's process in a session of its own (see
-// detach_linux.go).
+// DetachedAttr starts a step's process in a process group of its own,
+// not tied to raymond's life (see detach_linux.go).
 func DetachedAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setsid: true}
+	return &syscall.SysProcAttr{Setpgid: true}
 }
 
 // MemFile returns a file that holds data, for a child's stdin: without
@@ -30,4 +31,9 @@ func MemFile(name string, data []byte) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// WatchExit is not available without pidfds: the caller waits otherwise.
+func WatchExit(pid int) (<-chan struct{}, func(), error) {
+	return nil, nil, errors.ErrUnsupported
 }

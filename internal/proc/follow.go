@@ -12,7 +12,7 @@ import (
 // followMaxWait. A step that writes often is read as it writes; one that
 // waits for its model or a tool costs a read every few tens of ms.
 const (
-	followMinWait = 200 * time.Microsecond
+	followMinWait = 2 * time.Millisecond
 	followMaxWait = 25 * time.Millisecond
 )
 

@@ -25,8 +25,8 @@ type Identity struct {
 var errNoProc = errors.New("no such process")
 
 // stat reads the fields of /proc/PID/stat after the command's name: [0] is
-// the state (field 3), [3] the session (field 6), [19] the start time
-// (field 22). The name, in parentheses, may hold spaces and parentheses of
+// the state (field 3), [2] the process group (field 5), [19] the start
+// time (field 22). The name, in parentheses, may hold spaces and parentheses of
 // its own: the fields start after the last ')'.
 func stat(pid int) ([][]byte, error) {
 	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
@@ -77,33 +77,34 @@ func Running(id Identity, marker string) bool {
 	return marker == "" || carries(id.PID, []byte(step.MarkerEnv+"="+marker))
 }
 
-// Leader finds the process that leads a session and carries marker: the
-// process a step started detached (see [DetachedAttr]) when its pid was
-// never recorded, its driver having died between the start and the save.
-// The processes it started carry the marker too but lead no session,
-// unless they made one of their own, which a step's main process never
-// does.
+// Leader finds the process that leads a process group and carries marker:
+// the process a step started detached (see [DetachedAttr]) when its pid
+// was never recorded, its driver having died between the start and the
+// save. The processes it started carry the marker too but lead no group,
+// unless they made one of their own (a tool's background job may): the
+// oldest leader is the step's own, started before all of them.
 func Leader(marker string) (Identity, bool) {
 	dirs, err := os.ReadDir("/proc")
 	if err != nil || marker == "" {
 		return Identity{}, false
 	}
 	entry := []byte(step.MarkerEnv + "=" + marker)
+	var found Identity
 	for _, d := range dirs {
 		pid, err := strconv.Atoi(d.Name())
 		if err != nil || !carries(pid, entry) {
 			continue
 		}
 		f, err := stat(pid)
-		if err != nil || string(f[0]) == "Z" || string(f[3]) != strconv.Itoa(pid) {
+		if err != nil || string(f[0]) == "Z" || string(f[2]) != strconv.Itoa(pid) {
 			continue
 		}
 		start, err := strconv.ParseUint(string(f[19]), 10, 64)
-		if err == nil {
-			return Identity{PID: pid, Start: start}, true
+		if err == nil && (found.PID == 0 || start < found.Start) {
+			found = Identity{PID: pid, Start: start}
 		}
 	}
-	return Identity{}, false
+	return found, found.PID != 0
 }
 
 // SignalGroup sends sig to the process group led by id's process, when that
