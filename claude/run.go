@@ -92,26 +92,27 @@ func Run(ctx context.Context, r Request, h Handler) (*Result, error) {
 	if h.OnStart != nil {
 		h.OnStart(p.id)
 	}
-	// The end of the process ends the reading. It is watched through a
-	// pidfd in the runtime's poller, as a pipe's end would be: a thread
-	// blocked in wait for every step in flight costs the steps' own CPU.
+	// The end of the process ends the reading, once Wait has reaped it.
+	// The end is watched through a pidfd in the runtime's poller, as a
+	// pipe's end would be, so that Wait is called only once it returns at
+	// once: a thread blocked in wait for each step in flight costs the
+	// steps' own CPU.
 	var waitErr error
 	var waiter sync.WaitGroup
-	exited, unwatch, err := proc.WatchExit(p.id.PID)
-	if err != nil {
-		ch := make(chan struct{})
-		waiter.Go(func() {
-			waitErr = p.cmd.Wait()
-			close(ch)
-		})
-		exited = ch
-	}
+	watch, unwatch, _ := proc.WatchExit(p.id.PID)
+	exited := make(chan struct{})
+	waiter.Go(func() {
+		if watch != nil {
+			<-watch
+		}
+		waitErr = p.cmd.Wait()
+		close(exited)
+	})
 	f := follow(runCtx, cancel, r, h, res, p.spool, exited, res.Started, res.Started)
+	waiter.Wait()
 	if unwatch != nil {
 		unwatch()
-		waitErr = p.cmd.Wait()
 	}
-	waiter.Wait()
 	killed := p.kill.Finish()
 	if killed {
 		// The group is gone; what left it goes too.

@@ -64,14 +64,36 @@ func WatchExit(pid int) (<-chan struct{}, func(), error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = rc.Read(func(fd uintptr) bool {
-			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-			n, err := unix.Poll(fds, 0)
-			return err != nil || n > 0
+		exited := false
+		err := rc.Read(func(fd uintptr) bool {
+			exited = pidfdReady(int(fd), 0)
+			return exited
 		})
+		if !exited && err == nil {
+			// Not pollable after all: wait in this goroutine's thread.
+			_ = rc.Control(func(fd uintptr) { pidfdReady(int(fd), -1) })
+		}
 	}()
 	return done, func() {
 		f.Close() // ends the wait, if the process has not
 		<-done
 	}, nil
+}
+
+// pidfdReady reports whether the process of pidfd fd has ended, waiting
+// up to timeout ms for it (-1: until it has). A signal that interrupts the
+// wait (the runtime's own, to preempt a goroutine) is no answer: it asks
+// again.
+func pidfdReady(fd, timeout int) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, timeout)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return true // a pidfd that cannot be polled: nothing to wait for
+		}
+		return n > 0
+	}
 }
