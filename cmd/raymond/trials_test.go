@@ -56,7 +56,6 @@ func cmdKillTrials(ts *testscript.TestScript, neg bool, args []string) {
 	store := &state.Store{Dir: project.StateDir(work)}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 23))
 	var paidTwice, wrong, left, adopted, beforeStart, afterEnd, lockWaits int
-	var killedAt []time.Duration
 	for i := range n {
 		id := fmt.Sprintf("kt%03d", i)
 		cmd := exec.Command("raymond", "run", "--id", id, "wf")
@@ -66,7 +65,6 @@ func cmdKillTrials(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(at)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		killedAt = append(killedAt, at)
 		// A process the killed raymond was starting holds a copy of its
 		// descriptors, the run's lock among them, until it has exec'd:
 		// the lock is free a moment after the kill, not at once.
