@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 
 	"raymond/step"
@@ -67,4 +68,34 @@ func TestFollower(t *testing.T) {
 	_, _ = f.WriteString("three")
 	close(done)
 	eq(t, "the rest", <-got, "two\nthree")
+}
+
+// TestWatchExit: the watch of a process's end does not end while the
+// process runs, signals to raymond notwithstanding (the runtime preempts
+// goroutines with SIGURG, which interrupts a poll), and ends once it has.
+func TestWatchExit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs pidfds")
+	}
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	done, unwatch, err := WatchExit(cmd.Process.Pid)
+	if err != nil {
+		t.Skipf("no pidfd: %v", err)
+	}
+	defer unwatch()
+	for range 200 {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGURG)
+		select {
+		case <-done:
+			t.Fatal("the watch ended while the process runs")
+		default:
+		}
+	}
+	_ = cmd.Process.Kill()
+	<-done
+	_ = cmd.Wait()
 }
