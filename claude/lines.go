@@ -13,8 +13,6 @@ const (
 	// whole file a tool read. Longer lines are read and dropped (see
 	// Result.LongLine).
 	maxLine = 64 << 20
-	// maxStderrLine is the longest stderr line passed on; the rest is dropped.
-	maxStderrLine = 64 << 10
 	// stderrTail is how much of the end of stderr a Result keeps.
 	stderrTail = 8 << 10
 )

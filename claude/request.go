@@ -94,6 +94,12 @@ type Request struct {
 	// KillGrace is the time between SIGTERM and SIGKILL when the process is
 	// stopped; 0 means DefaultKillGrace.
 	KillGrace time.Duration
+	// Spool is the file the process writes its stdout and stderr to, read
+	// as it grows (created, or emptied, at the start); "" means a temporary
+	// file, removed after the step. The process runs detached (see
+	// [proc.DetachedAttr]): it goes on if raymond dies, and its output
+	// waits in the file for the driver that adopts it (see [Adopt]).
+	Spool string
 }
 
 // Args returns the command line for r, without the executable, and the data

@@ -14,6 +14,9 @@ type Result struct {
 	// NotStarted is set, with Outcome Canceled, when the context was done
 	// before the process started.
 	NotStarted bool
+	// Adopted is set when the step's process was started by a driver that
+	// died and followed by [Adopt]: its exit status is not known.
+	Adopted bool
 	// HasResult reports whether the stream had a result line; the fields
 	// from Text to DurationMS are zero without one.
 	HasResult bool

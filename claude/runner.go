@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"raymond/internal/proc"
 	"raymond/permission"
 	"raymond/state"
 	"raymond/step"
@@ -24,6 +25,7 @@ type Runner struct {
 var (
 	_ step.Runner  = Runner{}
 	_ step.Sweeper = Runner{}
+	_ step.Adopter = Runner{}
 )
 
 // Name implements [step.Named].
@@ -43,6 +45,7 @@ func (c Runner) Request(req step.Request) Request {
 		DisallowedTools: s.DisallowedTools,
 		MaxBudgetUSD:    req.MaxBudgetUSD,
 		Env:             c.Env,
+		Spool:           req.Spool,
 	}
 	if env := req.Env(); len(env) > 0 {
 		base := c.Env
@@ -97,8 +100,9 @@ func (c Runner) Run(ctx context.Context, req step.Request, h step.Handler) step.
 	prior, known := priorCost(r, req, true)
 	res, err := Run(ctx, r, Handler{
 		OnEvent:  Live(h.OnEvent),
-		OnLine:   h.OnLine,
+		OnLine:   linesTo(h.OnLine, r),
 		OnStderr: h.OnStderr,
+		OnStart:  onStart(h.OnStart),
 	})
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
@@ -111,6 +115,71 @@ func (c Runner) Run(ctx context.Context, req step.Request, h step.Handler) step.
 		bookUnreported(&out, r, req, prior, known)
 	}
 	return out
+}
+
+// linesTo is where the stream's lines go besides the decoder: nowhere when
+// they are in a spool of the caller's already (the transcript's .jsonl).
+func linesTo(on func([]byte), r Request) func([]byte) {
+	if r.Spool != "" {
+		return nil
+	}
+	return on
+}
+
+// onStart passes a started process's identity on as the state file keeps it.
+func onStart(on func(state.Process)) func(proc.Identity) {
+	if on == nil {
+		return nil
+	}
+	return func(id proc.Identity) {
+		on(state.Process{PID: id.PID, Start: id.Start, Started: time.Now()})
+	}
+}
+
+// Adoptable implements [step.Adopter]: the step's own process still runs
+// (see [Found]), or its output holds its result line.
+func (c Runner) Adoptable(req step.Request) (ok, running bool) {
+	if req.Spool == "" {
+		return false, false
+	}
+	if _, ok := Found(identity(req.Step.Process), req.Marker()); ok {
+		return true, true
+	}
+	lines, err := os.ReadFile(req.Spool)
+	if err != nil {
+		return false, false
+	}
+	_, ok = Salvage(req, lines)
+	return ok, false
+}
+
+// Adopt implements [step.Adopter]: see [Adopt]. A step that ended without
+// its result line gets what it spent from its session file, as a step Run
+// followed does.
+func (c Runner) Adopt(ctx context.Context, req step.Request, h step.Handler) step.Result {
+	r := c.Request(req)
+	a := Adoption{}
+	if id, ok := Found(identity(req.Step.Process), req.Marker()); ok {
+		a.ID = id
+	}
+	if p := req.Step.Process; p != nil {
+		a.Started = p.Started
+	}
+	prior, known := priorCost(r, req, false)
+	res := Adopt(ctx, r, a, Handler{OnEvent: Live(h.OnEvent), OnLine: linesTo(h.OnLine, r), OnStderr: h.OnStderr})
+	out := Neutral(res, req)
+	if !res.HasResult {
+		bookUnreported(&out, r, req, prior, known)
+	}
+	return out
+}
+
+// identity is the process a state file saved, the zero Identity for none.
+func identity(p *state.Process) proc.Identity {
+	if p == nil {
+		return proc.Identity{}
+	}
+	return proc.Identity{PID: p.PID, Start: p.Start}
 }
 
 // Sweep implements [step.Sweeper]: see [Sweep].
@@ -252,9 +321,12 @@ func outcomeReason(res *Result) string {
 	var b strings.Builder
 	switch res.Outcome {
 	case Crash:
-		if res.Signal != "" {
+		switch {
+		case res.Signal != "":
 			fmt.Fprintf(&b, "claude was killed by %s without an answer", res.Signal)
-		} else {
+		case res.Adopted:
+			b.WriteString("claude ended without an answer (its process outlived the raymond that started it, so its exit status is not known)")
+		default:
 			fmt.Fprintf(&b, "claude exited with status %d without an answer", res.ExitCode)
 		}
 		if l := res.LongLine; l != nil {

@@ -501,6 +501,24 @@ func (r *gated) Salvage(req step.Request, lines []byte) (step.Result, bool) {
 	return step.Result{}, false
 }
 
+// Adoptable forwards to the inner runner's step.Adopter.
+func (r *gated) Adoptable(req step.Request) (ok, running bool) {
+	if a, is := r.inner.(step.Adopter); is {
+		return a.Adoptable(req)
+	}
+	return false, false
+}
+
+// Adopt forwards to the inner runner's step.Adopter. An adopted step is
+// running already: it takes no slot at the gate, and was paid for by the
+// daemon that started it.
+func (r *gated) Adopt(ctx context.Context, req step.Request, h step.Handler) step.Result {
+	if a, is := r.inner.(step.Adopter); is {
+		return a.Adopt(ctx, req, h)
+	}
+	return step.NotStarted(step.Failed, fmt.Errorf("the runner %s cannot adopt a step", step.RunnerName(r.inner)))
+}
+
 // createTemp is the seam through which the daemon's own files are written,
 // so a test can fill the disk.
 var createTemp = os.CreateTemp

@@ -285,13 +285,9 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 	if prompt == "" {
 		prompt = p.Prompt
 	}
-	req := step.Request{
-		RunID: r.WorkflowID, Agent: a.ID, Seq: a.Steps, Step: *s, Prompt: prompt,
-		Vars: Vars(r, a), Options: r.Options, MaxBudgetUSD: m.reserved[a.ID],
-	}
-	if s.Mode != state.SessionNew && s.ResumeSession != "" {
-		req.PriorCostUSD, req.PriorCostKnown = r.SessionCosts[s.ResumeSession]
-	}
+	s.Process = nil // the process of an earlier attempt, if any
+	req := m.request(a)
+	req.Prompt = prompt
 	return out, &Start{Request: req}
 }
 

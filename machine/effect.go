@@ -28,6 +28,12 @@ type Start struct {
 	Request step.Request
 }
 
+// Follow asks for a step adopted from the last driver (see [Adopted]) to be
+// followed to its end, as a started step is.
+type Follow struct {
+	Request step.Request
+}
+
 // Save asks for the run to be written: its header, the agents listed and
 // the session costs listed, which are those changed since the last Save.
 type Save struct {
@@ -75,6 +81,7 @@ type Done struct{}
 
 func (Prepare) effect()    {}
 func (Start) effect()      {}
+func (Follow) effect()     {}
 func (Save) effect()       {}
 func (Emit) effect()       {}
 func (StepClosed) effect() {}

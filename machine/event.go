@@ -149,6 +149,27 @@ type Salvaged struct {
 	Result step.Result
 }
 
+// Launched says the process of an agent's step (its Seq-th) has started:
+// what identifies it is saved with the step, so that the driver after one
+// that died finds it and adopts it (see step.Adopter) rather than pay for
+// the step again.
+type Launched struct {
+	Agent   string
+	Seq     int
+	Process state.Process
+}
+
+// Adopted says a step that was in flight when the last driver stopped is
+// adopted, not run again: its process still runs (Running), or it ended
+// and its output holds its end. It comes after [Begin]. The agent stays
+// running and a [Follow] effect asks for the step to be followed; its end
+// comes back as a [StepEnded], applied as for a step this driver started.
+type Adopted struct {
+	Agent   string
+	Now     time.Time
+	Running bool
+}
+
 // Quiesce asks the run to stop at its next step boundary: no new step
 // starts, the steps in flight end and are applied, then the run pauses.
 type Quiesce struct{}
@@ -169,6 +190,8 @@ func (Tick) event()       {}
 func (Prepared) event()   {}
 func (StepEnded) event()  {}
 func (Salvaged) event()   {}
+func (Launched) event()   {}
+func (Adopted) event()    {}
 func (Quiesce) event()    {}
 func (Cancel) event()     {}
 func (SaveFailed) event() {}

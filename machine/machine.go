@@ -128,6 +128,10 @@ func (m *Machine) Apply(ev Event) []Effect {
 		return m.stepEnded(ev)
 	case Salvaged:
 		return m.salvaged(ev)
+	case Launched:
+		return m.launched(ev)
+	case Adopted:
+		return m.adopted(ev)
 	case Quiesce:
 		return m.stop(nil, transcript.Event{Type: transcript.EventStopping})
 	case Cancel:

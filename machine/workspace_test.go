@@ -32,8 +32,8 @@ func stepOK(t *testing.T, agent, text string, cp *state.Checkpoint) StepEnded {
 		Result: step.Result{Outcome: step.Succeeded, Text: text, SessionID: "s-" + agent}}
 }
 
-// kinds lists the effects' kinds, and the types of the events emitted.
-func kinds(effects []Effect) []string {
+// wsKinds lists the effects' kinds, and the types of the events emitted.
+func wsKinds(effects []Effect) []string {
 	var out []string
 	for _, e := range effects {
 		switch e := e.(type) {
@@ -58,7 +58,7 @@ func TestWorkspaceForks(t *testing.T) {
 	m := worktreeRun("")
 	cp := &state.Checkpoint{Commit: "h1", Parent: "h0", Branch: "raymond/r1"}
 	out := m.Apply(stepOK(t, "main", `<fork next="J.md">W.md</fork><fork next="J.md" workspace="shared">S.md</fork>`, cp))
-	assert.Contains(t, kinds(out), "checkpoint")
+	assert.Contains(t, wsKinds(out), "checkpoint")
 	require.Len(t, m.run.Agents, 3)
 	main, w, s := m.run.Agents[0], m.run.Agents[1], m.run.Agents[2]
 	assert.Equal(t, "h1", main.Workspace.Head, "the checkpoint is main's head")
@@ -118,7 +118,7 @@ func TestWorkspaceMerges(t *testing.T) {
 			}
 			m.enqueue("main")
 			out := m.Apply(Tick{Now: t0})
-			assert.Equal(t, tt.wantTick, kinds(out))
+			assert.Equal(t, tt.wantTick, wsKinds(out))
 			if tt.results == nil {
 				return
 			}
@@ -128,7 +128,7 @@ func TestWorkspaceMerges(t *testing.T) {
 			// Swap the results' workers to follow the order of e.
 			res := tt.results(e)
 			out = m.Apply(Merged{Now: t0, Agent: "main", Results: res})
-			assert.Equal(t, tt.wantMerged, kinds(out))
+			assert.Equal(t, tt.wantMerged, wsKinds(out))
 			main = m.agent("main")
 			assert.Empty(t, main.Workspace.PendingMerges)
 			assert.Equal(t, tt.head, main.Workspace.Head)
@@ -152,7 +152,7 @@ func TestWorkspaceOnConflict(t *testing.T) {
 	main.Workspace.Conflicts = []state.MergeConflict{{Agent: "main_w1", Branch: "raymond/r1.main_w1", Paths: []string{"a"}}}
 	m.running["main"] = true
 	out := m.Apply(Prepared{Now: t0, Steps: []PreparedStep{{Agent: "main", OnConflict: "FIX.md", Prompt: "join"}}})
-	assert.NotContains(t, kinds(out), "Start main", "the state is not run")
+	assert.NotContains(t, wsKinds(out), "Start main", "the state is not run")
 	assert.Equal(t, "FIX.md", main.Pending.State)
 	assert.Equal(t, state.AgentReady, main.Status)
 	assert.False(t, m.running["main"])
@@ -160,10 +160,10 @@ func TestWorkspaceOnConflict(t *testing.T) {
 	// FIX.md itself runs, and once it succeeded the conflicts are told.
 	m.running["main"] = true
 	out = m.Apply(Prepared{Now: t0, Steps: []PreparedStep{{Agent: "main", OnConflict: "FIX.md", Prompt: "fix"}}})
-	assert.Contains(t, kinds(out), "Start main")
+	assert.Contains(t, wsKinds(out), "Start main")
 	out = m.Apply(stepOK(t, "main", "<result>fixed</result>", nil))
 	assert.Empty(t, main.Workspace.Conflicts)
-	assert.NotContains(t, kinds(out), "checkpoint", "nothing changed, no checkpoint")
+	assert.NotContains(t, wsKinds(out), "checkpoint", "nothing changed, no checkpoint")
 }
 
 func TestWorkspaceMergedWhenTheParentHasEnded(t *testing.T) {
@@ -175,12 +175,12 @@ func TestWorkspaceMergedWhenTheParentHasEnded(t *testing.T) {
 	m.running["main_w1"] = true
 	m.Apply(stepOK(t, "main_w1", "<result>ok</result>", nil))
 	out := m.Apply(Tick{Now: t0})
-	assert.Equal(t, []string{"Merge main", "Save"}, kinds(out), "merged before the run is settled")
+	assert.Equal(t, []string{"Merge main", "Save"}, wsKinds(out), "merged before the run is settled")
 	assert.NotEqual(t, state.StatusCompleted, m.run.Status)
 	out = m.Apply(Merged{Now: t0, Agent: "main", Results: []MergeResult{{Worker: "main_w1", Branch: "raymond/r1.main_w1", Head: "m1"}}})
-	assert.Equal(t, []string{"merged", "Save"}, kinds(out))
+	assert.Equal(t, []string{"merged", "Save"}, wsKinds(out))
 	out = m.Apply(Tick{Now: t0})
-	assert.Contains(t, kinds(out), "Done")
+	assert.Contains(t, wsKinds(out), "Done")
 	assert.Equal(t, state.StatusCompleted, m.run.Status)
 	assert.Equal(t, "m1", m.agent("main").Workspace.Head)
 }

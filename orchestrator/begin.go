@@ -123,13 +123,17 @@ func (g *driving) start(req step.Request) {
 	l.ready = make(chan struct{})
 	tr := g.tr
 	script := l.st.Script
+	if !script {
+		req.Spool = g.spool(name)
+		l.req.Spool = req.Spool
+	}
 	g.steps.Go(func() {
 		defer close(l.ready)
 		if script {
 			l.log = tr.ScriptStep(name)
 			return
 		}
-		l.log = tr.Step(name)
+		l.log = tr.SpooledStep(name)
 		l.log.Prompt(req.Prompt)
 	})
 	s := req.Step
@@ -155,44 +159,42 @@ func (g *driving) start(req step.Request) {
 			l.req = req
 		}
 	}
-	h := step.Handler{
-		OnEvent: func(e step.Event) {
-			for _, s := range steps {
-				s.StepEvent(req, e)
-			}
-			if e.Kind == step.EventToolUse {
-				l.mu.Lock()
-				l.tool, l.detail = e.Tool, e.Detail
-				l.mu.Unlock()
-			}
-			if ev, ok := report.Activity(req.Agent, s.State, e); ok {
-				g.publish(ev, nil)
-			}
-		},
-		OnLine: func(raw []byte) {
-			<-l.ready
-			l.log.Line(raw)
-		},
-		OnOutput: func(stderr bool, chunk []byte) {
-			<-l.ready
-			l.log.Output(stderr, chunk)
-		},
+	h := g.handler(l)
+	h.OnLine = func(raw []byte) {
+		<-l.ready
+		l.log.Line(raw)
 	}
-	ctx := g.ctx
+	h.OnOutput = func(stderr bool, chunk []byte) {
+		<-l.ready
+		l.log.Output(stderr, chunk)
+	}
+	h.OnStart = func(p state.Process) {
+		g.launched <- machine.Launched{Agent: req.Agent, Seq: req.Seq, Process: p}
+	}
 	l.started, l.running = nowFunc(), true
+	g.run(l, func(ctx context.Context) step.Result { return runner.Run(ctx, req, h) })
+}
+
+// run runs a step's runner (run) in a goroutine of its own, with its
+// heartbeat, and sends its end, decided, to the loop. In a worktree
+// workspace a step that succeeded is checkpointed there, before its end
+// is sent: a step run live and a step adopted alike.
+func (g *driving) run(l *launch, run func(context.Context) step.Result) {
+	ctx := g.ctx
 	confine := ""
-	if w := g.workspaceOf(req.Agent); w != nil {
+	if w := g.workspaceOf(l.req.Agent); w != nil {
 		l.workspace, confine = w.Dir, w.Dir
 	}
-	ws, run := g.d.Workspaces, g.m.Run().WorkflowID
+	ws, runID := g.d.Workspaces, g.m.Run().WorkflowID
 	done := make(chan struct{})
 	g.steps.Go(func() { g.heartbeat(l, done) })
 	g.steps.Go(func() {
-		ev, warnings := runStep(ctx, runner, g.scopes, l.scope, l.st, req, h, confine)
+		req := l.req
+		ev, warnings := decideStep(g.scopes, l.scope, l.st, req, run(ctx), confine)
 		if l.workspace != "" && ws != nil && ev.Result.Outcome == step.Succeeded {
 			var warning string
-			ev.Checkpoint, warning = checkpoint(ws, l.workspace, CheckpointOf{Run: run, Agent: req.Agent, State: s.State,
-				Seq: req.Seq, CostUSD: ev.Result.CostUSD, Model: firstOf(ev.Result.Model, s.Model)})
+			ev.Checkpoint, warning = checkpoint(ws, l.workspace, CheckpointOf{Run: runID, Agent: req.Agent, State: req.Step.State,
+				Seq: req.Seq, CostUSD: ev.Result.CostUSD, Model: firstOf(ev.Result.Model, req.Step.Model)})
 			if warning != "" {
 				warnings = append(warnings, warning)
 			}
@@ -203,15 +205,38 @@ func (g *driving) start(req step.Request) {
 	})
 }
 
-// runStep runs one step and, when it succeeded, decides what its answer
-// says: the transition, or why it is refused. Parsing the answer and
-// checking the targets and working directories happen here, in the step's
-// goroutine, not in the loop. The warnings are about an accepted
-// transition (a cd outside the project).
-func runStep(ctx context.Context, runner step.Runner, scopes *workflow.Scopes, scope *workflow.Scope, st *workflow.State,
-	req step.Request, h step.Handler, worktree string) (machine.StepEnded, []string) {
+// handler is the step.Handler of a step: its live events go to the
+// progress printer, what it uses to its heartbeat, and the step sinks
+// (the tracer).
+func (g *driving) handler(l *launch) step.Handler {
+	req := l.req
+	steps := g.stepSinks()
+	return step.Handler{
+		OnEvent: func(e step.Event) {
+			for _, s := range steps {
+				s.StepEvent(req, e)
+			}
+			if e.Kind == step.EventToolUse {
+				l.mu.Lock()
+				l.tool, l.detail = e.Tool, e.Detail
+				l.mu.Unlock()
+			}
+			if ev, ok := report.Activity(req.Agent, req.Step.State, e); ok {
+				g.publish(ev, nil)
+			}
+		},
+	}
+}
+
+// decideStep decides, when a step succeeded, what its answer says: the
+// transition, or why it is refused. Parsing the answer and checking the
+// targets and working directories happen here, in the step's goroutine,
+// not in the loop. The warnings are about an accepted transition (a cd
+// outside the project). worktree is the agent's worktree, "" for none.
+func decideStep(scopes *workflow.Scopes, scope *workflow.Scope, st *workflow.State,
+	req step.Request, res step.Result, worktree string) (machine.StepEnded, []string) {
 	ev := machine.StepEnded{Agent: req.Agent, Seq: req.Seq, Name: req.Name(), Restricted: st.Policy.Restricted(), Script: st.Script}
-	ev.Result = runner.Run(ctx, req, h)
+	ev.Result = res
 	warnings := ev.Result.Warnings
 	if ev.Result.Outcome != step.Succeeded {
 		return ev, warnings

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +41,9 @@ type driving struct {
 	ctx     context.Context
 	done    chan stepDone
 	steps   sync.WaitGroup
+	// launched brings the identity of the steps' processes to the loop,
+	// to be saved.
+	launched chan machine.Launched
 	// launches are the steps in flight, by agent.
 	launches map[string]*launch
 	// wake is when the machine asked to be ticked; finished that it said
@@ -159,18 +163,27 @@ func (d *Driver) drive(ctx context.Context, id string, update func(*state.Run) e
 	if g.journal, err = d.Store.Journal(r); err != nil {
 		return nil, err
 	}
-	inFlight := interrupted(r)
+	g.ctx = ctx
+	g.done = make(chan stepDone, max(r.Options.MaxParallel, 1))
+	g.launched = make(chan machine.Launched, max(r.Options.MaxParallel, 1))
+	inFlight := g.interrupted(r)
+	// The steps the last driver left in flight are looked at before
+	// anything runs: those whose process still runs, or whose output holds
+	// their end, are adopted; the others run again.
+	adopted, rest := g.adoptable(inFlight)
 	g.carry(g.m.Apply(machine.Begin{Now: g.clock.Now(), PID: os.Getpid(), OnAsk: g.onAsk()}))
-	g.sweep(inFlight)
+	for _, a := range adopted {
+		g.carry(g.m.Apply(machine.Adopted{Agent: a.agent, Now: g.clock.Now(), Running: a.running}))
+	}
+	g.sweep(rest)
 	g.manifestWarnings(scope)
 	// What the interrupted steps spent is read only now that the sweep
 	// has ended what they left running: a step's process outlives its
 	// driver, and spends until it ends.
-	for _, ev := range g.salvage(inFlight) {
+	for _, ev := range g.salvage(rest) {
 		g.carry(g.m.Apply(ev))
 	}
 
-	g.ctx = ctx
 	g.loop(ctx)
 	g.steps.Wait()
 
@@ -255,24 +268,105 @@ func (g *driving) onAsk() string {
 type inFlight struct {
 	agent, name, marker string
 	req                 step.Request // as it was started
+	// running says the process of a step to adopt still runs.
+	running bool
 }
 
 // interrupted lists the steps r says are running: read before a drive
 // begins, they are the steps a driver that died left in flight.
-func interrupted(r *state.Run) []inFlight {
+func (g *driving) interrupted(r *state.Run) []inFlight {
 	var out []inFlight
 	for _, a := range r.Agents {
 		if a.Status != state.AgentRunning || a.Pending == nil {
 			continue
 		}
+		name := step.Name(a.ID, a.Pending.State, a.Steps)
 		req := step.Request{RunID: r.WorkflowID, Agent: a.ID, Seq: a.Steps, Step: *a.Pending, Options: r.Options}
 		if s := a.Pending; s.Mode != state.SessionNew && s.ResumeSession != "" {
 			req.PriorCostUSD, req.PriorCostKnown = r.SessionCosts[s.ResumeSession]
 		}
-		out = append(out, inFlight{agent: a.ID, name: step.Name(a.ID, a.Pending.State, a.Steps),
-			marker: step.Marker(r.WorkflowID, a.ID, a.Steps), req: req})
+		req.Spool = g.spool(name)
+		out = append(out, inFlight{agent: a.ID, name: name, marker: step.Marker(r.WorkflowID, a.ID, a.Steps), req: req})
 	}
 	return out
+}
+
+// spool is the file the process of the step named name writes its output
+// to: its .jsonl in the transcript, else (--no-debug) a file of the same
+// name in a folder of the run's beside its state file, removed once the
+// step's end is applied.
+func (g *driving) spool(name string) string {
+	if g.tr != nil {
+		return g.tr.StepStream(name)
+	}
+	return filepath.Join(g.d.Store.Dir, g.m.Run().WorkflowID+spoolSuffix, name+".jsonl")
+}
+
+// spoolSuffix names, after a run's id, the folder of its steps' output
+// when it has no transcript.
+const spoolSuffix = ".steps"
+
+// adoptable splits the steps in flight into those to adopt, whose state
+// still loads, and the rest.
+func (g *driving) adoptable(steps []inFlight) (adopt, rest []inFlight) {
+	ad, ok := g.runner.(step.Adopter)
+	if !ok {
+		return nil, steps
+	}
+	r := g.m.Run()
+	for _, s := range steps {
+		ok, running := false, false
+		if s.req.Seq != 0 {
+			ok, running = ad.Adoptable(s.req)
+		}
+		if !ok {
+			rest = append(rest, s)
+			continue
+		}
+		ref := s.req.Step.Ref.In(r.ScopeDir)
+		if ref.URL == "" && ref.Scope == r.ScopeDir {
+			ref.URL = r.ScopeURL
+		}
+		scope, err := g.scopes.Open(ref.Scope, ref.URL)
+		if err != nil {
+			rest = append(rest, s)
+			continue
+		}
+		st, err := scope.Load(s.req.Step.State)
+		if err != nil || st.Script {
+			rest = append(rest, s)
+			continue
+		}
+		s.running = running
+		g.launches[s.agent] = &launch{st: st, scope: scope}
+		adopt = append(adopt, s)
+	}
+	return adopt, rest
+}
+
+// follow follows a step adopted from the driver that died (machine.Follow)
+// to its end, as start runs a step: its transcript's meta is written when
+// it ends, its live events are published, its end comes to the loop.
+func (g *driving) follow(req step.Request) {
+	l := g.launches[req.Agent]
+	ad, ok := g.runner.(step.Adopter)
+	if l == nil || !ok { // cannot happen: only adoptable steps are adopted
+		return
+	}
+	req.Spool = g.spool(req.Name())
+	l.req = req
+	l.ready = make(chan struct{})
+	tr, name := g.tr, req.Name()
+	g.steps.Go(func() {
+		defer close(l.ready)
+		l.log = tr.SpooledStep(name)
+	})
+	l.started, l.running = nowFunc(), true
+	if p := req.Step.Process; p != nil && !p.Started.IsZero() {
+		l.started = p.Started
+	}
+	h := g.handler(l)
+	g.run(l, func(ctx context.Context) step.Result { return ad.Adopt(ctx, req, h) })
 }
 
 // sweep ends what the interrupted steps left running (a tool's background
@@ -312,7 +406,6 @@ func joinInts(v []int) string {
 // it starts, then whatever comes first — steps ending, a stop, the time it
 // asked to be woken at.
 func (g *driving) loop(ctx context.Context) {
-	g.done = make(chan stepDone, max(g.m.Run().Options.MaxParallel, 1))
 	quiesce := g.d.Quiesce
 	ctxDone := ctx.Done()
 	var answers <-chan Answer
@@ -355,6 +448,8 @@ func (g *driving) loop(ctx context.Context) {
 					more = false
 				}
 			}
+		case ev := <-g.launched:
+			g.carry(g.m.Apply(ev))
 		case <-quiesce:
 			quiesce = nil
 			g.carry(g.m.Apply(machine.Quiesce{}))
@@ -432,6 +527,8 @@ func (g *driving) carry(effects []machine.Effect) {
 				continue // held by the failed save
 			}
 			g.start(e.Request)
+		case machine.Follow:
+			g.follow(e.Request)
 		case machine.StepClosed:
 			g.closeStep(e)
 		case machine.Prepare:
@@ -568,7 +665,8 @@ func (g *driving) salvage(steps []inFlight) []machine.Salvaged {
 		if s.req.Seq == 0 {
 			continue
 		}
-		if res, ok := sv.Salvage(s.req, g.tr.StepOutput(s.req.Name())); ok {
+		lines, _ := os.ReadFile(s.req.Spool)
+		if res, ok := sv.Salvage(s.req, lines); ok {
 			out = append(out, machine.Salvaged{Agent: s.agent, Now: g.clock.Now(), Result: res})
 		}
 	}

@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"os"
 	"time"
 
 	"raymond/machine"
@@ -60,9 +61,16 @@ func (g *driving) closeStep(c machine.StepClosed) {
 		}
 	}
 	log := l.log
+	spool := ""
+	if g.tr == nil {
+		spool = l.req.Spool // no transcript keeps it
+	}
 	g.steps.Go(func() {
 		<-l.ready
 		log.Close(meta)
+		if spool != "" {
+			_ = os.Remove(spool)
+		}
 	})
 }
 

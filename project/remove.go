@@ -27,7 +27,8 @@ func RemoveRun(p *Project, r *state.Run) error {
 	if err := p.Store.Remove(id); err != nil {
 		return err
 	}
-	dirs := []string{filepath.Join(DebugDir(p.Dir), id)}
+	// <id>.steps holds the output of its steps when it has no transcript.
+	dirs := []string{filepath.Join(DebugDir(p.Dir), id), filepath.Join(p.Store.Dir, id+".steps")}
 	dirs = append(dirs, taskFolders(r)...)
 	for _, d := range dirs {
 		if err := os.RemoveAll(d); err != nil {

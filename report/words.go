@@ -138,6 +138,11 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 		return s, showImportant
 	case transcript.EventStepDeferred:
 		return stepDeferred(e), showImportant
+	case transcript.EventStepAdopted:
+		if e.Outcome == "running" {
+			return fmt.Sprintf("%s: adopted step %s, still running from the raymond that stopped; following it to its end", e.State, e.Step), showImportant
+		}
+		return fmt.Sprintf("%s: adopted step %s, which ended while no raymond drove the run; its answer is applied, not paid for again", e.State, e.Step), showImportant
 	case transcript.EventAgentCompleted:
 		s := "completed at " + e.State
 		if e.Payload != nil {

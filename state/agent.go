@@ -231,6 +231,23 @@ type Step struct {
 	// looping between capped states end: a fallback back into one of them
 	// fails the agent.
 	Capped []string `json:"capped,omitempty"`
+	// Process is the process the step started, once it has: steps run
+	// detached from their driver, and the driver that comes after one
+	// that died finds the step's process by it (pid and start time, with
+	// the step's marker in its environment) to adopt it rather than pay
+	// for the step again. nil before the start, and for a step whose
+	// runner starts no process.
+	Process *Process `json:"process,omitempty"`
+}
+
+// Process identifies the process a step started: its pid, its start time in
+// clock ticks after boot (field 22 of /proc/PID/stat), which no later process
+// with the same pid shares, and when it started on the wall clock, from which
+// its step timeout counts.
+type Process struct {
+	PID     int       `json:"pid"`
+	Start   uint64    `json:"start"`
+	Started time.Time `json:"started"`
 }
 
 // Ref names a state of a workflow: a state file in a scope. In JSON its fields

@@ -91,6 +91,7 @@ func fullRun(id string) *Run {
 				LoopStop:        ptr(4),
 				NoCycleCheck:    true,
 				Capped:          []string{"/p/lib/REVISE.md"},
+				Process:         &Process{PID: 4242, Start: 123456789, Started: time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)},
 			},
 			Steps:      7,
 			Attempts:   2,

@@ -51,6 +51,12 @@ type Request struct {
 	// Script is set when the step runs a script state (protocol.md §11)
 	// rather than a prompt.
 	Script *Script
+	// Spool is the file a runner that starts a detached process sends
+	// that process's output to (for claude, the step's .jsonl in the
+	// transcript: the stream as claude writes it is the transcript); ""
+	// leaves the choice to the runner. It is known from the state file
+	// alone, so the driver after one that died finds it again.
+	Spool string
 	// TraceParent and TraceState are the W3C trace context of the step's
 	// span (the values of the traceparent and tracestate headers), "" when
 	// the run is not traced. Env hands them to the step's processes.
@@ -173,6 +179,23 @@ type Salvager interface {
 	Salvage(req Request, lines []byte) (res Result, ok bool)
 }
 
+// Adopter is implemented by runners whose steps outlive their driver: the
+// process runs detached, writing to req.Spool, and Handler.OnStart gives
+// what identifies it, which the driver saves. A driver that begins a run
+// asks, for each step the last driver left in flight, whether it can be
+// adopted, and follows those that can to their end.
+type Adopter interface {
+	// Adoptable reports whether the step req (req.Step.Process as saved,
+	// nil when its driver died before saving it) can be adopted: its own
+	// process still runs (running; a process that took its pid since is
+	// not it), or it ended and its output holds its end.
+	Adoptable(req Request) (ok, running bool)
+	// Adopt follows an adoptable step to its end, as Run follows a step
+	// it started: the same events, limits (from the step's real start)
+	// and Result. Canceling ctx stops it as it stops a step Run started.
+	Adopt(ctx context.Context, req Request, h Handler) Result
+}
+
 // Named is implemented by runners that have a name for the transcript's meta
 // record ("claude", "scripted"); others are named by their Go type.
 type Named interface {
@@ -198,6 +221,9 @@ type Handler struct {
 	OnLine func(raw []byte)
 	// OnStderr receives every line the step writes to its error stream.
 	OnStderr func(line string)
+	// OnStart receives what identifies a detached step's process once it
+	// has started (see [Adopter]); the driver saves it.
+	OnStart func(state.Process)
 	// OnOutput receives the bytes a script step writes, in the chunks they
 	// arrive in, stderr true for its error stream, for the transcript's
 	// .stdout.txt and .stderr.txt. chunk is only valid during the call. It

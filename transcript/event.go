@@ -176,6 +176,11 @@ const (
 	// Outcome says why (canceled, usage limit, exhausted: the run's
 	// budget). The step_ended event before it is what the transcript keeps.
 	EventStepDeferred = "step_deferred"
+	// EventStepAdopted: a step in flight when the last driver stopped was
+	// adopted rather than run again (Step, State; Outcome: "running", its
+	// process still ran, or "ended", its output holds its end). Its
+	// step_ended follows when it ends, as for any step.
+	EventStepAdopted = "step_adopted"
 	// EventStopping: no new step starts. Message is empty for a signal,
 	// and the error for a state file that could not be saved.
 	EventStopping = "stopping"

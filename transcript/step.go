@@ -111,6 +111,30 @@ func (w *Writer) Step(name string) *StepLog {
 	return s
 }
 
+// SpooledStep starts the files of a step whose .jsonl the step's own
+// process writes (its spool: see step.Request.Spool): the log writes the
+// prompt and the meta file, and creates the .jsonl only if lines come
+// through Line after all (a runner that starts no process).
+func (w *Writer) SpooledStep(name string) *StepLog {
+	if w == nil {
+		return nil
+	}
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+		w.fail(fmt.Errorf("transcript step name %q is not a file name", name))
+		return nil
+	}
+	return &StepLog{w: w, name: name}
+}
+
+// StepStream is the path of the .jsonl of the step named name: the file
+// its process writes its stream to. It is "" for a nil Writer.
+func (w *Writer) StepStream(name string) string {
+	if w == nil {
+		return ""
+	}
+	return filepath.Join(w.dir, name+linesSuffix)
+}
+
 // ScriptStep returns the log of a script step (protocol §10): its
 // .stdout.txt and .stderr.txt come with its Output, and it has no .jsonl
 // and no prompt. A nil Writer gives a nil log, which writes nothing.

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"raymond/claude"
 	"raymond/project"
 	"raymond/state"
+	"raymond/step"
 )
 
 var rmHelp = help{
@@ -118,6 +120,7 @@ func runRm(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	var errs []error
 	for _, r := range runs {
+		endSteps(env, p, r)
 		if err := project.RemoveDraft(ctx, p, r); err != nil {
 			errs = append(errs, draftFailed(p.Dir, err))
 			continue
@@ -196,4 +199,35 @@ func parseAge(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a duration; give one such as 90m, 36h or 7d", s)
 	}
 	return d, nil
+}
+
+// endSteps ends the steps of run r that outlived the raymond that started
+// them (steps run detached from their driver), before the run is removed:
+// nothing would adopt them once it is gone. A run that a process drives is
+// left alone (its removal is refused).
+func endSteps(env *cmdEnv, p *project.Project, r *state.Run) {
+	if _, held, err := p.Store.Holder(r.WorkflowID); err != nil || held {
+		return
+	}
+	for _, a := range r.Agents {
+		if a.Status != state.AgentRunning || a.Pending == nil {
+			continue
+		}
+		pids, err := claude.Sweep(step.Marker(r.WorkflowID, a.ID, a.Steps), claude.DefaultKillGrace)
+		name := step.Name(a.ID, a.Pending.State, a.Steps)
+		switch {
+		case err != nil:
+			fmt.Fprintf(env.stderr, "raymond: cannot look for the processes of step %s: %v\n", name, err)
+		case len(pids) > 0:
+			fmt.Fprintf(env.stderr, "raymond: ended step %s of run %s, still running (pids %s)\n", name, r.WorkflowID, joinPids(pids))
+		}
+	}
+}
+
+func joinPids(pids []int) string {
+	s := make([]string, len(pids))
+	for i, pid := range pids {
+		s[i] = strconv.Itoa(pid)
+	}
+	return strings.Join(s, " ")
 }

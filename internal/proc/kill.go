@@ -150,3 +150,13 @@ func (w *Watchdog) Stop() {
 	defer w.mu.Unlock()
 	w.t.Stop()
 }
+
+// NewWatchdogFrom is [NewWatchdog] for a period that began at last rather
+// than now: it fires at last+d, at once when that has passed.
+func NewWatchdogFrom(d time.Duration, last time.Time, fire func()) *Watchdog {
+	w := NewWatchdog(d, fire)
+	if w != nil {
+		w.t.Reset(max(d-time.Since(last), 0))
+	}
+	return w
+}
