@@ -34,6 +34,10 @@ const (
 	// Text is the message, ErrorKind the CLI's error kind
 	// (authentication_failed, rate_limit, …) and Status the HTTP status if known.
 	EventAPIError
+	// EventFallback: the CLI went on with its --fallback-model. From is
+	// the model it left, Model the one it took, ErrorKind the trigger
+	// ("overloaded") and Text its own words.
+	EventFallback
 )
 
 var eventKindNames = map[EventKind]string{
@@ -45,6 +49,7 @@ var eventKindNames = map[EventKind]string{
 	EventRetry:      "retry",
 	EventRateLimit:  "rate limit",
 	EventAPIError:   "api error",
+	EventFallback:   "model fallback",
 }
 
 // String returns a short lower-case name such as "tool use".
@@ -68,6 +73,8 @@ type Event struct {
 	SessionID string
 	Model     string
 	Version   string
+	// Fallback: the model left.
+	From string
 
 	// Retry and APIError.
 	Attempt    int

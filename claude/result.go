@@ -44,6 +44,10 @@ type Result struct {
 	// key the retries cannot change (see fixedKey): raymond stops the
 	// step there rather than wait minutes for the CLI's ten retries.
 	KeyRefused bool
+	// FallbackModel is the model the CLI went on with when it took its
+	// --fallback-model (a system/model_fallback line), FallbackFrom the one
+	// it left; "" when it did not.
+	FallbackModel, FallbackFrom string
 	// APIErrorKind is the error kind of the last synthetic API error message
 	// (authentication_failed, rate_limit, billing_error, …), if any.
 	APIErrorKind string

@@ -38,6 +38,8 @@ func (c Runner) Request(req step.Request) Request {
 		Prompt:          req.Prompt,
 		Cwd:             s.Cwd,
 		Model:           s.Model,
+		FallbackModel:   firstFallback(s.Fallbacks),
+		MCPConfig:       s.MCPConfig,
 		Effort:          s.Effort,
 		AllowedTools:    s.AllowedTools,
 		DisallowedTools: s.DisallowedTools,
@@ -68,6 +70,15 @@ func (c Runner) Request(req step.Request) Request {
 		r.SessionID = s.SessionID
 	}
 	return r
+}
+
+// firstFallback is the model claude may go on with by itself: the first
+// of the step's fallbacks.
+func firstFallback(models []string) string {
+	if len(models) == 0 {
+		return ""
+	}
+	return models[0]
 }
 
 // StepLimit is the wall-clock limit of a step and where it was set: the
@@ -171,6 +182,8 @@ func Live(on func(step.Event)) func(Event) {
 			on(step.Event{Kind: step.EventPrint, Text: e.Text})
 		case EventRetry:
 			on(step.Event{Kind: step.EventRetry, Status: e.Status, Attempt: e.Attempt})
+		case EventFallback:
+			on(step.Event{Kind: step.EventFallback, From: e.From, To: e.Model, Text: e.ErrorKind})
 		}
 	}
 }
@@ -197,6 +210,9 @@ func Neutral(res *Result, req step.Request) step.Result {
 		Stderr:     res.Stderr,
 		Started:    res.Started,
 		Ended:      res.Ended,
+		// Another model may answer a step its own was too busy for.
+		Overloaded:    res.APIErrorKind == "overloaded" || res.APIErrorStatus == 529,
+		FallbackModel: res.FallbackModel,
 	}
 	if res.HasResult {
 		prior, known := 0.0, false

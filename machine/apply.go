@@ -80,7 +80,12 @@ func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
 		m.limitStreak = 0
 		return m.refused(a, ev)
 	case res.Outcome == step.UsageLimit:
-		return m.usageLimit(a, ev.Now, res)
+		return m.usageLimit(a, ev)
+	case res.Outcome == step.Transient && res.Overloaded:
+		if next := m.nextModel(s, res, ev.Now); next != "" {
+			return []Effect{m.fellBack(a, ev, whyOverloaded, next)}
+		}
+		return m.retry(a, ev)
 	case res.Outcome == step.Unusable:
 		m.ready(a)
 		return m.unusable(a, ev.Now, res)
@@ -137,6 +142,7 @@ func (m *Machine) fail(a *state.Agent, now time.Time, reason string) []Effect {
 	m.end(a, state.AgentFailed)
 	a.LastError = reason
 	delete(m.notBefore, a.ID)
+	delete(m.held, a.ID)
 	return []Effect{note(a.ID, transcript.Event{Time: now, Type: transcript.EventAgentFailed, State: a.CurrentState, Message: reason})}
 }
 
@@ -173,11 +179,14 @@ func (m *Machine) startLater(a *state.Agent, now time.Time, name, class, reason 
 		Outcome: class, Message: reason, DelayMS: delay.Milliseconds()})}
 }
 
-// usageLimit makes the whole run wait: until the reset plus a margin, or,
+// usageLimit holds the step's model: until the reset plus a margin, or,
 // with no reset known (or one already past), 5 minutes doubling up to 2
-// hours. The step runs again after the wait; it is not a failed attempt.
-func (m *Machine) usageLimit(a *state.Agent, now time.Time, res step.Result) []Effect {
-	m.ready(a)
+// hours. The step goes on at once with the next model of its list that no
+// limit holds; without one it runs again once its model's limit ends (it
+// is not a failed attempt), while steps on other models go on. A limit of
+// a model the run does not know holds the whole run.
+func (m *Machine) usageLimit(a *state.Agent, ev StepEnded) []Effect {
+	now, res, s := ev.Now, ev.Result, a.Pending
 	until := res.ResetAt
 	if !until.IsZero() {
 		until = until.Add(resetMargin)
@@ -189,10 +198,19 @@ func (m *Machine) usageLimit(a *state.Agent, now time.Time, res step.Result) []E
 		until = now.Add(min(wait, maxLimitBackoff))
 		m.limitStreak++
 	}
-	if w := m.run.Wait; w == nil || until.After(w.Until) {
-		m.run.Wait = &state.Wait{Until: until, Reason: res.Reason}
+	model := m.modelOf(s)
+	if model == "" {
+		m.ready(a)
+		if w := m.run.Wait; w == nil || until.After(w.Until) {
+			m.run.Wait = &state.Wait{Until: until, Reason: res.Reason}
+		}
+		return []Effect{deferred(a, now, "usage limit")}
 	}
-	return []Effect{deferred(a, now, "usage limit")}
+	m.holdModel(model, until, res.Reason)
+	if next := m.nextModel(s, res, now); next != "" {
+		return []Effect{m.fellBack(a, ev, whyLimit, next)}
+	}
+	return m.park(a, now, append([]string{model}, s.Fallbacks...))
 }
 
 // refused handles an answer that ran but was refused: with a policy, the

@@ -25,6 +25,9 @@ func Activity(agent, stateName string, e step.Event) (ev transcript.Event, ok bo
 		ev.Type, ev.Message = transcript.EventPrint, e.Text
 	case step.EventRetry:
 		ev.Type, ev.Code, ev.Attempt = transcript.EventAPIRetry, e.Status, e.Attempt
+	case step.EventFallback:
+		ev.Type, ev.Model, ev.Target, ev.Outcome = transcript.EventFallback, e.From, e.To, e.Text
+		ev.Message = transcript.FallbackMessage(e.From, e.Text, e.To)
 	default:
 		return ev, false
 	}

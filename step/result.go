@@ -73,6 +73,12 @@ type Result struct {
 	Err error
 	// ResetAt is when a usage limit resets; zero when unknown.
 	ResetAt time.Time
+	// Overloaded says a Transient ending was the model's overload (HTTP
+	// 529, after the runner's own retries): another model may answer.
+	Overloaded bool
+	// FallbackModel is the model the runner went on with by itself during
+	// the step (claude's --fallback-model), "" when it did not.
+	FallbackModel string
 
 	// SessionID is the session the step ran in or produced.
 	SessionID string

@@ -194,6 +194,9 @@ const (
 	// EventRetry is an API error the model's client retries by itself
 	// (Status, Attempt).
 	EventRetry
+	// EventFallback: the model's client went on with another model by
+	// itself (From, To; Text is why, such as "overloaded").
+	EventFallback
 )
 
 // Event is one thing a running step did.
@@ -205,6 +208,8 @@ type Event struct {
 	IsError bool
 	Status  int
 	Attempt int
+	// From and To are the models of an EventFallback.
+	From, To string
 }
 
 // MarkerEnv is the environment variable a runner sets, in every process it

@@ -39,6 +39,12 @@ type Manifest struct {
 	// Backend is the backend's name: "" or "claude" are the ones raymond
 	// runs.
 	Backend string
+	// Model and Fallbacks are the models of the workflow's states that
+	// name none (model: [opus, sonnet]), before the run's --model.
+	Model     string
+	Fallbacks []string
+	// MCP is the mcp_config of the states that name none; nil for none.
+	MCP *MCPConfig
 	// Warnings are unknown keys, one line each, as FILE:LINE: message.
 	Warnings []string
 }
@@ -57,7 +63,7 @@ func SupportedBackend(backend string) bool { return backend == "" || backend == 
 
 // manifestKeys are the top-level keys a manifest knows.
 var manifestKeys = []string{"id", "name", "description", "input", "default_budget",
-	"requires_human_input", "working_directory", "environment", "backend"}
+	"requires_human_input", "working_directory", "environment", "backend", keyModel, keyMCP}
 
 // parseManifest decodes a workflow.yaml file's content; name is its path for
 // messages.
@@ -134,6 +140,10 @@ func (d *policyDecoder) manifestKey(m *Manifest, k, v *yaml.Node) (bool, error) 
 		m.Environment, err = d.stringMap(k, v)
 	case "backend":
 		m.Backend, err = d.backend(k, v)
+	case keyModel:
+		m.Model, m.Fallbacks, err = d.models(k, v)
+	case keyMCP:
+		m.MCP, err = d.decodeMCP(k, v)
 	}
 	return true, err
 }
