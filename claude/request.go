@@ -43,8 +43,9 @@ type Request struct {
 
 	// Model is an alias (opus, sonnet, haiku) or a full model id.
 	Model string
-	// FallbackModel is the model the CLI goes on with by itself when Model
-	// is overloaded (--fallback-model); it must differ from Model.
+	// FallbackModel is the models the CLI goes on with by itself, in
+	// order, when Model is overloaded (--fallback-model a,b: the CLI takes
+	// the next after three 529s in a row, never for a rejected 429).
 	FallbackModel string
 	// MCPConfig is a file of MCP servers (--mcp-config); the step sees
 	// only those (--strict-mcp-config).

@@ -38,7 +38,7 @@ func (c Runner) Request(req step.Request) Request {
 		Prompt:          req.Prompt,
 		Cwd:             s.Cwd,
 		Model:           s.Model,
-		FallbackModel:   firstFallback(s.Fallbacks),
+		FallbackModel:   strings.Join(s.Fallbacks, ","),
 		MCPConfig:       s.MCPConfig,
 		Effort:          s.Effort,
 		AllowedTools:    s.AllowedTools,
@@ -70,15 +70,6 @@ func (c Runner) Request(req step.Request) Request {
 		r.SessionID = s.SessionID
 	}
 	return r
-}
-
-// firstFallback is the model claude may go on with by itself: the first
-// of the step's fallbacks.
-func firstFallback(models []string) string {
-	if len(models) == 0 {
-		return ""
-	}
-	return models[0]
 }
 
 // StepLimit is the wall-clock limit of a step and where it was set: the
@@ -211,8 +202,8 @@ func Neutral(res *Result, req step.Request) step.Result {
 		Started:    res.Started,
 		Ended:      res.Ended,
 		// Another model may answer a step its own was too busy for.
-		Overloaded:    res.APIErrorKind == "overloaded" || res.APIErrorStatus == 529,
-		FallbackModel: res.FallbackModel,
+		Overloaded: res.APIErrorKind == "overloaded" || res.APIErrorStatus == 529,
+		FellBack:   res.FellBack,
 	}
 	if res.HasResult {
 		prior, known := 0.0, false

@@ -180,7 +180,7 @@ func (s *stream) system(l *wireLine) {
 	case "model_fallback":
 		// The CLI took --fallback-model (after three 529s in a row): the
 		// rest of the step runs on it.
-		s.res.FallbackModel, s.res.FallbackFrom = l.FallbackModel, l.OriginalModel
+		s.res.FellBack = append(s.res.FellBack, l.FallbackModel)
 		s.res.RetryStatus = 0
 		s.emit(Event{Kind: EventFallback, Model: l.FallbackModel, From: l.OriginalModel, ErrorKind: l.Trigger, Text: l.Content})
 	}

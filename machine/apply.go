@@ -198,7 +198,12 @@ func (m *Machine) usageLimit(a *state.Agent, ev StepEnded) []Effect {
 		until = now.Add(min(wait, maxLimitBackoff))
 		m.limitStreak++
 	}
-	model := m.modelOf(s)
+	model, rest := m.modelOf(s), s.Fallbacks
+	if n := min(len(res.FellBack), len(s.Fallbacks)); n > 0 {
+		// claude went on with its fallbacks by itself: the limit is the
+		// last one's.
+		model, rest = s.Fallbacks[n-1], s.Fallbacks[n:]
+	}
 	if model == "" {
 		m.ready(a)
 		if w := m.run.Wait; w == nil || until.After(w.Until) {
@@ -210,7 +215,7 @@ func (m *Machine) usageLimit(a *state.Agent, ev StepEnded) []Effect {
 	if next := m.nextModel(s, res, now); next != "" {
 		return []Effect{m.fellBack(a, ev, whyLimit, next)}
 	}
-	return m.park(a, now, append([]string{model}, s.Fallbacks...))
+	return m.park(a, now, append([]string{model}, rest...))
 }
 
 // refused handles an answer that ran but was refused: with a policy, the

@@ -134,12 +134,12 @@ func (m *Machine) modelOf(s *state.Step) string {
 }
 
 // nextModel is the model agent a's step goes on with after res: the first
-// of its fallbacks, past the one claude took by itself during the step,
-// that no usage limit holds; "" for none.
+// of its fallbacks, past those claude took by itself during the step, that
+// no usage limit holds; "" for none.
 func (m *Machine) nextModel(s *state.Step, res step.Result, now time.Time) string {
-	rest := s.Fallbacks
-	if res.FallbackModel != "" && len(rest) > 0 {
-		rest = rest[1:] // claude went on with it already, and it failed too
+	rest := s.Fallbacks[min(len(res.FellBack), len(s.Fallbacks)):] // claude went on with those already
+	if res.Overloaded && len(res.FellBack) > 0 {
+		return "" // claude went through its list: the last was overloaded too
 	}
 	for _, model := range rest {
 		if m.hold(model, now) == nil && !slices.Contains(s.Skipped, model) {
@@ -151,7 +151,8 @@ func (m *Machine) nextModel(s *state.Step, res step.Result, now time.Time) strin
 
 // fellBack has agent a's step start again at once on model next, after
 // its model failed it (why: overloaded, a usage limit). The models given
-// up are kept on the step, so its next attempt skips them.
+// up for overload are kept on the step, so its next attempts skip them;
+// a model with a usage limit is held (Run.Holds) until its reset.
 func (m *Machine) fellBack(a *state.Agent, ev StepEnded, why, next string) Effect {
 	s := a.Pending
 	res := ev.Result
@@ -159,10 +160,18 @@ func (m *Machine) fellBack(a *state.Agent, ev StepEnded, why, next string) Effec
 	if res.Model != "" && res.Model != "<synthetic>" {
 		from = res.Model
 	}
-	s.Skipped = append(s.Skipped, s.Model)
-	if res.FallbackModel != "" && len(s.Fallbacks) > 0 {
-		s.Skipped = append(s.Skipped, s.Fallbacks[0])
-		from = res.FallbackModel
+	// An overloaded model is given up for this step; a limited one is
+	// held for every step until its reset, and taken again after it.
+	if why == whyOverloaded || len(res.FellBack) > 0 {
+		s.Skipped = append(s.Skipped, s.Model) // claude left it overloaded
+	}
+	if n := min(len(res.FellBack), len(s.Fallbacks)); n > 0 {
+		skipped := s.Fallbacks[:n]
+		if why != whyOverloaded {
+			skipped = skipped[:n-1] // the last one claude took hit the limit: it is held
+		}
+		s.Skipped = append(s.Skipped, skipped...)
+		from = res.FellBack[len(res.FellBack)-1]
 	}
 	delete(m.notBefore, a.ID)
 	m.ready(a)

@@ -128,17 +128,29 @@ func oneAgentHeld(until time.Time) *Machine {
 	return m
 }
 
-// TestClaudeFellBackItself: when claude took --fallback-model during the
-// step and that model failed too, the step goes on past both.
+// TestClaudeFellBackItself: claude gets the rest of the list as
+// --fallback-model and goes through it by itself on overload; a step that
+// ends overloaded after that has none left and is retried, while one that
+// hit a usage limit on the model claude took goes on past it.
 func TestClaudeFellBackItself(t *testing.T) {
 	m := oneAgent(state.SessionResume)
 	s := prepareModels(t, m, t0, "opus", "sonnet", "haiku")
 	require.Equal(t, []string{"sonnet", "haiku"}, s.Fallbacks)
-	res := &claude.Result{Outcome: claude.APIError, HasResult: true, IsError: true, APIErrorStatus: 529, APIErrorKind: "overloaded",
-		Model: "claude-opus-5-5", FallbackModel: "claude-sonnet-5-5", FallbackFrom: "claude-opus-5-5"}
-	effects := m.apply(stepDone{agent: "main", seq: 1, name: "main_A_001", res: res}, t0)
+	overloaded := &claude.Result{Outcome: claude.APIError, HasResult: true, IsError: true, APIErrorStatus: 529, APIErrorKind: "overloaded",
+		Model: "claude-opus-5-5", FellBack: []string{"claude-sonnet-5-5"}}
+	effects := m.apply(stepDone{agent: "main", seq: 1, name: "main_A_001", res: overloaded}, t0)
 	require.NotEmpty(t, effects)
-	assert.Equal(t, "A.md: claude-sonnet-5-5 overloaded: going on with haiku", effects[0].line)
+	assert.Equal(t, transcript.EventRetry, effects[0].event.Type)
+
+	m = oneAgent(state.SessionResume)
+	prepareModels(t, m, t0, "opus", "sonnet", "haiku")
+	limit := &claude.Result{Outcome: claude.UsageLimit, HasResult: true, IsError: true, Text: "Sonnet limit",
+		Model: "claude-opus-5-5", FellBack: []string{"claude-sonnet-5-5"}}
+	effects = m.apply(stepDone{agent: "main", seq: 1, name: "main_A_001", res: limit}, t0)
+	require.NotEmpty(t, effects)
+	assert.Equal(t, "A.md: claude-sonnet-5-5 hit a usage limit: going on with haiku", effects[0].line)
+	require.Len(t, m.run.Holds, 1)
+	assert.Equal(t, "sonnet", m.run.Holds[0].Model, "the limit is the model claude took")
 	next := prepareModels(t, m, t0, "opus", "sonnet", "haiku")
 	require.NotNil(t, next)
 	assert.Equal(t, "haiku", next.Model)

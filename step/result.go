@@ -76,9 +76,10 @@ type Result struct {
 	// Overloaded says a Transient ending was the model's overload (HTTP
 	// 529, after the runner's own retries): another model may answer.
 	Overloaded bool
-	// FallbackModel is the model the runner went on with by itself during
-	// the step (claude's --fallback-model), "" when it did not.
-	FallbackModel string
+	// FellBack are the models the runner went on with by itself during
+	// the step, in order (claude's --fallback-model): the step's first
+	// fallbacks, used already.
+	FellBack []string
 
 	// SessionID is the session the step ran in or produced.
 	SessionID string
