@@ -196,8 +196,17 @@ func (d *Daemon) holdForWaits() {
 		if l.Status != state.StatusWaiting && l.Status != state.StatusPaused {
 			continue
 		}
-		if r, err := d.store.Read(l.RunID); err == nil && r.Wait != nil && r.Wait.Until.After(now) {
-			d.gate.holdUntil(r.Wait.Until)
+		r, err := d.store.Read(l.RunID)
+		if err != nil {
+			continue
+		}
+		if r.Wait != nil && r.Wait.Until.After(now) {
+			d.gate.holdUntil(r.Wait.Model, r.Wait.Until)
+		}
+		for _, h := range r.Holds {
+			if h.Until.After(now) {
+				d.gate.holdUntil(h.Model, h.Until)
+			}
 		}
 	}
 }
