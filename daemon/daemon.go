@@ -334,7 +334,7 @@ func (d *Daemon) Launch(l Launch) (*state.Run, error) {
 		return nil, &Error{Kind: ErrClosing, Msg: "the daemon is stopping: start the run after it restarts"}
 	}
 	if l.Model != "" {
-		if err := project.CheckModel(l.Model); err != nil {
+		if _, err := project.SplitModels(l.Model); err != nil { // a list a,b falls back
 			return nil, &project.OptionError{Flag: "model", Value: l.Model, Err: err}
 		}
 	}
