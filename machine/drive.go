@@ -88,7 +88,6 @@ func (m *Machine) tick(now time.Time) []Effect {
 	}
 	started, wake := m.schedule(now)
 	out = append(out, started...)
-
 	if !askWake.IsZero() && (wake.IsZero() || askWake.Before(wake)) {
 		wake = askWake
 	}
