@@ -23,7 +23,7 @@ func (g *driving) mcpFile(scope *workflow.Scope, stateName string, c *workflow.M
 		return "", nil, err
 	}
 	sum := sha256.Sum256(mcp.JSON)
-	dir := filepath.Join(g.d.Store.Dir, "mcp", g.m.Run().WorkflowID)
+	dir := g.d.Store.MCPDir(g.m.Run().WorkflowID)
 	path := filepath.Join(dir, hex.EncodeToString(sum[:8])+".json")
 	if _, err := os.Stat(path); err == nil {
 		return path, mcp.Servers, nil
