@@ -115,3 +115,48 @@ func TestManifestModelAndMCP(t *testing.T) {
 		t.Fatalf("%+v", m)
 	}
 }
+
+// TestYAMLWorkflowMCP: a YAML workflow's state takes mcp_config inline or as
+// a file beside the YAML file; a script state refuses it, as it refuses a
+// model.
+func TestYAMLWorkflowMCP(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "wf.yaml")
+	yml := "states:\n  START:\n    prompt: Go.\n    model: [opus, sonnet]\n    mcp_config: tools.json\n  NEXT:\n    prompt: On.\n    mcp_config:\n      gh: {command: gh-mcp}\n"
+	if err := os.WriteFile(p, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tools.json"), []byte(`{"mcpServers":{"fs":{"command":"fs"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openYAML(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Load("START")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Policy.Model != "opus" || len(st.Policy.Fallbacks) != 1 {
+		t.Errorf("policy %+v", st.Policy)
+	}
+	m, err := s.MCP(st.Name, st.Policy.MCP)
+	if err != nil || strings.Join(m.Servers, ",") != "fs" {
+		t.Errorf("START's servers %+v %v", m, err)
+	}
+	next, err := s.Load("NEXT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := s.MCP(next.Name, next.Policy.MCP); err != nil || strings.Join(m.Servers, ",") != "gh" {
+		t.Errorf("NEXT's servers %+v %v", m, err)
+	}
+
+	script := filepath.Join(dir, "script.yaml")
+	if err := os.WriteFile(script, []byte("states:\n  START:\n    sh: echo hi\n    mcp_config: tools.json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openYAML(script); err == nil || !strings.Contains(err.Error(), "is a script, but mcp_config applies to prompts only") {
+		t.Errorf("a script state with mcp_config: %v", err)
+	}
+}
