@@ -164,6 +164,11 @@ func (b *builder) event(e *transcript.Event) {
 				s.Error = e.Message
 			}
 		}
+	case transcript.EventFallback:
+		r.Fallbacks++
+		if s := b.steps[e.Step]; s != nil {
+			s.FellBack = e.Message
+		}
 	case transcript.EventReminder:
 		r.Reminders++
 		if s := b.steps[e.Step]; s != nil {

@@ -73,6 +73,8 @@ func WriteDetail(w io.Writer, d *Detail, o TextOptions) error {
 		p.field("then", "the agent failed: %s; the run was resumed and it went on as %s", oneLineMore(s.AgentFailed), s.Next)
 	case s.AgentFailed != "":
 		p.field("then", "the agent failed: %s", oneLineMore(s.AgentFailed))
+	case s.FellBack != "":
+		p.field("then", "%s", again(s.FellBack, s))
 	case s.Reminded:
 		p.field("then", "%s", again("its answer was refused; a reminder followed", s))
 	case s.Retried:

@@ -76,8 +76,11 @@ type Run struct {
 	StepCount  int `json:"steps"`
 	AgentCount int `json:"agents"`
 	Retries    int `json:"retries"`
-	Reminders  int `json:"reminders"`
-	Failures   int `json:"failures"` // steps whose outcome was not success
+	// Fallbacks counts the times a step went on with the next model of its
+	// list (model_fallback events: claude's own and raymond's).
+	Fallbacks int `json:"fallbacks,omitempty"`
+	Reminders int `json:"reminders"`
+	Failures  int `json:"failures"` // steps whose outcome was not success
 	// Waits are the usage-limit waits; WaitTime their total length (a
 	// wait still going counts until Ended), WaitMS the same rounded.
 	Waits    []Wait        `json:"waits,omitempty"`
@@ -307,6 +310,10 @@ type Step struct {
 	// its answer had no valid tag and a reminder followed.
 	Retried  bool `json:"retried,omitempty"`
 	Reminded bool `json:"reminded,omitempty"`
+	// FellBack says the step's model failed it and it ran again on the
+	// next of its list ("claude-opus-5-5 overloaded: going on with
+	// sonnet"); "" for none.
+	FellBack string `json:"fell_back,omitempty"`
 	// Refused is why the step's answer was refused: the reason its
 	// reminder gave ("no transition tag", a target the policy does not
 	// allow, …); "" when no reminder followed.

@@ -184,8 +184,12 @@ func (p *textReport) summary(r *Run) {
 	t := r.Tokens
 	p.field("tokens", "%s in, %s out, %s cache read, %s cache written",
 		grouped(t.Input), grouped(t.Output), grouped(t.CacheRead), grouped(t.CacheCreation))
-	p.field("steps", "%d in %s: %d failed, %s, %s", r.StepCount, count(r.AgentCount, "agent", "agents"),
-		r.Failures, count(r.Retries, "retry", "retries"), count(r.Reminders, "reminder", "reminders"))
+	fellBack := ""
+	if r.Fallbacks > 0 {
+		fellBack = ", " + count(r.Fallbacks, "model fallback", "model fallbacks")
+	}
+	p.field("steps", "%d in %s: %d failed, %s, %s%s", r.StepCount, count(r.AgentCount, "agent", "agents"),
+		r.Failures, count(r.Retries, "retry", "retries"), count(r.Reminders, "reminder", "reminders"), fellBack)
 	if len(r.Asks) > 0 {
 		p.field("asks", "%s", askCounts(r))
 	}

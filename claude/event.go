@@ -38,6 +38,10 @@ const (
 	// call with its whole input) for the Count-th time in the step, its
 	// loop_warn; Limit is the loop_stop that will stop it (0: none).
 	EventLoopWarning
+	// EventFallback: the CLI went on with its --fallback-model. From is
+	// the model it left, Model the one it took, ErrorKind the trigger
+	// ("overloaded") and Text its own words.
+	EventFallback
 )
 
 var eventKindNames = map[EventKind]string{
@@ -50,6 +54,8 @@ var eventKindNames = map[EventKind]string{
 	EventRateLimit:   "rate limit",
 	EventAPIError:    "api error",
 	EventLoopWarning: "loop warning",
+	// EventFallback: the CLI went on with its --fallback-model. From is
+	EventFallback: "model fallback",
 }
 
 // String returns a short lower-case name such as "tool use".
@@ -76,6 +82,8 @@ type Event struct {
 	SessionID string
 	Model     string
 	Version   string
+	// Fallback: the model left.
+	From string
 
 	// Retry and APIError.
 	Attempt    int

@@ -43,6 +43,13 @@ type Request struct {
 
 	// Model is an alias (opus, sonnet, haiku) or a full model id.
 	Model string
+	// FallbackModel is the models the CLI goes on with by itself, in
+	// order, when Model is overloaded (--fallback-model a,b: the CLI takes
+	// the next after three 529s in a row, never for a rejected 429).
+	FallbackModel string
+	// MCPConfig is a file of MCP servers (--mcp-config); the step sees
+	// only those (--strict-mcp-config).
+	MCPConfig string
 	// Effort is low, medium, high, xhigh or max.
 	Effort string
 	// PermissionMode is passed as --permission-mode unless SkipPermissions is set.
@@ -121,8 +128,14 @@ func Args(r Request) (argv []string, stdin string) {
 	if r.Model != "" {
 		argv = append(argv, "--model", r.Model)
 	}
+	if r.FallbackModel != "" && r.FallbackModel != r.Model {
+		argv = append(argv, "--fallback-model", r.FallbackModel)
+	}
 	if r.Effort != "" {
 		argv = append(argv, "--effort", r.Effort)
+	}
+	if r.MCPConfig != "" {
+		argv = append(argv, "--mcp-config", r.MCPConfig, "--strict-mcp-config")
 	}
 	switch {
 	case r.SkipPermissions:

@@ -33,6 +33,15 @@ func TestArgs(t *testing.T) {
 			argv: with("--session-id", "6ba83b8e-1812-467c-be30-af35edfab17b"), stdin: "hi", wantValid: true,
 		},
 		{
+			name: "fallback models and MCP servers", req: Request{Prompt: "hi", Model: "opus", FallbackModel: "sonnet,haiku", MCPConfig: "/r/mcp/1.json"},
+			argv:  with("--model", "opus", "--fallback-model", "sonnet,haiku", "--mcp-config", "/r/mcp/1.json", "--strict-mcp-config"),
+			stdin: "hi", wantValid: true,
+		},
+		{
+			name: "fallback the model itself", req: Request{Prompt: "hi", Model: "opus", FallbackModel: "opus"},
+			argv: with("--model", "opus"), stdin: "hi", wantValid: true,
+		},
+		{
 			name: "resume", req: Request{Prompt: "hi", Resume: "abc"},
 			argv: with("--resume", "abc"), stdin: "hi", wantValid: true,
 		},

@@ -47,6 +47,10 @@ type Result struct {
 	// key the retries cannot change (see fixedKey): raymond stops the
 	// step there rather than wait minutes for the CLI's ten retries.
 	KeyRefused bool
+	// FellBack are the models the CLI went on with, in order, when it took
+	// its --fallback-model list (a system/model_fallback line each, after
+	// three 529s in a row); none when it did not.
+	FellBack []string
 	// APIErrorKind is the error kind of the last synthetic API error message
 	// (authentication_failed, rate_limit, billing_error, …), if any.
 	APIErrorKind string

@@ -40,6 +40,8 @@ func (c Runner) Request(req step.Request) Request {
 		Prompt:          req.Prompt,
 		Cwd:             s.Cwd,
 		Model:           s.Model,
+		FallbackModel:   strings.Join(s.Fallbacks, ","),
+		MCPConfig:       s.MCPConfig,
 		Effort:          s.Effort,
 		AllowedTools:    s.AllowedTools,
 		DisallowedTools: s.DisallowedTools,
@@ -244,6 +246,8 @@ func Live(on func(step.Event)) func(Event) {
 			on(step.Event{Kind: step.EventRetry, Status: e.Status, Attempt: e.Attempt})
 		case EventLoopWarning:
 			on(step.Event{Kind: step.EventLoopWarning, Tool: e.Tool, Detail: e.Detail, Count: e.Count, Limit: e.Limit})
+		case EventFallback:
+			on(step.Event{Kind: step.EventFallback, From: e.From, To: e.Model, Text: e.ErrorKind})
 		}
 	}
 }
@@ -274,6 +278,9 @@ func Neutral(res *Result, req step.Request) step.Result {
 		Stderr:     res.Stderr,
 		Started:    res.Started,
 		Ended:      res.Ended,
+		// Another model may answer a step its own was too busy for.
+		Overloaded: res.APIErrorKind == "overloaded" || res.APIErrorStatus == 529,
+		FellBack:   res.FellBack,
 	}
 	for _, l := range res.LoopWarned {
 		out.Repeats = append(out.Repeats, step.Repeat{Call: l.Call, Count: l.Count, Stop: l.Stop})

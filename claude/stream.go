@@ -28,6 +28,12 @@ type wireLine struct {
 	Error          string       `json:"error"`
 	APIErrorStatus *int         `json:"api_error_status"`
 
+	// system/model_fallback: the CLI's --fallback-model taken.
+	OriginalModel string `json:"original_model"`
+	FallbackModel string `json:"fallback_model"`
+	Trigger       string `json:"trigger"`
+	Content       string `json:"content"`
+
 	// system/api_retry.
 	Attempt      int     `json:"attempt"`
 	MaxRetries   int     `json:"max_retries"`
@@ -173,6 +179,12 @@ func (s *stream) system(l *wireLine) {
 			Status:     status,
 			ErrorKind:  l.Error,
 		})
+	case "model_fallback":
+		// The CLI took --fallback-model (after three 529s in a row): the
+		// rest of the step runs on it.
+		s.res.FellBack = append(s.res.FellBack, l.FallbackModel)
+		s.res.RetryStatus = 0
+		s.emit(Event{Kind: EventFallback, Model: l.FallbackModel, From: l.OriginalModel, ErrorKind: l.Trigger, Text: l.Content})
 	}
 }
 

@@ -81,3 +81,18 @@ func TestStreamOpenTools(t *testing.T) {
 	eq(t, "busy after every result", st.busy(), false)
 	eq(t, "running after every result", st.running(), "")
 }
+
+// TestModelFallbackLine: the line the real CLI 2.1.330 writes when it takes
+// --fallback-model after three 529s (captured against the stand-in).
+func TestModelFallbackLine(t *testing.T) {
+	var events []Event
+	d := NewDecoder(func(e Event) { events = append(events, e) })
+	d.Line([]byte(`{"type":"system","subtype":"model_fallback","uuid":"6117162b-f0e2-4c8e-b996-e92eb468a885","trigger":"overloaded","original_model":"claude-opus-5-5","fallback_model":"claude-sonnet-5-5","content":"Switched to Sonnet 5.5 due to high demand for Opus 5.5","session_id":"d7df2b34-1f28-4a72-ba81-ee1b287651a7"}`))
+	res := d.Result()
+	if len(res.FellBack) != 1 || res.FellBack[0] != "claude-sonnet-5-5" {
+		t.Fatalf("FellBack = %q", res.FellBack)
+	}
+	if len(events) != 1 || events[0].Kind != EventFallback || events[0].From != "claude-opus-5-5" || events[0].Model != "claude-sonnet-5-5" || events[0].ErrorKind != "overloaded" {
+		t.Fatalf("events = %+v", events)
+	}
+}

@@ -204,8 +204,17 @@ func (d *Daemon) holdForWaits() {
 		if l.Status != state.StatusWaiting && l.Status != state.StatusPaused {
 			continue
 		}
-		if r, err := d.store.Read(l.RunID); err == nil && r.Wait != nil && r.Wait.Until.After(now) {
-			d.gate.holdUntil(r.Wait.Until)
+		r, err := d.store.Read(l.RunID)
+		if err != nil {
+			continue
+		}
+		if r.Wait != nil && r.Wait.Until.After(now) {
+			d.gate.holdUntil(r.Wait.Model, r.Wait.Until)
+		}
+		for _, h := range r.Holds {
+			if h.Until.After(now) {
+				d.gate.holdUntil(h.Model, h.Until)
+			}
 		}
 	}
 }
@@ -333,7 +342,7 @@ func (d *Daemon) Launch(l Launch) (*state.Run, error) {
 		return nil, &Error{Kind: ErrClosing, Msg: "the daemon is stopping: start the run after it restarts"}
 	}
 	if l.Model != "" {
-		if err := project.CheckModel(l.Model); err != nil {
+		if _, err := project.SplitModels(l.Model); err != nil { // a list a,b falls back
 			return nil, &project.OptionError{Flag: "model", Value: l.Model, Err: err}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,8 +23,11 @@ import (
 //   - at most Max steps run at once, daemon-wide; waiting steps are let in
 //     round-robin between runs (a run with ten waiting steps does not hold
 //     back a run with one), oldest first within a run;
-//   - a usage limit hit by any step holds every step until its reset: the
-//     runs share one account;
+//   - a usage limit hit by any step holds every step on that model until
+//     its reset (the runs share one account): a step whose model is held
+//     goes on with the first of its fallbacks that is not, and waits
+//     otherwise, while steps on other models go on; a limit of a step
+//     whose model is not known holds every step;
 //   - once the day's spend reaches the daily cap, no step starts until the
 //     next local midnight;
 //   - under a daily cap, a prompt step starts capped at what is left of the
@@ -44,8 +48,9 @@ type Gate struct {
 	running  int
 	waiting  int
 	queues   map[string][]*ticket
-	ring     []string // runs with waiting tickets, in turn order
-	limit    time.Time
+	ring     []string             // runs with waiting tickets, in turn order
+	limit    time.Time            // every model's
+	models   map[string]time.Time // by model (as the step names it)
 	dailyCap float64
 	spend    spend
 	timer    bool // a goroutine waits for the hold to end
@@ -75,6 +80,7 @@ type spend struct {
 // ticket is one step waiting for a slot.
 type ticket struct {
 	run   string
+	model string // the step's, "" for a script or the default
 	ready chan struct{}
 	given bool
 	// costs says the step may spend (a prompt, not a script); want is its
@@ -95,6 +101,8 @@ type GateStatus struct {
 	SpendTodayUSD float64    `json:"spend_today_usd"`
 	DailyCapUSD   float64    `json:"daily_cap_usd"`
 	HeldUntil     *time.Time `json:"held_until"`
+	// ModelLimits are the usage limits of single models still held.
+	ModelLimits map[string]time.Time `json:"model_limits,omitempty"`
 }
 
 // usageLimitPad is added to a usage limit's reset time, as the machine
@@ -110,7 +118,7 @@ const usageLimitUnknown = 5 * time.Minute
 // spendPath ("" keeps it in memory only). changed, when not nil, is called
 // (without the gate's lock held) whenever the gate's status changes.
 func NewGate(steps int, dailyCap float64, spendPath string, clock orchestrator.Clock, changed func()) *Gate {
-	g := &Gate{clock: clock, spendPath: spendPath, changed: changed, max: max(steps, 1),
+	g := &Gate{clock: clock, spendPath: spendPath, changed: changed, max: max(steps, 1), models: map[string]time.Time{},
 		dailyCap: dailyCap, queues: make(map[string][]*ticket), stops: make(map[string]<-chan struct{})}
 	if spendPath != "" {
 		if data, err := os.ReadFile(spendPath); err == nil {
@@ -119,6 +127,9 @@ func NewGate(steps int, dailyCap float64, spendPath string, clock orchestrator.C
 			g.spend = f.spend
 			if f.Limit != nil {
 				g.limit = *f.Limit
+			}
+			for m, t := range f.Models {
+				g.models[m] = t
 			}
 		}
 	}
@@ -132,6 +143,8 @@ func NewGate(steps int, dailyCap float64, spendPath string, clock orchestrator.C
 type gateFile struct {
 	spend
 	Limit *time.Time `json:"usage_limit_until,omitempty"`
+	// Models are the limits of single models.
+	Models map[string]time.Time `json:"model_limits,omitempty"`
 }
 
 // Status returns what the gate holds now.
@@ -148,7 +161,44 @@ func (g *Gate) Status() GateStatus {
 	if until, held := g.heldUntil(now); held {
 		s.HeldUntil = &until
 	}
+	for m, t := range g.models {
+		if t.After(now) {
+			if s.ModelLimits == nil {
+				s.ModelLimits = map[string]time.Time{}
+			}
+			s.ModelLimits[m] = t
+		}
+	}
 	return s
+}
+
+// modelHeld says until when a usage limit holds model, zero for not.
+func (g *Gate) modelHeld(now time.Time, model string) time.Time {
+	if t := g.models[model]; model != "" && t.After(now) {
+		return t
+	}
+	return time.Time{}
+}
+
+// pick is the model a step with model and fallbacks runs on now: model
+// unless a limit holds it, else the first fallback no limit holds (the
+// fallbacks after it returned too); model when all are held.
+func (g *Gate) pick(model string, fallbacks []string) (string, []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.clock.Now()
+	if g.modelHeld(now, model).IsZero() {
+		return model, fallbacks
+	}
+	for i, m := range fallbacks {
+		if g.modelHeld(now, m).IsZero() {
+			if rest := fallbacks[i+1:]; len(rest) > 0 {
+				return m, rest
+			}
+			return m, nil
+		}
+	}
+	return model, fallbacks
 }
 
 // today returns the spend of now's day.
@@ -203,8 +253,8 @@ func (g *Gate) stopOn(run string, quiesce <-chan struct{}) func() {
 // given (its budget is the step's cap, 0 for none) and the function that
 // gives the slot back; it fails when ctx ends first, or the run quiesces.
 // costs says the step may spend; want is its own cap, 0 for none.
-func (g *Gate) acquire(ctx context.Context, run string, costs bool, want float64) (*ticket, func(), error) {
-	t := &ticket{run: run, ready: make(chan struct{}), costs: costs, want: want}
+func (g *Gate) acquire(ctx context.Context, run, model string, costs bool, want float64) (*ticket, func(), error) {
+	t := &ticket{run: run, model: model, ready: make(chan struct{}), costs: costs, want: want}
 	release := func() { g.release(t) }
 	g.mu.Lock()
 	stop := g.stops[run]
@@ -290,24 +340,28 @@ func (g *Gate) release(t *ticket) {
 func (g *Gate) dispatch() {
 	now := g.clock.Now()
 	if until, held := g.heldUntil(now); held {
-		if !g.timer && g.waiting > 0 {
-			g.timer = true
-			wait := g.clock.After(until.Sub(now))
-			go func() {
-				<-wait
-				g.mu.Lock()
-				g.timer = false
-				g.dispatch()
-				g.mu.Unlock()
-				g.notify()
-			}()
-		}
+		g.lookAgain(now, until)
 		return
 	}
-	for g.running < g.max && len(g.ring) > 0 {
+	var soonest time.Time // the first model limit that ends, of the runs passed over
+	for passed := 0; g.running < g.max && len(g.ring) > 0 && passed < len(g.ring); {
 		run := g.ring[0]
 		q := g.queues[run]
-		t := q[0]
+		i := slices.IndexFunc(q, func(t *ticket) bool { return g.modelHeld(now, t.model).IsZero() })
+		if i < 0 {
+			// Every step of this run waits for its model's limit: the
+			// next run's turn.
+			for _, t := range q {
+				if u := g.modelHeld(now, t.model); soonest.IsZero() || u.Before(soonest) {
+					soonest = u
+				}
+			}
+			g.ring = append(g.ring[1:], run)
+			passed++
+			continue
+		}
+		passed = 0
+		t := q[i]
 		budget, ok := g.budget(now, t)
 		if !ok {
 			// Steps in flight may spend the rest of the day's cap: the
@@ -321,7 +375,7 @@ func (g *Gate) dispatch() {
 		if len(q) == 1 {
 			delete(g.queues, run)
 		} else {
-			g.queues[run] = q[1:]
+			g.queues[run] = slices.Delete(slices.Clone(q), i, i+1)
 			g.ring = append(g.ring, run) // its next step waits for its next turn
 		}
 		t.given = true
@@ -329,6 +383,27 @@ func (g *Gate) dispatch() {
 		g.running++
 		close(t.ready)
 	}
+	if !soonest.IsZero() {
+		g.lookAgain(now, soonest)
+	}
+}
+
+// lookAgain has dispatch run again at until, when a hold ends, unless it
+// is arranged already. g.mu is held.
+func (g *Gate) lookAgain(now, until time.Time) {
+	if g.timer || g.waiting == 0 {
+		return
+	}
+	g.timer = true
+	wait := g.clock.After(until.Sub(now))
+	go func() {
+		<-wait
+		g.mu.Lock()
+		g.timer = false
+		g.dispatch()
+		g.mu.Unlock()
+		g.notify()
+	}()
 }
 
 // budget returns the cap t gets if it starts now, 0 for none, and false
@@ -353,8 +428,10 @@ func (g *Gate) budget(now time.Time, t *ticket) (float64, bool) {
 // such dust where a cap is all spent or all reserved.
 const capDust = 1e-9
 
-// book takes in how a step ended: its cost, and a usage limit it hit.
-func (g *Gate) book(res step.Result) {
+// book takes in how a step ended: its cost, and a usage limit it hit,
+// which holds the model the step ran on (every model, when the step named
+// none).
+func (g *Gate) book(s state.Step, res step.Result) {
 	g.mu.Lock()
 	now := g.clock.Now()
 	changed := false
@@ -363,8 +440,19 @@ func (g *Gate) book(res step.Result) {
 		if !res.ResetAt.IsZero() {
 			until = res.ResetAt.Add(usageLimitPad)
 		}
-		if until.After(g.limit) {
-			g.limit, changed = until, true
+		model := s.Model
+		if n := min(len(res.FellBack), len(s.Fallbacks)); n > 0 {
+			model = s.Fallbacks[n-1] // claude went on with it by itself
+		}
+		switch {
+		case model == "" || model == "default":
+			if until.After(g.limit) {
+				g.limit, changed = until, true
+			}
+		case until.After(g.models[model]):
+			g.models[model], changed = until, true
+		}
+		if changed {
 			g.spendSeq++
 		}
 	}
@@ -384,13 +472,21 @@ func (g *Gate) book(res step.Result) {
 	}
 }
 
-// holdUntil holds every step until t, as a usage limit does: a run found
-// waiting on the account's limit at start holds the others too.
-func (g *Gate) holdUntil(t time.Time) {
+// holdUntil holds every step on model ("": every step) until t, as a
+// usage limit does: a run found waiting on the account's limit at start
+// holds the others too.
+func (g *Gate) holdUntil(model string, t time.Time) {
 	g.mu.Lock()
-	changed := t.After(g.limit)
-	if changed {
-		g.limit = t
+	var changed bool
+	switch {
+	case model == "":
+		if changed = t.After(g.limit); changed {
+			g.limit = t
+		}
+	default:
+		if changed = t.After(g.models[model]); changed {
+			g.models[model] = t
+		}
 	}
 	g.mu.Unlock()
 	if changed {
@@ -411,6 +507,15 @@ func (g *Gate) saveSpend() {
 	if !g.limit.IsZero() {
 		limit := g.limit
 		f.Limit = &limit
+	}
+	now := g.clock.Now()
+	for m, t := range g.models {
+		if t.After(now) {
+			if f.Models == nil {
+				f.Models = map[string]time.Time{}
+			}
+			f.Models[m] = t
+		}
 	}
 	data, _ := json.Marshal(f)
 	g.mu.Unlock()
@@ -452,7 +557,12 @@ type gated struct {
 
 // Run waits at the gate, then runs the step.
 func (r *gated) Run(ctx context.Context, req step.Request, h step.Handler) step.Result {
-	t, release, err := r.gate.acquire(ctx, req.RunID, req.Script == nil, req.MaxBudgetUSD)
+	if req.Script == nil {
+		// A limit another run hit holds this step's model: it goes on
+		// with a fallback of its list no limit holds, if it has one.
+		req.Step.Model, req.Step.Fallbacks = r.gate.pick(req.Step.Model, req.Step.Fallbacks)
+	}
+	t, release, err := r.gate.acquire(ctx, req.RunID, req.Step.Model, req.Script == nil, req.MaxBudgetUSD)
 	if err != nil {
 		// Canceled, not NotStarted: the machine fails the agent of a step
 		// that could not start, while a canceled step stays pending and
@@ -467,7 +577,7 @@ func (r *gated) Run(ctx context.Context, req step.Request, h step.Handler) step.
 	}
 	start := time.Now()
 	res := r.inner.Run(ctx, req, h)
-	r.gate.book(res)
+	r.gate.book(req.Step, res)
 	if r.gate.observe != nil {
 		r.gate.observe(res, time.Since(start))
 	}

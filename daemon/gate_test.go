@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"raymond/state"
 	"raymond/step"
 )
 
@@ -70,7 +71,7 @@ func acquireAsync(t *testing.T, g *Gate, run string) (given chan func()) {
 	t.Helper()
 	given = make(chan func(), 1)
 	go func() {
-		_, release, err := g.acquire(context.Background(), run, false, 0)
+		_, release, err := g.acquire(context.Background(), run, "", false, 0)
 		if err == nil {
 			given <- release
 		}
@@ -86,7 +87,7 @@ func waitWaiting(t *testing.T, g *Gate, n int) {
 
 func TestGateRoundRobinBetweenRuns(t *testing.T) {
 	g := NewGate(1, 0, "", newManualClock(), nil)
-	_, first, err := g.acquire(context.Background(), "busy", false, 0)
+	_, first, err := g.acquire(context.Background(), "busy", "", false, 0)
 	require.NoError(t, err)
 	// The busy run queues three more steps, then a second run queues one.
 	var busy []chan func()
@@ -121,12 +122,12 @@ func TestGateRoundRobinBetweenRuns(t *testing.T) {
 
 func TestGateCanceledWhileWaiting(t *testing.T) {
 	g := NewGate(1, 0, "", newManualClock(), nil)
-	_, release, err := g.acquire(context.Background(), "a", false, 0)
+	_, release, err := g.acquire(context.Background(), "a", "", false, 0)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := g.acquire(ctx, "b", false, 0)
+		_, _, err := g.acquire(ctx, "b", "", false, 0)
 		done <- err
 	}()
 	waitWaiting(t, g, 1)
@@ -211,7 +212,7 @@ func TestGateSpendFileHoldsTheLatestTotal(t *testing.T) {
 	g := NewGate(64, 0, spendFile, newManualClock(), nil)
 	var wg sync.WaitGroup
 	for range 64 {
-		wg.Go(func() { g.book(step.Result{Billed: true, CostUSD: 0.25}) })
+		wg.Go(func() { g.book(state.Step{}, step.Result{Billed: true, CostUSD: 0.25}) })
 	}
 	wg.Wait()
 	data, err := os.ReadFile(spendFile)
@@ -281,4 +282,44 @@ func TestGateDailyCapCapsSteps(t *testing.T) {
 	require.InDelta(t, 0.001, <-inner.caps, 1e-9)
 	inner.cost <- 0.001
 	require.Equal(t, step.Succeeded, (<-done).Outcome)
+}
+
+// TestGateUsageLimitHoldsItsModel: a limit hit on one model holds the
+// steps on that model, in every run, until its reset; steps on another
+// model go on, and a step whose list has a model not held takes it.
+func TestGateUsageLimitHoldsItsModel(t *testing.T) {
+	clock := newManualClock()
+	g := NewGate(4, 0, "", clock, nil)
+	reset := clock.Now().Add(time.Hour)
+	g.book(state.Step{Model: "opus"}, step.Result{Outcome: step.UsageLimit, ResetAt: reset})
+	st := g.Status()
+	require.Nil(t, st.UsageLimit, "not every model's")
+	require.Equal(t, map[string]time.Time{"opus": reset.Add(usageLimitPad)}, st.ModelLimits)
+
+	held := make(chan func(), 1)
+	go func() {
+		_, release, err := g.acquire(context.Background(), "a", "opus", true, 0)
+		if err == nil {
+			held <- release
+		}
+	}()
+	waitWaiting(t, g, 1)
+	_, release, err := g.acquire(context.Background(), "b", "sonnet", true, 0)
+	require.NoError(t, err, "a step on sonnet is not held")
+	release()
+
+	model, rest := g.pick("opus", []string{"sonnet", "haiku"})
+	require.Equal(t, "sonnet", model)
+	require.Equal(t, []string{"haiku"}, rest)
+	model, _ = g.pick("opus", nil)
+	require.Equal(t, "opus", model)
+
+	select {
+	case <-held:
+		t.Fatal("a step on opus started before the reset")
+	default:
+	}
+	clock.advance(time.Hour + time.Minute)
+	(<-held)()
+	require.Nil(t, g.Status().ModelLimits)
 }

@@ -290,6 +290,24 @@ func (c *checker) manifest(si *scopeInfo) {
 		file = filepath.Join(file, workflow.ManifestFile)
 	}
 	c.schedule(m.Schedule, file)
+	if m.MCP != nil {
+		if _, err := si.s.MCP(filepath.Base(file), m.MCP); err != nil {
+			c.add(Finding{Check: "mcp-config", Severity: Error, File: file, Message: stripPrefix(err.Error(), filepath.Base(file)),
+				Fix: "give mcp_config a readable JSON file (or inline servers) with at least one server under mcpServers"})
+		}
+	}
+	for _, model := range append([]string{m.Model}, m.Fallbacks...) {
+		if model == "" {
+			continue
+		}
+		if err := project.CheckModel(model); err != nil {
+			c.add(Finding{Check: "invalid-model", Severity: Error, File: file, Message: err.Error(),
+				Fix: fmt.Sprintf("give an alias (%s) or a full model id", strings.Join(project.ModelAliases, ", "))})
+		} else if w := project.ModelWarning(model); w != "" {
+			c.add(Finding{Check: "unknown-model", Severity: Warning, File: file, Message: didYouMeanSuffixRE.ReplaceAllString(w, ""),
+				Fix: "check the id against the models your account offers"})
+		}
+	}
 	for _, w := range m.Warnings {
 		f := placed(errors.New(w), file)
 		f.Severity = Warning
@@ -378,7 +396,7 @@ func (c *checker) loadError(n *node, err error, unreadable bool) {
 // frontmatterKeys are the keys a state's frontmatter may hold; a YAML
 // workflow's state also takes prompt and the script keys.
 var frontmatterKeys = []string{"allowed_transitions", "model", "effort", "force_implicit", "step_timeout", "timeout",
-	"allowed_tools", "disallowed_tools", "permission_mode", "max_visits", "on_max_visits", "on_conflict",
+	"allowed_tools", "disallowed_tools", "permission_mode", "max_visits", "on_max_visits", "on_conflict", "mcp_config",
 	"max_turns", "loop_warn", "loop_stop", "cycle_check", "prompt", "sh"}
 
 // scriptToolKeyRE finds the key of the warning about a tool limit on a
@@ -430,6 +448,15 @@ func (c *checker) state(si *scopeInfo, n *node) {
 	}
 	p := st.Policy
 	c.model(n, p.Model)
+	for _, m := range p.Fallbacks {
+		c.model(n, m)
+	}
+	if p.MCP != nil && !st.Script {
+		if _, err := si.s.MCP(st.Name, p.MCP); err != nil {
+			c.report("mcp-config", Error, c.at(n, "mcp_config"), stripPrefix(err.Error(), st.Name),
+				"give mcp_config a readable JSON file (or inline servers) with at least one server under mcpServers")
+		}
+	}
 	if p.Effort != "" {
 		if err := project.CheckEffort(p.Effort); err != nil {
 			fix := "use one of " + strings.Join(project.EffortLevels, ", ")

@@ -84,7 +84,12 @@ func (m *Machine) decide(a *state.Agent, ev StepEnded, cost float64) []Effect {
 		m.limitStreak = 0
 		return m.refused(a, ev)
 	case res.Outcome == step.UsageLimit:
-		return m.usageLimit(a, ev.Now, res)
+		return m.usageLimit(a, ev)
+	case res.Outcome == step.Transient && res.Overloaded:
+		if next := m.nextModel(s, res, ev.Now); next != "" {
+			return []Effect{m.fellBack(a, ev, whyOverloaded, next)}
+		}
+		return m.retry(a, ev)
 	case res.Outcome == step.Unusable:
 		m.ready(a)
 		return m.unusable(a, ev.Now, res)
@@ -141,6 +146,7 @@ func (m *Machine) fail(a *state.Agent, now time.Time, reason string) []Effect {
 	m.end(a, state.AgentFailed)
 	a.LastError = reason
 	delete(m.notBefore, a.ID)
+	delete(m.held, a.ID)
 	return []Effect{note(a.ID, transcript.Event{Time: now, Type: transcript.EventAgentFailed, State: a.CurrentState, Message: reason})}
 }
 
@@ -177,11 +183,14 @@ func (m *Machine) startLater(a *state.Agent, now time.Time, name, class, reason 
 		Outcome: class, Message: reason, DelayMS: delay.Milliseconds()})}
 }
 
-// usageLimit makes the whole run wait: until the reset plus a margin, or,
+// usageLimit holds the step's model: until the reset plus a margin, or,
 // with no reset known (or one already past), 5 minutes doubling up to 2
-// hours. The step runs again after the wait; it is not a failed attempt.
-func (m *Machine) usageLimit(a *state.Agent, now time.Time, res step.Result) []Effect {
-	m.ready(a)
+// hours. The step goes on at once with the next model of its list that no
+// limit holds; without one it runs again once its model's limit ends (it
+// is not a failed attempt), while steps on other models go on. A limit of
+// a model the run does not know holds the whole run.
+func (m *Machine) usageLimit(a *state.Agent, ev StepEnded) []Effect {
+	now, res, s := ev.Now, ev.Result, a.Pending
 	until := res.ResetAt
 	if !until.IsZero() {
 		until = until.Add(resetMargin)
@@ -193,10 +202,24 @@ func (m *Machine) usageLimit(a *state.Agent, now time.Time, res step.Result) []E
 		until = now.Add(min(wait, maxLimitBackoff))
 		m.limitStreak++
 	}
-	if w := m.run.Wait; w == nil || until.After(w.Until) {
-		m.run.Wait = &state.Wait{Until: until, Reason: res.Reason}
+	model, rest := m.modelOf(s), s.Fallbacks
+	if n := min(len(res.FellBack), len(s.Fallbacks)); n > 0 {
+		// claude went on with its fallbacks by itself: the limit is the
+		// last one's.
+		model, rest = s.Fallbacks[n-1], s.Fallbacks[n:]
 	}
-	return []Effect{deferred(a, now, "usage limit")}
+	if model == "" {
+		m.ready(a)
+		if w := m.run.Wait; w == nil || until.After(w.Until) {
+			m.run.Wait = &state.Wait{Until: until, Reason: res.Reason}
+		}
+		return []Effect{deferred(a, now, "usage limit")}
+	}
+	m.holdModel(model, until, res.Reason)
+	if next := m.nextModel(s, res, now); next != "" {
+		return []Effect{m.fellBack(a, ev, whyLimit, next)}
+	}
+	return m.park(a, now, append([]string{model}, rest...))
 }
 
 // refused handles an answer that ran but was refused: with a policy, the

@@ -117,17 +117,24 @@ func (m *Machine) schedule(now time.Time) (out []Effect, wake time.Time) {
 		return nil, time.Time{}
 	}
 	if w := r.Wait; w != nil {
-		if now.Before(w.Until) {
-			if r.Options.NoWait {
-				return nil, time.Time{}
-			}
+		switch {
+		case now.Before(w.Until) && r.Options.NoWait:
+			return nil, time.Time{}
+		case now.Before(w.Until) && w.Model == "":
 			return m.waiting(now, w)
+		case now.Before(w.Until):
+			// One model's limit: the steps on other models go on
+			// meanwhile, and those on it are parked until it ends.
+			out, wake = m.waiting(now, w)
+		default:
+			r.Wait = nil
+			r.Status = state.StatusRunning
+			out = append(out, Emit{Event: transcript.Event{Time: now, Type: transcript.EventWaitOver}})
 		}
-		r.Wait = nil
-		r.Status = state.StatusRunning
-		out = append(out, Emit{Event: transcript.Event{Time: now, Type: transcript.EventWaitOver}})
 	}
-	wake = m.dueBackoffs(now)
+	if next := m.dueBackoffs(now); wake.IsZero() || !next.IsZero() && next.Before(wake) {
+		wake = next
+	}
 	maxPar := max(r.Options.MaxParallel, 1)
 	var round []*state.Agent
 	for len(m.running)+len(round) < maxPar {
@@ -178,6 +185,7 @@ func (m *Machine) dueBackoffs(now time.Time) (next time.Time) {
 	})
 	for _, id := range due {
 		delete(m.notBefore, id)
+		delete(m.held, id)
 		m.enqueue(id)
 	}
 	return next
@@ -235,8 +243,12 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 			return append(out, capped...), nil
 		}
 	}
-	s.Model = firstOf(p.Model, firstOf(r.Options.Model, r.DefaultModel))
+	if parked := m.chooseModel(a, s, p, now); parked != nil {
+		m.release(a.ID)
+		return append(out, parked...), nil
+	}
 	s.Effort = firstOf(p.Effort, r.Options.Effort)
+	s.MCPConfig, s.MCPServers = p.MCPConfig, p.MCPServers
 	s.StepTimeout, s.Timeout = nil, nil
 	if p.StepTimeout != nil {
 		s.StepTimeout = ptr(state.Duration(*p.StepTimeout))
@@ -247,7 +259,7 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 	s.AllowedTools, s.DisallowedTools, s.PermissionMode = p.AllowedTools, p.DisallowedTools, p.PermissionMode
 	s.MaxTurns, s.LoopWarn, s.LoopStop, s.NoCycleCheck = p.MaxTurns, p.LoopWarn, p.LoopStop, p.NoCycleCheck
 	if p.Script {
-		s.Model, s.Effort = "", ""
+		s.Model, s.Effort, s.Fallbacks, s.MCPConfig, s.MCPServers = "", "", nil, "", nil
 		s.AllowedTools, s.DisallowedTools, s.PermissionMode = nil, nil, ""
 		s.MaxTurns, s.LoopWarn, s.LoopStop = nil, nil, nil
 	}
@@ -402,7 +414,7 @@ func (m *Machine) waiting(now time.Time, w *state.Wait) ([]Effect, time.Time) {
 		r.Status = state.StatusWaiting
 		m.waitShown = w.Until
 		out = append(out, m.save(),
-			Emit{Event: transcript.Event{Time: now, Type: transcript.EventWait, Until: ptr(w.Until), Message: w.Reason}})
+			Emit{Event: transcript.Event{Time: now, Type: transcript.EventWait, Until: ptr(w.Until), Message: w.Reason, Model: w.Model}})
 	} else if !now.Before(m.nextTick) {
 		out = append(out, Emit{Event: transcript.Event{Time: now, Type: transcript.EventWaitTick, Until: ptr(w.Until)}})
 	} else {

@@ -56,8 +56,15 @@ type PreparedStep struct {
 	// SessionID is a fresh session id, used when the step starts a new
 	// session or branches one.
 	SessionID string
-	// Model and Effort are the state's own (frontmatter); empty for none.
+	// Model and Effort are the state's own (frontmatter, else its
+	// workflow's manifest); empty for none.
 	Model, Effort string
+	// Fallbacks are the models after Model in the state's list, in order.
+	Fallbacks []string
+	// MCPConfig is the file of the state's MCP servers, checked, and
+	// MCPServers their names; empty for none.
+	MCPConfig  string
+	MCPServers []string
 	// StepTimeout is the state's own step_timeout; nil for none.
 	StepTimeout *time.Duration
 	// Timeout is the state's own idle timeout; nil for none.

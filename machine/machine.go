@@ -57,8 +57,10 @@ type Machine struct {
 	// sessions whose cost changed since then.
 	dirty  map[string]bool
 	costed []string
-	// notBefore holds agents waiting for a retry back-off.
+	// notBefore holds agents waiting for a retry back-off, or for a
+	// usage limit of every model they may use to end (held).
 	notBefore map[string]time.Time
+	held      map[string]state.Wait
 	// startFails counts, per agent, the steps in a row that could not
 	// start for want of descriptors or processes (see startLater).
 	startFails map[string]int
@@ -100,7 +102,7 @@ func New(r *state.Run) *Machine {
 	if r.SessionCosts == nil {
 		r.SessionCosts = map[string]float64{}
 	}
-	m := &Machine{run: r, dirty: map[string]bool{}, notBefore: map[string]time.Time{}, startFails: map[string]int{}, running: map[string]bool{}, reserved: map[string]float64{}, queued: map[string]bool{},
+	m := &Machine{run: r, dirty: map[string]bool{}, notBefore: map[string]time.Time{}, held: map[string]state.Wait{}, startFails: map[string]int{}, running: map[string]bool{}, reserved: map[string]float64{}, queued: map[string]bool{},
 		asking: map[string]bool{}}
 	m.reindex()
 	return m
@@ -282,7 +284,7 @@ func (m *Machine) finished() bool {
 	if main := m.agent(MainAgent); main != nil {
 		r.Result = main.Result
 	}
-	r.Wait = nil
+	r.Wait, r.Holds = nil, nil
 	return true
 }
 

@@ -76,10 +76,31 @@ func (g *driving) prepare(ps []machine.Prepare) machine.Prepared {
 			out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: err})
 			continue
 		}
+		model, fallbacks, mcp := st.Policy.Model, st.Policy.Fallbacks, st.Policy.MCP
+		if m := scope.Manifest(); m != nil && !st.Script {
+			// The workflow's own, for the states that name none.
+			if model == "" {
+				model, fallbacks = m.Model, m.Fallbacks
+			}
+			if mcp == nil {
+				mcp = m.MCP
+			}
+		}
+		var mcpFile string
+		var mcpServers []string
+		if mcp != nil && !st.Script {
+			// Checked now, before the step is paid for: a state that
+			// names servers and would get none fails its agent.
+			if mcpFile, mcpServers, err = g.mcpFile(scope, st.Name, mcp); err != nil {
+				out.Steps = append(out.Steps, machine.PreparedStep{Agent: p.Agent, Err: err})
+				continue
+			}
+		}
 		g.launches[p.Agent] = &launch{st: st, scope: scope}
 		ps := machine.PreparedStep{
 			Agent: p.Agent, SessionID: step.NewSessionID(), Script: st.Script,
-			Model: st.Policy.Model, Effort: st.Policy.Effort, StepTimeout: st.Policy.StepTimeout, Timeout: st.Policy.Timeout,
+			Model: model, Fallbacks: fallbacks, MCPConfig: mcpFile, MCPServers: mcpServers,
+			Effort: st.Policy.Effort, StepTimeout: st.Policy.StepTimeout, Timeout: st.Policy.Timeout,
 			AllowedTools: st.Policy.AllowedTools, DisallowedTools: st.Policy.DisallowedTools, PermissionMode: st.Policy.PermissionMode,
 			Warnings: st.Warnings, Prompt: prompt, MaxVisits: st.Policy.MaxVisits,
 			NoCycleCheck: st.Policy.CycleCheck != nil && !*st.Policy.CycleCheck,
@@ -139,7 +160,7 @@ func (g *driving) start(req step.Request) {
 	s := req.Step
 	started := transcript.Event{Type: transcript.EventStepStarted, Agent: req.Agent, Step: name, State: s.State,
 		Session: firstOf(s.SessionID, s.ResumeSession), Attempt: s.Attempt,
-		Seq: req.Seq, Mode: string(s.Mode), Model: s.Model, Reminder: s.Reminder != ""}
+		Seq: req.Seq, Mode: string(s.Mode), Model: s.Model, Fallbacks: s.Fallbacks, MCPServers: s.MCPServers, Reminder: s.Reminder != ""}
 	if s.AllowedTools != nil || s.DisallowedTools != nil || s.PermissionMode != "" {
 		started.AllowedTools, started.DisallowedTools = s.AllowedTools, s.DisallowedTools
 		mode, skip := req.Permissions()

@@ -27,6 +27,7 @@ func (g *driving) closeStep(c machine.StepClosed) {
 	}
 	if !l.st.Script { // a script has no session (protocol §11.4)
 		meta.SessionMode, meta.ResumedSession = string(s.Mode), s.ResumeSession
+		meta.MCPServers = s.MCPServers
 	}
 	if d, ok := g.runner.(step.Describer); ok && !l.st.Script {
 		meta.Argv = d.Argv(l.req)

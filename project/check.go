@@ -88,9 +88,12 @@ func (e *OptionError) Unwrap() error { return e.Err }
 // hand, may hold values claude refuses, which would fail every step. The
 // first bad option is returned as an *OptionError.
 func CheckOptions(o state.Options) error {
-	if o.Model != "" {
-		if err := CheckModel(o.Model); err != nil {
-			return &OptionError{Flag: "--model", Value: o.Model, Err: err}
+	for _, m := range append([]string{o.Model}, o.FallbackModels...) {
+		if m == "" {
+			continue
+		}
+		if err := CheckModel(m); err != nil {
+			return &OptionError{Flag: "--model", Value: m, Err: err}
 		}
 	}
 	if o.Effort != "" {

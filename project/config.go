@@ -237,8 +237,23 @@ func (s *Settings) set(key string, v any) error {
 	var err error
 	switch key {
 	case "model":
+		if list, ok := v.([]any); ok {
+			// model = ["opus", "sonnet"]: the same as "opus,sonnet".
+			var names []string
+			for _, item := range list {
+				name, ok := item.(string)
+				if !ok {
+					return fmt.Errorf("model must be a string or a list of strings, not a list holding %s", tomlType(item))
+				}
+				names = append(names, name)
+			}
+			if len(names) == 0 {
+				return errors.New(`model is an empty list; name at least one model, like ["opus", "sonnet"], or remove the key`)
+			}
+			v = strings.Join(names, ",")
+		}
 		if s.Model, err = tomlString(key, v); err == nil {
-			err = CheckModel(*s.Model)
+			_, err = SplitModels(*s.Model)
 		}
 	case "effort":
 		if s.Effort, err = tomlString(key, v); err == nil {

@@ -99,6 +99,10 @@ func TestParseConfigErrors(t *testing.T) {
 		{name: "serve dotted", text: "quiet = true\nserve.allow_remote = \"yes\"\n", want: []string{"c.toml:2:", "serve.allow_remote must be true or false"}},
 		{name: "serve roots", text: "[serve]\nroots = [\"a\", 3]\n", want: []string{"c.toml:2:", "serve.roots must hold folder names"}},
 		{name: "inline array", text: "debug = false\neffort = [1, 2]\n", want: []string{"c.toml:2:", "effort must be a string, not an array"}},
+		{name: "empty model list", text: "model = []", want: []string{"c.toml:1:", "model is an empty list"}},
+		{name: "model list of numbers", text: "model = [\"opus\", 4]", want: []string{"c.toml:1:", "model must be a string or a list of strings"}},
+		{name: "model list typo", text: "model = [\"opus\", \"sonet\"]", want: []string{"c.toml:1:", `unknown model "sonet" (did you mean "sonnet"?)`}},
+		{name: "model string list typo", text: "model = \"opus,,sonnet\"", want: []string{"c.toml:1:", "empty model name"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -90,3 +90,40 @@ func isAlias(model string) bool {
 	base, _, _ := strings.Cut(model, "[")
 	return slices.Contains(ModelAliases, base) && (base == model || strings.HasSuffix(model, "]"))
 }
+
+// SplitModels splits a list of models written as one string, "opus,sonnet"
+// (as --model and the config take it), and checks each one (CheckModel).
+// The first is the model; the others are tried in order when it is
+// overloaded or out of limits. A model named twice counts once.
+func SplitModels(s string) ([]string, error) {
+	var list []string
+	for m := range strings.SplitSeq(s, ",") {
+		m = strings.TrimSpace(m)
+		if m == "" {
+			return nil, fmt.Errorf("%q has an empty model name; write models like opus,sonnet", s)
+		}
+		if err := CheckModel(m); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(list, m) {
+			list = append(list, m)
+		}
+	}
+	return list, nil
+}
+
+// modelList is a list of models checked by SplitModels, as the model and
+// the models after it; "" gives none.
+func modelList(s string) (string, []string) {
+	if s == "" {
+		return "", nil
+	}
+	list, err := SplitModels(s)
+	if err != nil || len(list) == 0 {
+		return s, nil // checked before; passed on as given
+	}
+	if len(list) == 1 {
+		return list[0], nil
+	}
+	return list[0], list[1:]
+}

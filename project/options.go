@@ -24,7 +24,6 @@ type Given struct {
 func (p *Project) NewOptions(g Given) (state.Options, float64) {
 	cfg := p.config()
 	o := state.Options{
-		Model:           pick(g.Model, cfg.Model, ""),
 		Effort:          pick(g.Effort, cfg.Effort, ""),
 		MaxParallel:     pick(g.MaxParallel, cfg.MaxParallel, state.DefaultMaxParallel),
 		MaxAgents:       pick(g.MaxAgents, cfg.MaxAgents, 0), // 0: the default (Options.Limits)
@@ -45,6 +44,7 @@ func (p *Project) NewOptions(g Given) (state.Options, float64) {
 		Input:           g.Input,
 		ProjectDir:      p.Dir,
 	}
+	o.Model, o.FallbackModels = modelList(pick(g.Model, cfg.Model, ""))
 	// The claude executable: the caller's, else RAYMOND_CLAUDE, else the
 	// config's, whose relative path is taken from the project folder.
 	// Where it came from, unless the caller gave it, is kept to be shown.
@@ -80,7 +80,9 @@ func (p *Project) config() *Settings {
 // resume): neither the config nor RAYMOND_CLAUDE applies again.
 func Override(r *state.Run, given Settings) {
 	o := &r.Options
-	set(given.Model, &o.Model)
+	if given.Model != nil {
+		o.Model, o.FallbackModels = modelList(*given.Model)
+	}
 	set(given.Effort, &o.Effort)
 	set(given.MaxParallel, &o.MaxParallel)
 	set(given.MaxAgents, &o.MaxAgents)

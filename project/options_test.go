@@ -18,6 +18,15 @@ func TestNewOptionsLayers(t *testing.T) {
 	assert.True(t, p.Quiet(Settings{}))
 	assert.False(t, p.Quiet(Settings{Quiet: ptr(false)}))
 
+	o, _ = p.NewOptions(Given{Settings: Settings{Model: ptr("opus,sonnet")}})
+	assert.Equal(t, "opus", o.Model, "a list: its first")
+	assert.Equal(t, []string{"sonnet"}, o.FallbackModels, "a list: the rest")
+	cfgList, err := ParseConfig("c.toml", []byte(`model = ["haiku", "sonnet"]`))
+	assert.NoError(t, err)
+	o, _ = (&Project{Dir: "/p", Config: cfgList}).NewOptions(Given{})
+	assert.Equal(t, "haiku", o.Model)
+	assert.Equal(t, []string{"sonnet"}, o.FallbackModels)
+
 	o, budget = (&Project{Dir: "/q"}).NewOptions(Given{})
 	assert.Zero(t, budget, "no config is no budget")
 	assert.Empty(t, o.ClaudePath)

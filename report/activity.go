@@ -27,6 +27,9 @@ func Activity(agent, stateName string, e step.Event) (ev transcript.Event, ok bo
 		ev.Type, ev.Code, ev.Attempt = transcript.EventAPIRetry, e.Status, e.Attempt
 	case step.EventLoopWarning:
 		ev.Type, ev.Tool, ev.Message, ev.Count, ev.Max = transcript.EventToolRepeated, e.Tool, e.Detail, e.Count, e.Limit
+	case step.EventFallback:
+		ev.Type, ev.Model, ev.Target, ev.Outcome = transcript.EventFallback, e.From, e.To, e.Text
+		ev.Message = transcript.FallbackMessage(e.From, e.Text, e.To)
 	default:
 		return ev, false
 	}

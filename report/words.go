@@ -130,6 +130,8 @@ func words(e *transcript.Event, free func(string) string) (string, show) {
 			s += fmt.Sprintf(" in %s", time.Duration(e.DelayMS)*time.Millisecond)
 		}
 		return s, showImportant
+	case transcript.EventFallback:
+		return fmt.Sprintf("%s: %s", e.State, free(e.Message)), showImportant
 	case transcript.EventReminder:
 		s := fmt.Sprintf("%s: %s; reminder %d", e.State, free(e.Message), max(e.Attempt-1, 1))
 		if e.Max > 0 {
@@ -342,6 +344,12 @@ func stepStarted(e *transcript.Event) string {
 	default:
 		s += ", " + e.Model
 	}
+	if len(e.Fallbacks) > 0 {
+		s += " then " + strings.Join(e.Fallbacks, ", ")
+	}
+	if len(e.MCPServers) > 0 {
+		s += ", MCP " + strings.Join(e.MCPServers, ", ")
+	}
 	if e.Attempt > 1 {
 		s += fmt.Sprintf(", retry %d", e.Attempt-1)
 	}
@@ -389,10 +397,15 @@ func wait(e *transcript.Event, free func(string) string) string {
 	if msg := free(e.Message); msg != "" {
 		s += " (" + msg + ")"
 	}
-	if e.Until == nil {
-		return s + "; no new step starts until the reset"
+	starts := "no new step starts"
+	if e.Model != "" {
+		// One model's limit: steps on other models go on.
+		starts = "no new step starts on " + e.Model
 	}
-	return fmt.Sprintf("%s; no new step starts until %s (in %s)", s,
+	if e.Until == nil {
+		return s + "; " + starts + " until the reset"
+	}
+	return fmt.Sprintf("%s; %s until %s (in %s)", s, starts,
 		e.Until.Local().Format("Jan 2 15:04:05"), left(e.Until.Sub(e.Time)))
 }
 

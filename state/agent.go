@@ -188,6 +188,19 @@ type Step struct {
 	Attempt int `json:"attempt"`
 	// Model is the model to use, "" for Claude Code's default.
 	Model string `json:"model,omitempty"`
+	// Fallbacks are the models the step may go on with, in order, when
+	// Model is overloaded, rejected or out of limits (model: [opus,
+	// sonnet]); the first is passed as claude's --fallback-model.
+	Fallbacks []string `json:"fallback_models,omitempty"`
+	// Skipped are the models this step gave up (overloaded, rejected, out
+	// of limits): its next attempt runs on the first of its list that is
+	// not here.
+	Skipped []string `json:"skipped_models,omitempty"`
+	// MCPConfig is the file of the state's MCP servers (mcp_config, as
+	// checked when the step was prepared), passed as --mcp-config with
+	// --strict-mcp-config; MCPServers their names, for the transcript.
+	MCPConfig  string   `json:"mcp_config,omitempty"`
+	MCPServers []string `json:"mcp_servers,omitempty"`
 	// Effort is the effort to use, "" for none.
 	Effort string `json:"effort,omitempty"`
 	// StepTimeout, when set, is the state's own step_timeout (frontmatter),

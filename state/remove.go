@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // Remove deletes run id from the store: its state file, journal and lock
@@ -20,6 +21,9 @@ func (s *Store) Remove(id string) error {
 		return err
 	}
 	defer l.Release()
+	if err := os.RemoveAll(s.MCPDir(id)); err != nil {
+		return fmt.Errorf("remove run %s: %w", id, err)
+	}
 	for _, path := range []string{s.Path(id), s.journalPath(id), s.lockPath(id)} {
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove run %s: %w", id, err)
@@ -27,3 +31,7 @@ func (s *Store) Remove(id string) error {
 	}
 	return SyncDir(s.Dir)
 }
+
+// MCPDir is the folder of run id's private copies of its states' MCP
+// configurations (mcp_config), which claude reads; Remove removes it.
+func (s *Store) MCPDir(id string) string { return filepath.Join(s.Dir, "mcp", id) }

@@ -74,6 +74,10 @@ type Run struct {
 	NextAgentSeq int `json:"next_agent_seq"`
 	// Wait is set while the run sleeps (or paused) on a usage limit.
 	Wait *Wait `json:"wait,omitempty"`
+	// Holds are the usage limits of named models (Wait.Model): a step
+	// does not start on a held model before its Until, and goes on with
+	// the next model of its list that is not held, if it has one.
+	Holds []Wait `json:"model_holds,omitempty"`
 	// Error is the last run-level error, for status and list.
 	Error string `json:"error,omitempty"`
 	// Warned lists the warnings already shown in this run, each shown once.
@@ -145,6 +149,9 @@ type Wait struct {
 	Until time.Time `json:"until"`
 	// Reason is what Claude Code said, for the user.
 	Reason string `json:"reason"`
+	// Model is the model whose limit it is, "" for every model (the
+	// limit of a step whose model was not known).
+	Model string `json:"model,omitempty"`
 }
 
 // Defaults of the options cli.md gives defaults for.
@@ -188,6 +195,9 @@ type Options struct {
 	Input *string `json:"input,omitempty"`
 	// Model is the default model of states without a model of their own.
 	Model string `json:"model,omitempty"`
+	// FallbackModels follow Model when --model (or the config) gave a
+	// list: the models such a step goes on with, in order.
+	FallbackModels []string `json:"fallback_models,omitempty"`
 	// Effort is the default effort.
 	Effort string `json:"effort,omitempty"`
 	// MaxParallel is the most steps that run at once.

@@ -73,6 +73,13 @@ type Result struct {
 	Err error
 	// ResetAt is when a usage limit resets; zero when unknown.
 	ResetAt time.Time
+	// Overloaded says a Transient ending was the model's overload (HTTP
+	// 529, after the runner's own retries): another model may answer.
+	Overloaded bool
+	// FellBack are the models the runner went on with by itself during
+	// the step, in order (claude's --fallback-model): the step's first
+	// fallbacks, used already.
+	FellBack []string
 
 	// SessionID is the session the step ran in or produced.
 	SessionID string

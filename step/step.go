@@ -252,6 +252,9 @@ const (
 	// loop warning (Tool; Detail: the call with its input); Limit is the
 	// count that stops the step, 0 for none.
 	EventLoopWarning
+	// EventFallback: the model's client went on with another model by
+	// itself (From, To; Text is why, such as "overloaded").
+	EventFallback
 )
 
 // Event is one thing a running step did.
@@ -268,6 +271,8 @@ type Event struct {
 	ToolID string
 	Count  int
 	Limit  int
+	// From and To are the models of an EventFallback.
+	From, To string
 }
 
 // MarkerEnv is the environment variable a runner sets, in every process it

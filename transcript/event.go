@@ -85,6 +85,13 @@ type Event struct {
 	// Model is the model the step asks for, "" for the default
 	// (step_started).
 	Model string `json:"model,omitempty"`
+	// Fallbacks are the models the step may go on with after Model, in
+	// order (step_started).
+	Fallbacks []string `json:"fallback_models,omitempty"`
+	// MCPServers are the names of the MCP servers the step's state gives
+	// it (mcp_config; step_started); their commands and env are not
+	// recorded, as env values may be secrets.
+	MCPServers []string `json:"mcp_servers,omitempty"`
 	// AllowedTools, DisallowedTools and PermissionMode are the tool limits
 	// of a step whose state sets any (step_started): its rules, and the
 	// permission mode it ran in ("bypassPermissions" for a run that skips
@@ -172,6 +179,12 @@ const (
 	// max_visits; Tag, Target (or Payload) are the on_max_visits taken
 	// instead, none when the agent failed.
 	EventVisitCap = "visit_cap"
+	// EventFallback: a step goes on with another model (model: [opus,
+	// sonnet]): Model is the one it left, Target the one it takes,
+	// Outcome why ("overloaded", "usage limit", "rate limit rejected"),
+	// Message the whole sentence. Within a step (claude's own
+	// --fallback-model) Step is empty.
+	EventFallback = "model_fallback"
 	// EventStepDeferred (live): a step stopped and runs again later;
 	// Outcome says why (canceled, usage limit, exhausted: the run's
 	// budget). The step_ended event before it is what the transcript keeps.
@@ -313,4 +326,10 @@ func ReadEvents(path string) ([]Event, error) {
 		}
 		events = append(events, e)
 	}
+}
+
+// FallbackMessage is the Message of an EventFallback: "claude-opus-5-5
+// overloaded: going on with sonnet".
+func FallbackMessage(from, why, to string) string {
+	return from + " " + why + ": going on with " + to
 }

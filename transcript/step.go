@@ -55,12 +55,15 @@ type Meta struct {
 	// CostUSD is the cost of this step.
 	CostUSD float64 `json:"cost_usd"`
 	// TotalCostUSD is the run's cost after this step.
-	TotalCostUSD  float64    `json:"total_cost_usd"`
-	Usage         step.Usage `json:"usage"`
-	NumTurns      int        `json:"num_turns,omitempty"`
-	Model         string     `json:"model,omitempty"`
-	ClaudeVersion string     `json:"claude_version,omitempty"`
-	StderrTail    string     `json:"stderr_tail,omitempty"`
+	TotalCostUSD float64    `json:"total_cost_usd"`
+	Usage        step.Usage `json:"usage"`
+	NumTurns     int        `json:"num_turns,omitempty"`
+	Model        string     `json:"model,omitempty"`
+	// MCPServers are the names of the MCP servers the step was given
+	// (mcp_config), never their settings: env values may be secrets.
+	MCPServers    []string `json:"mcp_servers,omitempty"`
+	ClaudeVersion string   `json:"claude_version,omitempty"`
+	StderrTail    string   `json:"stderr_tail,omitempty"`
 	// Runner is "claude", "scripted" or "script".
 	Runner string `json:"runner,omitempty"`
 

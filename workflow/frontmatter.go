@@ -38,7 +38,7 @@ const (
 // policyKeys are the frontmatter keys, for the did-you-mean of an unknown
 // one.
 var policyKeys = []string{keyTransitions, keyModel, keyEffort, keyForceImplicit, keyStepTimeout, keyTimeout,
-	keyMaxVisits, keyOnMaxVisits, keyAllowed, keyDisallowed, keyPermission, keyOnConflict, keyMaxTurns, keyLoopWarn, keyLoopStop, keyCycleCheck}
+	keyMaxVisits, keyOnMaxVisits, keyAllowed, keyDisallowed, keyPermission, keyOnConflict, keyMaxTurns, keyLoopWarn, keyLoopStop, keyCycleCheck, keyMCP}
 
 // toolKeys are the keys that limit a state's tools; a script state has
 // no tools, so on a script they are ignored with a warning.
@@ -164,7 +164,9 @@ func (d *policyDecoder) policyKey(p *Policy, k, v *yaml.Node) (bool, error) {
 	case keyTransitions:
 		p.Rules, err = d.rules(k, v)
 	case keyModel:
-		p.Model, err = d.str(k, v)
+		p.Model, p.Fallbacks, err = d.models(k, v)
+	case keyMCP:
+		p.MCP, err = d.decodeMCP(k, v)
 	case keyEffort:
 		p.Effort, err = d.str(k, v)
 		if err == nil && p.Effort != "" && !slices.Contains(efforts, p.Effort) {
@@ -241,6 +243,45 @@ func (d *policyDecoder) rules(k, v *yaml.Node) ([]Rule, error) {
 		rules = append(rules, r)
 	}
 	return rules, nil
+}
+
+// models decodes a model or a list of models, the first tried first: a
+// string ("opus"; "opus,sonnet" is a list too, as --model takes it) or a
+// YAML list. An empty value means unset; an empty list is an error.
+func (d *policyDecoder) models(k, v *yaml.Node) (string, []string, error) {
+	var items []*yaml.Node
+	switch kind(v) {
+	case "empty":
+		return "", nil, nil
+	case "a text":
+		items = []*yaml.Node{v}
+	case "a list":
+		items = v.Content
+	default:
+		return "", nil, d.errorAt(k, "%s must be a model like sonnet, or a list of models like [opus, sonnet], not %s", k.Value, kind(v))
+	}
+	var list []string
+	for i, item := range items {
+		item = resolved(item)
+		if kind(item) != "a text" {
+			return "", nil, d.errorAt(item, "%s item %d must be a model name like sonnet, not %s (quote it)", k.Value, i+1, kind(item))
+		}
+		for m := range strings.SplitSeq(item.Value, ",") {
+			if m = strings.TrimSpace(m); m == "" {
+				return "", nil, d.errorAt(item, "%s has an empty model name; write models like [opus, sonnet]", k.Value)
+			}
+			if !slices.Contains(list, m) {
+				list = append(list, m)
+			}
+		}
+	}
+	if len(list) == 0 {
+		return "", nil, d.errorAt(k, "%s is an empty list; name at least one model, like [opus, sonnet], or remove the key", k.Value)
+	}
+	if len(list) == 1 {
+		return list[0], nil, nil
+	}
+	return list[0], list[1:], nil
 }
 
 // str decodes a string value; an empty value means unset.

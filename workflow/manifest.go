@@ -56,6 +56,12 @@ type Manifest struct {
 	// Schedule is when the daemon launches the workflow by itself; nil
 	// for never. The CLI ignores it.
 	Schedule *ManifestSchedule
+	// Model and Fallbacks are the models of the workflow's states that
+	// name none (model: [opus, sonnet]), before the run's --model.
+	Model     string
+	Fallbacks []string
+	// MCP is the mcp_config of the states that name none; nil for none.
+	MCP *MCPConfig
 	// Warnings are unknown keys, one line each, as FILE:LINE: message.
 	Warnings []string
 }
@@ -75,7 +81,7 @@ func SupportedBackend(backend string) bool { return backend == "" || backend == 
 // manifestKeys are the top-level keys a manifest knows.
 var manifestKeys = []string{"id", "name", "description", "input", "default_budget",
 	"requires_human_input", "working_directory", "environment", "backend", "workspace", "merge", "on_conflict",
-	keyMaxTurns, keyLoopWarn, keyLoopStop, "schedule"}
+	keyMaxTurns, keyLoopWarn, keyLoopStop, "schedule", keyModel, keyMCP}
 
 // parseManifest decodes a workflow.yaml file's content; name is its path for
 // messages.
@@ -166,6 +172,10 @@ func (d *policyDecoder) manifestKey(m *Manifest, k, v *yaml.Node) (bool, error) 
 		m.Limits.LoopStop, err = d.count(k, v)
 	case "schedule":
 		m.Schedule, err = d.manifestSchedule(k, v)
+	case keyModel:
+		m.Model, m.Fallbacks, err = d.models(k, v)
+	case keyMCP:
+		m.MCP, err = d.decodeMCP(k, v)
 	}
 	return true, err
 }

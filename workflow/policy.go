@@ -19,6 +19,11 @@ type Policy struct {
 	Rules []Rule
 	// Model and Effort override the run's --model and --effort when set.
 	Model, Effort string
+	// Fallbacks are the models after Model in a list (model: [opus,
+	// sonnet]), tried in order when Model is overloaded or out of limits.
+	Fallbacks []string
+	// MCP is the state's mcp_config; nil for none.
+	MCP *MCPConfig
 	// ForceImplicit takes the single implicit transition without parsing the
 	// output. Load only accepts it on an implicit-eligible policy.
 	ForceImplicit bool

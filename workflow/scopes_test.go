@@ -276,7 +276,7 @@ func TestYAMLWorkflowErrors(t *testing.T) {
 		{"ps1 name", "states:\n  A.ps1:\n    ps1: x\n", "ends in .ps1"},
 		{"empty name", "states:\n  '':\n    prompt: hi\n", "state name is empty"},
 		{"wrong type", "states:\n  A:\n    prompt: [1]\n", ":3:5: prompt must be a string"},
-		{"wrong type model", "states:\n  A:\n    prompt: hi\n    model: [1]\n", "model must be a string"},
+		{"wrong type model", "states:\n  A:\n    prompt: hi\n    model: [1]\n", "model item 1 must be a model name like sonnet, not a number (quote it)"},
 		{"bad rule", "states:\n  A:\n    prompt: hi\n    allowed_transitions: [{tag: nope}]\n", "unknown tag"},
 		{"syntax", "states:\n  A: [\n", "wf.yaml:"},
 		{"not a mapping", "- a\n", "must be a mapping with a states: key"},

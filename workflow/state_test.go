@@ -125,7 +125,7 @@ func TestParseStateErrors(t *testing.T) {
 		{"unknown anchor", "---\nmodel: *a\n---\n", "X.md:2: invalid frontmatter: unknown anchor 'a' referenced"},
 		{"not a mapping", "---\n# list\n- a\n- b\n---\n", "X.md:3: frontmatter must be a mapping of keys to values"},
 		{"duplicate key", "---\nmodel: a\neffort: low\nmodel: b\n---\n", `X.md:4: frontmatter key "model" appears more than once`},
-		{"model not a string", "---\nmodel: 4\n---\n", "X.md:2: model must be a string (quote it)"},
+		{"model not a string", "---\nmodel: 4\n---\n", "X.md:2: model must be a model like sonnet, or a list of models like [opus, sonnet], not a number"},
 		{"effort not a string", "---\neffort: [a]\n---\n", "X.md:2: effort must be a string"},
 		{"force_implicit not a bool", "---\nforce_implicit: maybe\n---\n", "X.md:2: force_implicit must be true or false"},
 		{"transitions not a list", "---\nallowed_transitions: goto\n---\n", "X.md:2: allowed_transitions must be a list of entries"},

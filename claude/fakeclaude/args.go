@@ -29,6 +29,9 @@ type options struct {
 	allowedTools   []string
 	disallowed     []string
 	addDirs        []string
+	fallbackModels string
+	mcpConfigs     []string
+	strictMCP      bool
 	tools          []string
 	toolsGiven     bool
 	positionals    []string
@@ -86,6 +89,11 @@ var specs = []optSpec{
 		set: func(o *options, v string) error { o.sessionID = v; return nil }},
 	{names: []string{"--model"}, kind: valueOpt, usage: "--model <model>",
 		set: func(o *options, v string) error { o.model = v; return nil }},
+	{names: []string{"--fallback-model"}, kind: valueOpt, usage: "--fallback-model <model>",
+		set: func(o *options, v string) error { o.fallbackModels = v; return nil }},
+	{names: []string{"--strict-mcp-config"}, set: func(o *options, _ string) error { o.strictMCP = true; return nil }},
+	{names: []string{"--mcp-config"}, kind: variadicOpt, usage: "--mcp-config <configs...>",
+		set: func(o *options, v string) error { o.mcpConfigs = append(o.mcpConfigs, v); return nil }},
 	{names: []string{"--effort"}, kind: valueOpt, usage: "--effort <level>",
 		set: func(o *options, v string) error { o.effort = v; return nil }},
 	{names: []string{"--permission-mode"}, kind: valueOpt, usage: "--permission-mode <mode>",

@@ -24,11 +24,19 @@ type Call struct {
 	// the new session); empty when the call never got that far.
 	SessionID string `json:"session_id"`
 	// Resumed is the --resume argument.
-	Resumed        string `json:"resumed"`
-	Forked         bool   `json:"forked"`
-	Model          string `json:"model"`
-	Effort         string `json:"effort"`
-	PermissionMode string `json:"permission_mode"`
+	Resumed string `json:"resumed"`
+	Forked  bool   `json:"forked"`
+	Model   string `json:"model"`
+	// FallbackModel is --fallback-model; FellBack the models the call
+	// went on with because the one before was overloaded.
+	FallbackModel string   `json:"fallback_model,omitempty"`
+	FellBack      []string `json:"fell_back,omitempty"`
+	// MCPServers are the names of the servers --mcp-config gave, StrictMCP
+	// whether --strict-mcp-config was passed.
+	MCPServers     []string `json:"mcp_servers,omitempty"`
+	StrictMCP      bool     `json:"strict_mcp,omitempty"`
+	Effort         string   `json:"effort"`
+	PermissionMode string   `json:"permission_mode"`
 	// SkipPermissions is --dangerously-skip-permissions.
 	SkipPermissions bool `json:"skip_permissions,omitempty"`
 	// AllowedTools and DisallowedTools are the rules of --allowedTools and

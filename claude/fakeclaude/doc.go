@@ -36,7 +36,13 @@
 // text alone). The command line is parsed as the real CLI's parser does, traps
 // included: --allowedTools, --disallowedTools, --add-dir and --tools swallow every
 // following word, so a prompt after them must follow "--". An unknown option prints
-// `error: unknown option '--x'` and exits 1.
+// `error: unknown option '--x'` and exits 1. --mcp-config (variadic too) takes
+// JSON strings and files, checked as the real CLI 2.1.330 checks them, with its
+// words ("Error: Invalid MCP configuration:" and "MCP config is not a valid
+// JSON", "MCP config file not found: PATH" or "mcpServers: Invalid input:
+// expected record, received undefined" on the next line; exit 1, nothing on
+// stdout); the init line lists the servers, and the call log their names and
+// --strict-mcp-config.
 //
 // Each call is logged (see [Call]) with its argv and what the parser made of it: the
 // prompt, model, permission mode, --dangerously-skip-permissions, and the rules of
@@ -81,6 +87,15 @@
 // The fields of a reply:
 //
 //	match, times, repeat  which calls it serves, as above
+//	match_model           a Go regular expression the model the call runs on must
+//	                      match (its id, aliases resolved: claude-opus-5-5), so a
+//	                      script answers per model. An error: overloaded reply
+//	                      for the main model with --fallback-model M (or a list
+//	                      a,b) given makes the fake do what the real CLI does
+//	                      after three 529s in a row: two api_retry lines (529),
+//	                      a system model_fallback line, and the reply that
+//	                      matches M answers the call. A rejected 429 or a usage
+//	                      limit is not a reason to fall back
 //	text                  the final result text; streamed as an assistant message
 //	                      too, unless say is given
 //	pad                   spaces appended to text until it has this many bytes (a

@@ -85,7 +85,7 @@ func (t *turn) emitInit() {
 	}
 	t.out.line(wire.InitLine{
 		Type: "system", Subtype: "init", Cwd: t.inv.cwd, SessionID: t.sessionID,
-		Tools: tools, MCPServers: []any{}, Model: t.model, PermissionMode: mode,
+		Tools: tools, MCPServers: t.initServers(), Model: t.model, PermissionMode: mode,
 		SlashCommands: []string{"clear", "compact", "config", "context", "init", "review"},
 		APIKeySource:  t.keySource(), ClaudeCodeVersion: t.version, OutputStyle: "default",
 		Agents: []string{"claude", "Explore", "general-purpose", "Plan"}, Skills: []string{},

@@ -96,8 +96,13 @@ type turn struct {
 	// sessionModel is the model of the last answer of the session this call
 	// resumes or branches, "" for a new session or none recorded.
 	sessionModel string
-	out          *emitter
-	inited       bool // the init line is out: a SIGINT now is "mid-turn"
+	// mcp are the servers --mcp-config named.
+	mcp []string
+	// fellBack are the fallbacks taken before the reply played: the
+	// models left and taken, in order.
+	fellBack [][2]string
+	out      *emitter
+	inited   bool // the init line is out: a SIGINT now is "mid-turn"
 }
 
 func run(inv *invocation) int {
@@ -165,6 +170,11 @@ func (t *turn) run() (int, error) {
 		return 1, err
 	}
 	t.call.Effort = opts.effort // check drops an unknown one
+	t.call.FallbackModel, t.call.StrictMCP = opts.fallbackModels, opts.strictMCP
+	if t.mcp, err = t.mcpServers(); err != nil {
+		return 1, err
+	}
+	t.call.MCPServers = t.mcp
 	if err := t.readPrompt(); err != nil {
 		return 1, err
 	}
@@ -289,6 +299,8 @@ func (t *turn) modelName() string {
 	switch {
 	case t.reply.Model != "":
 		return t.reply.Model
+	case len(t.fellBack) > 0:
+		return t.fellBack[len(t.fellBack)-1][1]
 	case t.opts.model == "" && t.sessionModel != "":
 		return t.sessionModel
 	case t.opts.model == "":
@@ -297,6 +309,36 @@ func (t *turn) modelName() string {
 		return modelAliases[t.opts.model]
 	}
 	return t.opts.model
+}
+
+// requestedModel is the model the call asks for before any reply is
+// picked: --model (aliases resolved), else the session's last, else the
+// default.
+func (t *turn) requestedModel() string {
+	switch {
+	case t.opts.model == "" && t.sessionModel != "":
+		return t.sessionModel
+	case t.opts.model == "":
+		return defaultModel
+	case modelAliases[t.opts.model] != "":
+		return modelAliases[t.opts.model]
+	}
+	return t.opts.model
+}
+
+// fallbackModels are the models of --fallback-model, aliases resolved.
+func (t *turn) fallbackModels() []string {
+	var out []string
+	for m := range strings.SplitSeq(t.opts.fallbackModels, ",") {
+		if m = strings.TrimSpace(m); m == "" {
+			continue
+		}
+		if id := modelAliases[m]; id != "" {
+			m = id
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // cumulativeCost reports whether this CLI version reports total_cost_usd for the whole

@@ -215,6 +215,12 @@ func (t *turn) play() int {
 	for _, sub := range r.System {
 		t.out.line(t.systemLine(sub))
 	}
+	for _, f := range t.fellBack {
+		for _, l := range t.fallbackLines(f[0], f[1]) {
+			t.out.line(l)
+		}
+		t.call.FellBack = append(t.call.FellBack, f[1])
+	}
 	out := t.plan()
 	// What the call has paid grows as its API requests end: one with each
 	// tool call, the last with the answer (with the last line, when there is

@@ -26,6 +26,10 @@ type Script struct {
 type Reply struct {
 	// Match is a Go regular expression the prompt must match; empty matches any prompt.
 	Match string `yaml:"match,omitempty"`
+	// MatchModel is a Go regular expression the model the call runs on
+	// (its id, aliases resolved: claude-opus-5-5) must match; empty
+	// matches any model.
+	MatchModel string `yaml:"match_model,omitempty"`
 	// Times is how many calls this reply serves (default 1).
 	Times int `yaml:"times,omitempty"`
 	// Repeat makes the reply serve any number of calls.
@@ -133,6 +137,7 @@ func (r *Reply) limit() int {
 type script struct {
 	Script
 	match []*regexp.Regexp
+	model []*regexp.Regexp
 	delay []time.Duration
 	hash  string // identifies the content, so a rewritten script starts afresh
 }
@@ -173,6 +178,14 @@ func parseScript(data []byte) (*script, error) {
 				return nil, fmt.Errorf("reply %d: match: %w", i, err)
 			}
 		}
+		var mre *regexp.Regexp
+		if r.MatchModel != "" {
+			var err error
+			if mre, err = regexp.Compile(r.MatchModel); err != nil {
+				return nil, fmt.Errorf("reply %d: match_model: %w", i, err)
+			}
+		}
+		s.model = append(s.model, mre)
 		var d time.Duration
 		if r.Delay != "" {
 			var err error
@@ -210,8 +223,8 @@ type consumption struct {
 }
 
 // pick returns the index of the first reply that still has calls left and matches
-// prompt, or -1, and counts the call against it.
-func (s *script) pick(c *consumption, prompt string) int {
+// prompt and model, or -1, and counts the call against it.
+func (s *script) pick(c *consumption, prompt, model string) int {
 	if c.Script != s.hash || len(c.Used) != len(s.Replies) {
 		*c = consumption{Script: s.hash, Used: make([]int, len(s.Replies))}
 	}
@@ -220,6 +233,9 @@ func (s *script) pick(c *consumption, prompt string) int {
 			continue
 		}
 		if s.match[i] != nil && !s.match[i].MatchString(prompt) {
+			continue
+		}
+		if s.model[i] != nil && !s.model[i].MatchString(model) {
 			continue
 		}
 		c.Used[i]++

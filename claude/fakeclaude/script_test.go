@@ -35,7 +35,7 @@ func TestPick(t *testing.T) {
 			var c consumption
 			var got []int
 			for _, p := range tt.prompts {
-				got = append(got, s.pick(&c, p))
+				got = append(got, s.pick(&c, p, "claude-opus-5-5"))
 			}
 			check(t, "replies", got, tt.want)
 		})

@@ -66,7 +66,19 @@ func (t *turn) begin(sc *script) (int, error) {
 		if err != nil {
 			return err
 		}
-		if index = sc.pick(c, t.prompt); index < 0 {
+		model, fallbacks := t.requestedModel(), t.fallbackModels()
+		index = sc.pick(c, t.prompt, model)
+		for index >= 0 && sc.Replies[index].Error == "overloaded" && len(fallbacks) > 0 {
+			// The CLI goes on with its next --fallback-model after three
+			// 529s in a row; that model's reply answers the call.
+			if fallbacks[0] != model {
+				t.fellBack = append(t.fellBack, [2]string{model, fallbacks[0]})
+				model = fallbacks[0]
+				index = sc.pick(c, t.prompt, model)
+			}
+			fallbacks = fallbacks[1:]
+		}
+		if index < 0 {
 			return nil
 		}
 		var lines []entry

@@ -128,6 +128,19 @@ type APIRetryLine struct {
 	UUID         string `json:"uuid"`
 }
 
+// ModelFallbackLine is the system line of the CLI going on with its
+// --fallback-model after the main model was overloaded.
+type ModelFallbackLine struct {
+	Type          string `json:"type"`
+	Subtype       string `json:"subtype"`
+	UUID          string `json:"uuid"`
+	Trigger       string `json:"trigger"`
+	OriginalModel string `json:"original_model"`
+	FallbackModel string `json:"fallback_model"`
+	Content       string `json:"content"`
+	SessionID     string `json:"session_id"`
+}
+
 // RateLimitLine is a rate_limit_event: the state of the account's usage
 // limit, rejected when a request was refused.
 type RateLimitLine struct {

@@ -73,7 +73,7 @@ func cmdCalls(ts *testscript.TestScript, neg bool, args []string) {
 					i++
 					flags = append(flags, a, sid(c.Argv[i]))
 				}
-			case "--model", "--effort":
+			case "--model", "--effort", "--fallback-model":
 				if i+1 < len(c.Argv) {
 					i++
 					flags = append(flags, a, c.Argv[i])

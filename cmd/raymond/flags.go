@@ -96,7 +96,7 @@ func newRunFlags(fs *pflag.FlagSet, kind flagKind) *runFlags {
 		fs.StringArrayVar(&f.newSession, "new-session", nil,
 			"start `AGENT` again at its state in a new session, e.g. when claude lost its session (repeatable)")
 	}
-	fs.StringVar(&f.model, "model", "", "default `MODEL` of states without a model (default: Claude Code's)")
+	fs.StringVar(&f.model, "model", "", "default `MODEL` of states without a model (default: Claude Code's); a list a,b goes on with b when a is overloaded or out of limits")
 	fs.StringVar(&f.effort, "effort", "", "default `EFFORT` of states without an effort")
 	fs.Float64Var(&f.budget, "budget", 0, "stop starting paid steps once the run has cost `USD` (default: unlimited)")
 	fs.IntVar(&f.maxParallel, "max-parallel", orchestrator.DefaultMaxParallel, "run at most `N` steps at the same time")
@@ -170,7 +170,7 @@ func (f *runFlags) check(h help) error {
 		}
 	}
 	if f.changed("model") {
-		if err := project.CheckModel(f.model); err != nil {
+		if _, err := project.SplitModels(f.model); err != nil {
 			return h.usageError("--model: %v", err)
 		}
 	}

@@ -119,7 +119,7 @@ const initConfig = `# raymond's settings for this project; docs/configuration.md
 # Every line is a comment showing the default: uncomment one to change it.
 # Flags given on the command line win over this file.
 
-# model = "sonnet"                 # default: Claude Code's own default model
+# model = "sonnet"                 # or ["opus", "sonnet"]: the next when one is overloaded or out of limits; default: Claude Code's own default model
 # effort = "medium"                # low, medium, high, xhigh, max; default: none
 # budget = 5                       # USD per run; default: unlimited
 # max_parallel = 8                 # steps running at once in a run

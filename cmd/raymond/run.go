@@ -167,9 +167,11 @@ func create(env *cmdEnv, p *project.Project, f *runFlags, workflow string, opts 
 	if err := checkEscalation(workflow, fetcher(p), opts); err != nil {
 		return nil, err
 	}
-	if w := project.ModelWarning(opts.Model); w != "" {
-		// Maybe a model newer than raymond: said, not refused.
-		fmt.Fprintf(env.stderr, "raymond: warning: %s\n", w)
+	for _, m := range append([]string{opts.Model}, opts.FallbackModels...) {
+		if w := project.ModelWarning(m); w != "" {
+			// Maybe a model newer than raymond: said, not refused.
+			fmt.Fprintf(env.stderr, "raymond: warning: %s\n", w)
+		}
 	}
 	if f.replies == "" {
 		// A run made without claude to run its steps would only be left

@@ -118,7 +118,15 @@ func printStatus(w io.Writer, r *state.Run, row project.Listing, served *daemon.
 		field("error", "%s", oneLine(r.Error))
 	}
 	if r.Wait != nil {
-		field("wait", "until %s: %s", r.Wait.Until.Local().Format(time.DateTime), oneLine(r.Wait.Reason))
+		on := ""
+		if r.Wait.Model != "" {
+			on = " (" + r.Wait.Model + ")"
+		}
+		field("wait", "until %s%s: %s", r.Wait.Until.Local().Format(time.DateTime), on, oneLine(r.Wait.Reason))
+	}
+	for _, h := range r.Holds {
+		// The usage limits of single models: steps on them wait.
+		field("held", "%s until %s: %s", h.Model, h.Until.Local().Format(time.DateTime), oneLine(h.Reason))
 	}
 	if served != nil {
 		field("driven by", "raymond serve (process %d; its page: %s)", served.PID, served.URL)
