@@ -64,6 +64,7 @@ func (c Runner) Request(req step.Request) Request {
 		r.Resume = s.ResumeSession
 	case state.SessionBranch:
 		r.Resume = s.ResumeSession
+		r.ResumeAt = s.ResumeAt
 		r.Fork = true
 		r.SessionID = s.SessionID
 	}
@@ -183,20 +184,21 @@ const budgetSubtype = "error_max_budget_usd"
 // [StepCost]) and the prior total the request carries.
 func Neutral(res *Result, req step.Request) step.Result {
 	out := step.Result{
-		Class:      res.Outcome.String(),
-		NotStarted: res.NotStarted,
-		Text:       res.Text,
-		ResetAt:    res.ResetAt,
-		SessionID:  res.SessionID,
-		Usage:      res.Usage,
-		Turns:      res.NumTurns,
-		Model:      res.Model,
-		Version:    res.Version,
-		ExitCode:   res.ExitCode,
-		Signal:     res.Signal,
-		Stderr:     res.Stderr,
-		Started:    res.Started,
-		Ended:      res.Ended,
+		Class:       res.Outcome.String(),
+		NotStarted:  res.NotStarted,
+		Text:        res.Text,
+		ResetAt:     res.ResetAt,
+		SessionID:   res.SessionID,
+		LastMessage: res.LastMessage,
+		Usage:       res.Usage,
+		Turns:       res.NumTurns,
+		Model:       res.Model,
+		Version:     res.Version,
+		ExitCode:    res.ExitCode,
+		Signal:      res.Signal,
+		Stderr:      res.Stderr,
+		Started:     res.Started,
+		Ended:       res.Ended,
 	}
 	if res.HasResult {
 		prior, known := 0.0, false

@@ -121,14 +121,17 @@ func (g *driving) start(req step.Request) {
 	l.ready = make(chan struct{})
 	tr := g.tr
 	script := l.st.Script
+	before := g.before()
 	g.steps.Go(func() {
 		defer close(l.ready)
 		if script {
 			l.log = tr.ScriptStep(name)
+			l.log.Before(before)
 			return
 		}
 		l.log = tr.Step(name)
 		l.log.Prompt(req.Prompt)
+		l.log.Before(before)
 	})
 	s := req.Step
 	started := transcript.Event{Type: transcript.EventStepStarted, Agent: req.Agent, Step: name, State: s.State,
