@@ -260,7 +260,7 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 		// started it): a new one starts (protocol §11.4).
 		s.Mode = state.SessionNew
 	}
-	if cut := r.Rewound.Cut(s.ResumeSession); cut != "" && s.Mode != state.SessionNew {
+	if cut, ok := r.Rewound.Cut(s.ResumeSession); ok && s.Mode != state.SessionNew {
 		// A session of the original run, as it stood before the step
 		// rewound to: branched there, never resumed in place.
 		s.Mode, s.ResumeAt = state.SessionBranch, cut

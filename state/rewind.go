@@ -19,7 +19,7 @@ type Rewound struct {
 	// never counted against this run's budget.
 	PriorCostUSD float64 `json:"prior_cost_usd"`
 	// Cuts maps a session of the original to the message it stood at
-	// before the step. A step of this run that resumes or branches such a
+	// before the step ("" when its transcript did not record it). A step of this run that resumes or branches such a
 	// session branches it at that message instead (Step.ResumeAt), so the
 	// original's sessions are never written to and no later turn is seen.
 	Cuts map[string]string `json:"cuts,omitempty"`
@@ -28,10 +28,13 @@ type Rewound struct {
 }
 
 // Cut returns the message session is to be branched at in a rewound run,
-// "" when it is not one of the original's sessions (or w is nil).
-func (w *Rewound) Cut(session string) string {
+// and whether it is one of the original's sessions (its message is "" when
+// the original's transcript did not record it: the session is then branched
+// as it stands, never resumed in place).
+func (w *Rewound) Cut(session string) (string, bool) {
 	if w == nil || session == "" {
-		return ""
+		return "", false
 	}
-	return w.Cuts[session]
+	at, ok := w.Cuts[session]
+	return at, ok
 }

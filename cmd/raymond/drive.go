@@ -72,6 +72,9 @@ type driving struct {
 	// gets its own runner read from it (prepare), with queues of its own.
 	replies string
 	log     *slog.Logger
+	// only, set by raymond rewind --only, stops the run from starting
+	// anything after the step rewound to.
+	only *onlyStep
 }
 
 // newDriving prepares to drive runs of p with the flags given. A replies
@@ -229,7 +232,13 @@ func describeProgram(path string) string {
 func (d *driving) driveAndReport(ctx context.Context, id string, override bool) error {
 	ctx, quiesce, stop := interrupts(ctx, d.env.stderr)
 	defer stop()
+	if d.only != nil {
+		quiesce = d.only.quiesce(quiesce)
+	}
 	drv := d.driver(quiesce, "")
+	if d.only != nil {
+		drv.Sinks = append(drv.Sinks, d.only)
+	}
 	progress := &gate{w: d.env.stderr}
 	drv.Progress = progress
 	prepare := d.prepare(drv, id, override, progress, "")
