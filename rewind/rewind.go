@@ -163,6 +163,18 @@ func Build(dir, name, newID string, o Options) (*state.Run, *Point, error) {
 	}
 	slices.Sort(p.Unknown)
 
+	if o.Only {
+		// The step alone: the other agents that could still run are left
+		// out of this run, so that none of their steps starts beside it.
+		kept := r.Agents[:0]
+		for _, ag := range r.Agents {
+			if ag.ID == p.Agent || ag.Status.Ended() {
+				kept = append(kept, ag)
+			}
+		}
+		r.Agents = kept
+	}
+
 	r.WorkflowID = newID
 	r.Gen, r.Version = 0, 0
 	r.Status = state.StatusCreated

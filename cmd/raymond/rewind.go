@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -129,18 +130,26 @@ func runRewind(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stderr, "raymond: run %s rewinds run %s to just before %s (agent %s at %s); the original is left as it was\n",
 		newID, id, name, pt.Agent, pt.State)
-	d, err := newDriving(env, p, f)
-	if err != nil {
-		return err
-	}
 	if rf.only {
+		// The run's own report (a result, --json) is not the answer:
+		// printAlternative prints that.
+		quiet := *env
+		quiet.stdout = io.Discard
+		d, err := newDriving(&quiet, p, f)
+		if err != nil {
+			return err
+		}
 		d.only = &onlyStep{agent: pt.Agent}
-		err := d.driveAndReport(ctx, newID, false)
-		var xe *exitError
-		if err != nil && !(errors.As(err, &xe) && xe.code == exitPaused && d.only.started()) {
+		// However the run stands after it (paused, ended), the step ran:
+		// its answer, or how it failed, is what was asked for.
+		if err := d.driveAndReport(ctx, newID, false); err != nil && !d.only.started() {
 			return err
 		}
 		return printAlternative(env, dir, filepath.Join(project.DebugDir(p.Dir), newID), name, newID, f.json)
+	}
+	d, err := newDriving(env, p, f)
+	if err != nil {
+		return err
 	}
 	return d.driveAndReport(ctx, newID, false)
 }
