@@ -51,9 +51,25 @@ func TestRewindConversation(t *testing.T) {
 			t.Errorf("request %d of the rewound run sent the model\n%q\nwant\n%q", i+1, got, want[i])
 		}
 	}
-	// The original session is untouched: resuming it shows all three turns.
 	if s := w.status("orig"); s.Status != "completed" {
 		t.Errorf("the original is %s", s.Status)
+	}
+	// The new run is charged its own two turns, no more: the CLI's total
+	// of a branch cut at a message is the lineage's up to that message.
+	var sum struct {
+		RunID        string  `json:"run_id"`
+		TotalCostUSD float64 `json:"total_cost_usd"`
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	perTurn := turn{}.cost()
+	if !near(sum.TotalCostUSD, 2*perTurn) {
+		for _, m := range w.steps(sum.RunID) {
+			r, _ := w.result(sum.RunID, stepName(m))
+			t.Logf("%s: booked $%.6f, the CLI's total $%.6f", stepName(m), m.CostUSD, r.TotalCostUSD)
+		}
+		t.Errorf("the rewound run costs $%.6f, want its two turns' $%.6f", sum.TotalCostUSD, 2*perTurn)
 	}
 }
 
