@@ -36,6 +36,12 @@ type Options struct {
 	Input *string
 	// Only marks the run as one that runs the step alone (--only).
 	Only bool
+	// Costs are the original's session costs as its state file holds them
+	// now: the last cumulative total Claude Code reported for each
+	// session. A branch cut at an earlier message still reports the whole
+	// session's total plus its own (seen with 2.1.330), so that total, not
+	// the one at the step, is what the branch's cost is counted from.
+	Costs map[string]float64
 }
 
 // Point is what a rewind restores: the step, its agent, and the state of
@@ -162,6 +168,14 @@ func Build(dir, name, newID string, o Options) (*state.Run, *Point, error) {
 		p.Sessions[sid] = at
 	}
 	slices.Sort(p.Unknown)
+	for sid := range p.Sessions {
+		if v, ok := o.Costs[sid]; ok {
+			if r.SessionCosts == nil {
+				r.SessionCosts = map[string]float64{}
+			}
+			r.SessionCosts[sid] = v
+		}
+	}
 
 	if o.Only {
 		// The step alone: the other agents that could still run are left

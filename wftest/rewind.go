@@ -78,7 +78,7 @@ func stepSpec(spec string) (agent string, seq int, err error) {
 // (its transcript in debug), and drives it with d answered from the
 // rewind's replies. It returns the new run as it ended and the runner that
 // answered it, for the checks.
-func rewindRun(ctx context.Context, c *Case, d orchestrator.Driver, store *state.Store, debug, scope string, run *analysis.Run) (*state.Run, *scripted.Runner, error) {
+func rewindRun(ctx context.Context, c *Case, d orchestrator.Driver, store *state.Store, debug, scope string, run *analysis.Run, costs map[string]float64) (*state.Run, *scripted.Runner, error) {
 	agent, seq, err := stepSpec(c.Rewind.Step)
 	if err != nil {
 		return nil, nil, err
@@ -89,7 +89,7 @@ func rewindRun(ctx context.Context, c *Case, d orchestrator.Driver, store *state
 	}
 	id := state.NewID()
 	r, _, err := rewind.Build(filepath.Join(debug, run.ID), s.Name, id,
-		rewind.Options{Model: c.Rewind.Model, Effort: c.Rewind.Effort, Input: c.Rewind.Input})
+		rewind.Options{Model: c.Rewind.Model, Effort: c.Rewind.Effort, Input: c.Rewind.Input, Costs: costs})
 	if err != nil {
 		return nil, nil, fmt.Errorf("rewind to %s: %w", s.Name, err)
 	}

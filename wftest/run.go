@@ -362,7 +362,7 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, keep
 		if err != nil {
 			return fmt.Errorf("analyse the run's transcript: %w", err)
 		}
-		if final, runner, err = rewindRun(runCtx, c, *d, store, debug, r.ScopeDir, first); err != nil {
+		if final, runner, err = rewindRun(runCtx, c, *d, store, debug, r.ScopeDir, first, final.SessionCosts); err != nil {
 			return err
 		}
 		runID = final.WorkflowID

@@ -29,7 +29,11 @@ func TestResumeSessionAt(t *testing.T) {
 	root, at := one.sessionID(t), lastAssistantUUID(t, one)
 	f.ask("two", "--resume", root)
 
-	branch := f.ask("again", "--resume", root, "--resume-session-at", at, "--fork-session").sessionID(t)
+	out := f.ask("again", "--resume", root, "--resume-session-at", at, "--fork-session")
+	branch := out.sessionID(t)
+	// The running cost is not cut: the real CLI 2.1.330 reports the whole
+	// session's total plus this call's.
+	near(t, "cut branch total_cost_usd", out.result(t)["total_cost_usd"], 3*defaultCost)
 	if branch == root {
 		t.Fatalf("the branch kept the session's id %s", root)
 	}

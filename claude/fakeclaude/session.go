@@ -33,6 +33,11 @@ func (t *turn) begin(sc *script) (int, error) {
 			if parent, err = readSession(t.config, cwd, o.resume); err != nil {
 				return err
 			}
+			// The running cost goes on from the whole session's, also for
+			// a branch cut at an earlier message: the real CLI 2.1.330
+			// does not cut it (its total_cost_usd counts the turns after
+			// the cut too).
+			t.costBase = totals(parent).cost
 			if o.resumeAt != "" {
 				if parent, err = cutAt(parent, o.resumeAt); err != nil {
 					return err
@@ -66,7 +71,6 @@ func (t *turn) begin(sc *script) (int, error) {
 			}
 		}
 
-		t.costBase = totals(parent).cost
 		c, err := loadConsumption(t.dir)
 		if err != nil {
 			return err

@@ -109,7 +109,7 @@ func runRewind(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := rewind.Options{Model: f.model, Effort: f.effort, Only: rf.only}
+	o := rewind.Options{Model: f.model, Effort: f.effort, Only: rf.only, Costs: orig.SessionCosts}
 	if f.changed("input") {
 		o.Input = &f.input
 	}
