@@ -36,6 +36,10 @@ type Request struct {
 	// Fork branches a copy of Resume instead of appending to it
 	// (--fork-session). It requires Resume.
 	Fork bool
+	// ResumeAt, with Fork, branches Resume as it stood at that message
+	// (--resume-session-at: the uuid of an assistant line of its stream);
+	// the model sees the turns up to it and no later ones.
+	ResumeAt string
 	// SessionID is a pre-minted UUID (see [NewSessionID]) for a new session,
 	// or for the branch when Fork is set (--session-id). It cannot be combined
 	// with a plain resume, which keeps the resumed id.
@@ -118,6 +122,9 @@ func Args(r Request) (argv []string, stdin string) {
 	argv = []string{"-p", "--output-format", "stream-json", "--verbose"}
 	if r.Resume != "" {
 		argv = append(argv, "--resume", r.Resume)
+		if r.ResumeAt != "" {
+			argv = append(argv, "--resume-session-at", r.ResumeAt)
+		}
 		if r.Fork {
 			argv = append(argv, "--fork-session")
 		}
@@ -170,6 +177,8 @@ func (r Request) validate() error {
 		return errors.New("empty prompt")
 	case r.Fork && r.Resume == "":
 		return errors.New("fork requires a session to resume")
+	case r.ResumeAt != "" && !r.Fork:
+		return errors.New("resuming at a message requires a fork: the session itself must stay as it was")
 	case r.SessionID != "" && r.Resume != "" && !r.Fork:
 		return errors.New("a session id can only be chosen for a new session or a fork")
 	case r.SessionID != "" && !uuidPattern.MatchString(r.SessionID):

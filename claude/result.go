@@ -27,6 +27,10 @@ type Result struct {
 	// SessionID is the session the step ran in: from the result line, else
 	// from the init line. Empty if the process wrote neither.
 	SessionID string
+	// LastMessage is the uuid of the last assistant line the model wrote
+	// (not one the CLI made up): where the session stood at the step's end,
+	// which --resume-session-at takes to branch it there again.
+	LastMessage string
 	// IsError is the result line's is_error.
 	IsError bool
 	// Subtype is the result line's subtype: success, error_max_turns, …

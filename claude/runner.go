@@ -71,6 +71,7 @@ func (c Runner) Request(req step.Request) Request {
 		r.Resume = s.ResumeSession
 	case state.SessionBranch:
 		r.Resume = s.ResumeSession
+		r.ResumeAt = s.ResumeAt
 		r.Fork = true
 		r.SessionID = s.SessionID
 	}
@@ -264,20 +265,21 @@ const (
 // [StepCost]) and the prior total the request carries.
 func Neutral(res *Result, req step.Request) step.Result {
 	out := step.Result{
-		Class:      res.Outcome.String(),
-		NotStarted: res.NotStarted,
-		Text:       res.Text,
-		ResetAt:    res.ResetAt,
-		SessionID:  res.SessionID,
-		Usage:      res.Usage,
-		Turns:      res.NumTurns,
-		Model:      res.Model,
-		Version:    res.Version,
-		ExitCode:   res.ExitCode,
-		Signal:     res.Signal,
-		Stderr:     res.Stderr,
-		Started:    res.Started,
-		Ended:      res.Ended,
+		Class:       res.Outcome.String(),
+		NotStarted:  res.NotStarted,
+		Text:        res.Text,
+		ResetAt:     res.ResetAt,
+		SessionID:   res.SessionID,
+		LastMessage: res.LastMessage,
+		Usage:       res.Usage,
+		Turns:       res.NumTurns,
+		Model:       res.Model,
+		Version:     res.Version,
+		ExitCode:    res.ExitCode,
+		Signal:      res.Signal,
+		Stderr:      res.Stderr,
+		Started:     res.Started,
+		Ended:       res.Ended,
 		// Another model may answer a step its own was too busy for.
 		Overloaded: res.APIErrorKind == "overloaded" || res.APIErrorStatus == 529,
 		FellBack:   res.FellBack,

@@ -17,6 +17,9 @@ type wireLine struct {
 	Type      string `json:"type"`
 	Subtype   string `json:"subtype"`
 	SessionID string `json:"session_id"`
+	// UUID is the line's id in the session; that of an assistant line is
+	// what --resume-session-at takes.
+	UUID string `json:"uuid"`
 
 	// system/init.
 	Model     string `json:"model"`
@@ -204,6 +207,9 @@ func (s *stream) assistant(l *wireLine) {
 	if l.Message.Model != "<synthetic>" && l.Error == "" {
 		// A request got its answer: a retry before it is over.
 		s.res.RetryStatus = 0
+		if l.UUID != "" {
+			s.res.LastMessage = l.UUID
+		}
 	}
 	if l.Message.Model == "<synthetic>" || l.Error != "" {
 		var text []string

@@ -274,8 +274,16 @@ func (m *Machine) prepare(now time.Time, p PreparedStep) ([]Effect, *Start) {
 		// started it): a new one starts (protocol §11.4).
 		s.Mode = state.SessionNew
 	}
+	if cut, ok := r.Rewound.Cut(s.ResumeSession); ok && s.Mode != state.SessionNew {
+		// A session of the original run, as it stood before the step
+		// rewound to: branched there, never resumed in place.
+		s.Mode, s.ResumeAt = state.SessionBranch, cut
+	}
 	if s.Mode != state.SessionResume {
 		s.SessionID = p.SessionID
+	}
+	if o := s.Override; o != nil {
+		s.Model, s.Effort = firstOf(o.Model, s.Model), firstOf(o.Effort, s.Effort)
 	}
 	if s.Model == "" && !p.Script && s.Mode != state.SessionNew && s.ResumeSession != r.ContinueSession {
 		// No model named and none learned yet, in a session an earlier

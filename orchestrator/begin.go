@@ -148,14 +148,17 @@ func (g *driving) start(req step.Request) {
 		req.Spool = g.spool(name)
 		l.req.Spool = req.Spool
 	}
+	before := g.before()
 	g.steps.Go(func() {
 		defer close(l.ready)
 		if script {
 			l.log = tr.ScriptStep(name)
+			l.log.Before(before)
 			return
 		}
 		l.log = tr.SpooledStep(name)
 		l.log.Prompt(req.Prompt)
+		l.log.Before(before)
 	})
 	s := req.Step
 	started := transcript.Event{Type: transcript.EventStepStarted, Agent: req.Agent, Step: name, State: s.State,

@@ -47,7 +47,7 @@ func (g *driving) closeStep(c machine.StepClosed) {
 		meta.Outcome, meta.Error = res.Class, res.Reason
 		meta.Started, meta.Ended = res.Started, res.Started
 	} else {
-		meta.SessionID = res.SessionID
+		meta.SessionID, meta.LastMessage = res.SessionID, res.LastMessage
 		meta.Started, meta.Ended = res.Started, res.Ended
 		meta.DurationMS = res.Ended.Sub(res.Started).Milliseconds()
 		meta.ExitCode, meta.Signal = res.ExitCode, res.Signal

@@ -186,6 +186,17 @@ type Summary struct {
 	Project      string         `json:"project"`
 	Transcript   *string        `json:"transcript"` // its folder, nil without one
 	ExitCode     int            `json:"exit_code"`
+	// RewoundFrom is set for a run raymond rewind made.
+	RewoundFrom *RewoundFrom `json:"rewound_from,omitempty"`
+}
+
+// RewoundFrom names the run and step a rewound run was made from, and what
+// the original had spent before that step (not counted in this run's).
+type RewoundFrom struct {
+	Run          string  `json:"run"`
+	Step         string  `json:"step"`
+	Agent        string  `json:"agent"`
+	PriorCostUSD float64 `json:"prior_cost_usd"`
 }
 
 // AgentSummary is one agent in a Summary.
@@ -209,6 +220,9 @@ func NewSummary(r *state.Run, dir string) Summary {
 		ExitCode:     ExitFor(r.Status),
 	}
 	s.Result = r.Result
+	if w := r.Rewound; w != nil {
+		s.RewoundFrom = &RewoundFrom{Run: w.Run, Step: w.Step, Agent: w.Agent, PriorCostUSD: w.PriorCostUSD}
+	}
 	if r.Options.Debug {
 		t := filepath.Join(DebugDir(dir), r.WorkflowID)
 		s.Transcript = &t

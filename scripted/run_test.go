@@ -218,6 +218,12 @@ replies:
 			want.Outcome, want.SessionID, want.Model, want.Version = tt.outcome, testSession, "sonnet", "scripted"
 			want.KeySource = "none" // the init line's apiKeySource: a login, as claude without a key says
 			want.Started, want.Ended, want.DurationMS = res.Started, res.Ended, res.DurationMS
+			// The uuid of the last assistant line the scripted runner made
+			// up: fresh each time, but there whenever it wrote one.
+			want.LastMessage = res.LastMessage
+			if tt.outcome == claude.Success {
+				assert.Len(t, res.LastMessage, 36, "an answer's last message is recorded")
+			}
 			if tt.outcome == claude.UsageLimit {
 				assert.WithinRange(t, res.ResetAt, before.Add(30*time.Minute).Truncate(time.Second), time.Now().Add(30*time.Minute+time.Second))
 				assert.Regexp(t, `^You've hit your session limit · resets \d{1,2}(:\d\d)?[ap]m$`, res.Text)

@@ -167,6 +167,15 @@ type Step struct {
 	Mode SessionMode `json:"mode"`
 	// ResumeSession is the session to resume or branch from.
 	ResumeSession string `json:"resume_session,omitempty"`
+	// ResumeAt, in a branch, is the message ResumeSession is branched at
+	// (claude's --resume-session-at): set in a rewound run (Run.Rewound),
+	// where the sessions of the original are taken as they stood before
+	// the step rewound to.
+	ResumeAt string `json:"resume_at,omitempty"`
+	// Override, set on the step a rewind starts from, replaces the model
+	// and effort the step would run with (raymond rewind --model/--effort);
+	// the steps after it run as the workflow says.
+	Override *Override `json:"override,omitempty"`
 	// SessionID is the pre-minted id of a new session or branch, known before
 	// the process starts so the transcript and the cost ledger can name it.
 	// Claude Code records a session as soon as the prompt is written, and

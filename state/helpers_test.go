@@ -73,6 +73,8 @@ func fullRun(id string) *Run {
 				Returned:        true,
 				AskID:           "ask_main_worker1_1",
 				Mode:            SessionBranch,
+				ResumeAt:        "94410686-2bd9-45fe-8e70-5ad4a9c92411",
+				Override:        &Override{Model: "opus", Effort: "high"},
 				ResumeSession:   "s-0",
 				SessionID:       "s-2",
 				Input:           ptr(""),
@@ -131,6 +133,8 @@ func fullRun(id string) *Run {
 		Workspace: &Workspace{Mode: WorkspaceWorktree, Repo: "/p", BaseBranch: "main", BaseCommit: "abc123",
 			Branch: "raymond/r", Dir: "/p/.raymond/worktrees/r/main", Merge: MergeNone, Status: DraftPublished,
 			Published: "def456", Into: "main", Head: "cba987", Squash: true, At: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)},
+		Rewound: &Rewound{Run: "r0", Step: "main_START_003", Agent: "main", PriorCostUSD: 0.25,
+			Cuts: map[string]string{"s1": "u1"}, Only: true},
 	}
 }
 

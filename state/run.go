@@ -87,6 +87,8 @@ type Run struct {
 	// Workspace is the run's git draft in the worktree mode; nil in the
 	// shared mode (state/workspace.go).
 	Workspace *Workspace `json:"workspace,omitempty"`
+	// Rewound is set in a run raymond rewind made: where it came from.
+	Rewound *Rewound `json:"rewound_from,omitempty"`
 }
 
 // Agent returns the agent with the given id, or nil. The pointer points into

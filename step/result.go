@@ -83,6 +83,10 @@ type Result struct {
 
 	// SessionID is the session the step ran in or produced.
 	SessionID string
+	// LastMessage identifies the session's last message at the step's end
+	// (claude's uuid of it), "" when the runner has none: a rewind branches
+	// the session there.
+	LastMessage string
 	// Billed says the runner reported what the step cost: CostUSD is this
 	// step's cost and SessionCostUSD the session's cost after it, which the
 	// next step of that session gets back as Request.PriorCostUSD.

@@ -43,12 +43,16 @@ type Meta struct {
 	// ResumedSession is the session resumed or branched from.
 	ResumedSession string `json:"resumed_session,omitempty"`
 	// SessionID is the session the step produced.
-	SessionID  string    `json:"session_id,omitempty"`
-	Started    time.Time `json:"started"`
-	Ended      time.Time `json:"ended"`
-	DurationMS int64     `json:"duration_ms"`
-	ExitCode   int       `json:"exit_code"`
-	Signal     string    `json:"signal,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	// LastMessage is the id of the session's last message at the step's
+	// end (the uuid of claude's last assistant line): raymond rewind
+	// branches the session there.
+	LastMessage string    `json:"last_message,omitempty"`
+	Started     time.Time `json:"started"`
+	Ended       time.Time `json:"ended"`
+	DurationMS  int64     `json:"duration_ms"`
+	ExitCode    int       `json:"exit_code"`
+	Signal      string    `json:"signal,omitempty"`
 	// Outcome is how the step ended, in its runner's words (step.Result.Class).
 	Outcome string `json:"outcome"`
 	Error   string `json:"error,omitempty"`

@@ -63,7 +63,11 @@ type Case struct {
 	// InterruptAfter, when above 0, stops the run as a crash would once
 	// that many steps have ended, then resumes it (see interrupt.go).
 	InterruptAfter int
-	Expect         Expect
+	// Rewind, when set, rewinds the run once it has ended to just before
+	// one of its steps (raymond rewind) and drives the new run with replies
+	// of its own: Expect is then about the new run (see rewind.go).
+	Rewind *Rewind
+	Expect Expect
 }
 
 // Expect is what must hold after a case's run. Only Status is always
@@ -165,7 +169,7 @@ func Parse(path string, data []byte) (*File, error) {
 // Top-level keys, case keys and expect keys, as error messages list them.
 const (
 	fileKeys   = "workflow, cwd, cases"
-	caseKeys   = "name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, expect"
+	caseKeys   = "name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, rewind, expect"
 	expectKeys = "status, result, result_matches, path, steps, reminders, retries, cost, unvisited, asks, files, prints"
 )
 

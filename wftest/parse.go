@@ -172,6 +172,9 @@ func (p *parser) caseAt(f *File, i int, v any) (c *Case, ok bool) {
 	}
 	c.replies = fields["replies"]
 	p.replies(f, c, sub(at, "replies"), label)
+	if v, ok := fields["rewind"]; ok {
+		p.rewind(c, v, sub(at, "rewind"), label)
+	}
 	p.asks(c, fields, at, label)
 	if v, ok := fields["expect"]; ok {
 		p.expect(f, &c.Expect, v, sub(at, "expect"), label)

@@ -101,9 +101,9 @@ func TestParseErrors(t *testing.T) {
 			":1: workflow ../nowhere: " + filepath.Join(dir, "nowhere") + ": no such file or folder; give a workflow folder or the state file to start from"},
 		{"cwd not a folder", "cwd: notes.txt\ncases:\n  - name: a\n",
 			":1: cwd notes.txt is not a folder (" + filepath.Join(dir, "wf", "notes.txt") + "); cwd: names the folder the agents work in, relative to the test file"},
-		{"case not a mapping", "cases:\n  - just text\n", ":2: case 1: \"just text\" is not a mapping; a case takes the keys name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, expect"},
+		{"case not a mapping", "cases:\n  - just text\n", ":2: case 1: \"just text\" is not a mapping; a case takes the keys name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, rewind, expect"},
 		{"unknown case key", "cases:\n  - name: a\n    inptu: x\n",
-			":3: case \"a\": unknown key \"inptu\" (did you mean input?); a case takes name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, expect"},
+			":3: case \"a\": unknown key \"inptu\" (did you mean input?); a case takes name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, rewind, expect"},
 		{"key twice", "cases:\n  - name: a\n    input: x\n    input: y\n", ":4: case \"a\": input is given twice"},
 		{"no name", "cases:\n  - input: x\n", ":2: case 1 has no name; give every case a name that is unique in the file"},
 		{"name not text", "cases:\n  - name: [a]\n", ":2: case 1: name: a list is not a text; quote it"},
@@ -169,7 +169,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad prints", "cases:\n  - name: a\n    expect:\n      prints: {a: b}\n",
 			":4: case \"a\": expect: prints must be a text or a list of texts"},
 		{"several problems", "cases:\n  - name: a\n    inptu: x\n  - name: b\n    budget: -2\n",
-			":3: case \"a\": unknown key \"inptu\" (did you mean input?); a case takes name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, expect\n" +
+			":3: case \"a\": unknown key \"inptu\" (did you mean input?); a case takes name, input, budget, max_parallel, replies, answers, timeouts, on_ask, files, task_files, interrupt_after, rewind, expect\n" +
 				":5: case \"b\": budget: -2 is not an amount in USD; give a number, 0 or more, such as 0.25"},
 	}
 	path := filepath.Join(dir, "wf", "t.test.yaml")

@@ -359,7 +359,18 @@ func (f *File) runCase(ctx context.Context, c *Case, timeout time.Duration, keep
 	if err != nil {
 		return err
 	}
-	run, err := analysis.Load(analysis.Source{Dir: filepath.Join(debug, r.WorkflowID), State: final})
+	runID := r.WorkflowID
+	if c.Rewind != nil {
+		first, err := analysis.Load(analysis.Source{Dir: filepath.Join(debug, runID), State: final})
+		if err != nil {
+			return fmt.Errorf("analyse the run's transcript: %w", err)
+		}
+		if final, runner, err = rewindRun(runCtx, c, *d, store, debug, r.ScopeDir, first, final.SessionCosts); err != nil {
+			return err
+		}
+		runID = final.WorkflowID
+	}
+	run, err := analysis.Load(analysis.Source{Dir: filepath.Join(debug, runID), State: final})
 	if err != nil {
 		return fmt.Errorf("analyse the run's transcript: %w", err)
 	}

@@ -17,6 +17,7 @@ type options struct {
 	resume         string
 	resumeGiven    bool
 	forkSession    bool
+	resumeAt       string
 	sessionID      string
 	model          string
 	effort         string
@@ -85,6 +86,8 @@ var specs = []optSpec{
 		set: func(o *options, v string) error { o.inputFormat = v; return choice(v, inputFormats) }},
 	{names: []string{"-r", "--resume"}, kind: optionalOpt, usage: "-r, --resume [value]",
 		set: func(o *options, v string) error { o.resume, o.resumeGiven = v, true; return nil }},
+	{names: []string{"--resume-session-at"}, kind: valueOpt, usage: "--resume-session-at <message id>",
+		set: func(o *options, v string) error { o.resumeAt = v; return nil }},
 	{names: []string{"--session-id"}, kind: valueOpt, usage: "--session-id <uuid>",
 		set: func(o *options, v string) error { o.sessionID = v; return nil }},
 	{names: []string{"--model"}, kind: valueOpt, usage: "--model <model>",

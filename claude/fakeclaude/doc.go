@@ -201,6 +201,14 @@
 // model_usage_since_last_result reports this call alone. LoadSession reads a session
 // back; WriteSession makes one.
 //
+// --resume ID --resume-session-at U (a hidden option of the real CLI 2.1.330) loads
+// ID only up to and including its message U, as the real CLI does: with
+// --fork-session the branch holds those turns and the new prompt, and ID is left as
+// it was. U is the uuid of an assistant line of the stream, which the session's line
+// of that answer carries too (the uuid of the answer's last assistant line). A U the
+// session does not hold gets the real CLI's `No message found with message.uuid of:
+// U` on stderr, one error_during_execution result line, exit 1.
+//
 // A new session file appears whole; later lines are appended under an flock on the
 // file itself, so fakes on different sessions never wait for each other, and fakes
 // resuming one session at once interleave their messages as the real CLI does.

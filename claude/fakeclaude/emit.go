@@ -112,6 +112,7 @@ func splitTools(words []string) []string {
 
 // assistant builds an assistant line holding one content block.
 func (t *turn) assistant(block wire.Block) wire.AssistantLine {
+	t.saidUUID = wire.NewUUID()
 	return wire.AssistantLine{
 		Type: "assistant",
 		Message: wire.AssistantMessage{
@@ -119,7 +120,7 @@ func (t *turn) assistant(block wire.Block) wire.AssistantLine {
 			Content: []wire.Block{block},
 			Usage:   wire.MessageUsage{InputTokens: 1200, OutputTokens: 1},
 		},
-		SessionID: t.sessionID, UUID: wire.NewUUID(), Timestamp: timestamp(), RequestID: wire.NewID("req_"),
+		SessionID: t.sessionID, UUID: t.saidUUID, Timestamp: timestamp(), RequestID: wire.NewID("req_"),
 	}
 }
 

@@ -88,6 +88,7 @@ type turn struct {
 
 	sessionID string
 	lastUUID  string  // of the session's line this call wrote last
+	saidUUID  string  // of the last assistant line of the stream, "" for none
 	costBase  float64 // the session lineage's cost before this call
 	paid      float64 // what this call's finished API requests cost
 	reply     *Reply
@@ -196,6 +197,9 @@ func (t *turn) run() (int, error) {
 	if errors.Is(err, errNoSession) {
 		return t.sessionNotFound(), nil
 	}
+	if errors.Is(err, errNoMessage) {
+		return t.messageNotFound(), nil
+	}
 	if err != nil {
 		return 1, err
 	}
@@ -282,6 +286,20 @@ func (t *turn) readPrompt() error {
 // a message on stderr, one error_during_execution result line and no init line.
 func (t *turn) sessionNotFound() int {
 	msg := "No conversation found with session ID: " + t.opts.resume
+	fmt.Fprintln(t.inv.stderr, msg)
+	t.out.result(&wire.ResultLine{
+		Type: "result", Subtype: "error_during_execution", IsError: true,
+		DurationMS: time.Since(t.started).Milliseconds(), SessionID: t.opts.resume,
+		Usage: newUsage(tokens{}), ModelUsage: map[string]wire.ModelUsage{}, PermissionDenials: []any{},
+		UUID: wire.NewUUID(), Errors: []string{msg},
+	})
+	return 1
+}
+
+// messageNotFound answers a --resume-session-at that names no message of the
+// session as the real CLI 2.1.330 does: its message, exit status 1.
+func (t *turn) messageNotFound() int {
+	msg := "No message found with message.uuid of: " + t.opts.resumeAt
 	fmt.Fprintln(t.inv.stderr, msg)
 	t.out.result(&wire.ResultLine{
 		Type: "result", Subtype: "error_during_execution", IsError: true,

@@ -33,6 +33,16 @@ func (t *turn) begin(sc *script) (int, error) {
 			if parent, err = readSession(t.config, cwd, o.resume); err != nil {
 				return err
 			}
+			// The running cost goes on from the whole session's, also for
+			// a branch cut at an earlier message: the real CLI 2.1.330
+			// does not cut it (its total_cost_usd counts the turns after
+			// the cut too).
+			t.costBase = totals(parent).cost
+			if o.resumeAt != "" {
+				if parent, err = cutAt(parent, o.resumeAt); err != nil {
+					return err
+				}
+			}
 			if last := lastMessage(parent); last != nil {
 				parentUUID = last.UUID
 			}
@@ -61,7 +71,6 @@ func (t *turn) begin(sc *script) (int, error) {
 			}
 		}
 
-		t.costBase = totals(parent).cost
 		c, err := loadConsumption(t.dir)
 		if err != nil {
 			return err
@@ -118,6 +127,20 @@ func (t *turn) begin(sc *script) (int, error) {
 	return index, err
 }
 
+// errNoMessage reports that --resume-session-at names no message of the session.
+var errNoMessage = errors.New("no such message")
+
+// cutAt is the session entries up to and including the message whose uuid is
+// at, as --resume-session-at loads them: the later turns are not seen.
+func cutAt(entries []entry, at string) ([]entry, error) {
+	for i := range entries {
+		if entries[i].message() && entries[i].UUID == at {
+			return entries[:i+1], nil
+		}
+	}
+	return nil, errNoMessage
+}
+
 // noResponse is the answer the real CLI gives, on the next --resume, to a turn that
 // was interrupted before its answer.
 const noResponse = "No response requested."
@@ -161,6 +184,11 @@ func inUse(id string) error {
 // cumulative usage afterwards.
 func (t *turn) record(text string, used tokens) (tokens, error) {
 	e := newEntry(t.sessionID, t.inv.cwd, t.lastUUID, Message{Role: "assistant", Text: text}, t.version)
+	if t.saidUUID != "" {
+		// The answer's line in the session has the uuid of its line in the
+		// stream, as the real CLI's does: --resume-session-at takes it.
+		e.UUID = t.saidUUID
+	}
 	e.Message.Model = t.model
 	e.CostUSD = used.cost
 	e.Message.Usage = &entryUsage{InputTokens: used.in, OutputTokens: used.out}

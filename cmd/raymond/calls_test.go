@@ -80,6 +80,12 @@ func cmdCalls(ts *testscript.TestScript, neg bool, args []string) {
 				}
 			case "--fork-session":
 				flags = append(flags, a)
+			case "--resume-session-at":
+				// A uuid of the stream: what matters is that it is there.
+				if i+1 < len(c.Argv) {
+					i++
+					flags = append(flags, a, "MSG")
+				}
 			case "--dangerously-skip-permissions":
 				if perm {
 					flags = append(flags, a)

@@ -64,6 +64,7 @@ func commands() []command {
 		{name: "run", synopsis: "start a run of a workflow and drive it to its end", run: runRun},
 		{name: "start", synopsis: "create a run without driving it and print its id", run: runStart},
 		{name: "resume", synopsis: "drive an existing run on from where it stopped", run: runResume},
+		{name: "rewind", synopsis: "go back to just before a step of a run and go on from there in a new run", run: runRewind},
 		{name: "answer", synopsis: "answer a question an agent asks, for the next resume", run: runAnswer},
 		{name: "recover", synopsis: "find interrupted runs and resume them", run: runRecover},
 		{name: "list", synopsis: "list the runs of this project, newest first", run: runList},

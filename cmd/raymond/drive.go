@@ -79,6 +79,9 @@ type driving struct {
 	warnOut  *switchWriter
 	// traces exports the runs' traces; nil when off. close stops it.
 	traces *traces
+	// only, set by raymond rewind --only, stops the run from starting
+	// anything after the step rewound to.
+	only *onlyStep
 }
 
 // newDriving prepares to drive runs of p with the flags given. A replies
@@ -262,7 +265,13 @@ func describeProgram(path string) string {
 func (d *driving) driveAndReport(ctx context.Context, id string, override bool) error {
 	ctx, quiesce, stop := interrupts(ctx, d.env.stderr)
 	defer stop()
+	if d.only != nil {
+		quiesce = d.only.quiesce(quiesce)
+	}
 	drv := d.driver(quiesce, "")
+	if d.only != nil {
+		drv.Sinks = append(drv.Sinks, d.only)
+	}
 	progress := &gate{w: d.env.stderr}
 	drv.Progress = progress
 	d.warnOut.set(progress)

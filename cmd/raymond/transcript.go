@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -141,10 +142,27 @@ func runTranscript(ctx context.Context, env *cmdEnv, args []string) error {
 		return writeHTML(env, run, src.Dir, f.html)
 	case f.mermaid:
 		return analysis.WriteMermaid(env.stdout, run)
-	case f.json:
-		return analysis.WriteJSON(env.stdout, run)
 	}
-	return analysis.WriteText(env.stdout, run, opts)
+	var rw *runRewinds
+	if p, err := projectOf(src.Dir, f.project); err == nil {
+		rw = rewindsOf(p.Store, filepath.Base(src.Dir))
+	}
+	if f.json {
+		if rw == nil {
+			return analysis.WriteJSON(env.stdout, run)
+		}
+		var b bytes.Buffer
+		if err := analysis.WriteJSON(&b, run); err != nil {
+			return err
+		}
+		_, err := env.stdout.Write(withRewinds(b.Bytes(), rw))
+		return err
+	}
+	if err := analysis.WriteText(env.stdout, run, opts); err != nil {
+		return err
+	}
+	writeRewinds(env.stdout, filepath.Base(src.Dir), rw)
+	return nil
 }
 
 // check refuses flags that contradict each other or make no sense.
