@@ -286,7 +286,7 @@ func (g *driving) interrupted(r *state.Run) []inFlight {
 			req.PriorCostUSD, req.PriorCostKnown = r.SessionCosts[s.ResumeSession]
 		}
 		req.Spool = g.spool(name)
-		out = append(out, inFlight{agent: a.ID, name: name, marker: step.Marker(r.WorkflowID, a.ID, a.Steps), req: req})
+		out = append(out, inFlight{agent: a.ID, name: name, marker: step.Marker(r.Options.ProjectDir, r.WorkflowID, a.ID, a.Steps), req: req})
 	}
 	return out
 }

@@ -282,17 +282,24 @@ type Event struct {
 // for it (a reused pid does not carry the marker).
 const MarkerEnv = "RAYMOND_STEP"
 
-// Marker names one attempt of a step across processes: <run>/<agent>/<seq>.
-// Every part is in the state file before the step starts (the run's id, the
-// agent's id, and its step count, which the save before the start counts
-// this step in), so after a crash the marker of the step that was in flight
-// is known from the file alone.
-func Marker(run, agent string, seq int) string {
-	return fmt.Sprintf("%s/%s/%d", run, agent, seq)
+// Marker names one attempt of a step across processes: <run>/<agent>/<seq>,
+// then @<project> when the run's project folder is known. Every part is in
+// the state file before the step starts (the run's id, the agent's id, its
+// step count, which the save before the start counts this step in, and the
+// project folder of its options), so after a crash the marker of the step
+// that was in flight is known from the file alone. The project folder keeps
+// two projects' runs of the same id apart: ids are unique, but tests and
+// `--id` give their own, and a sweep must never end another project's step.
+func Marker(project, run, agent string, seq int) string {
+	m := fmt.Sprintf("%s/%s/%d", run, agent, seq)
+	if project != "" {
+		m += "@" + project
+	}
+	return m
 }
 
 // Marker is the marker of r's attempt.
-func (r Request) Marker() string { return Marker(r.RunID, r.Agent, r.Seq) }
+func (r Request) Marker() string { return Marker(r.Options.ProjectDir, r.RunID, r.Agent, r.Seq) }
 
 // Sweeper is implemented by runners whose steps start processes that can
 // outlive the driver that started them (a tool's background command, after

@@ -52,3 +52,22 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkerKeepsProjectsApart: two projects' runs of the same id (tests
+// and --id give their own) have steps of different markers, so a sweep of
+// one never ends the other's processes; a marker without a project keeps
+// the old form.
+func TestMarkerKeepsProjectsApart(t *testing.T) {
+	a, b := Marker("/p", "r1", "main", 3), Marker("/q", "r1", "main", 3)
+	if a == b {
+		t.Fatalf("the steps of r1 in /p and /q have the same marker %q", a)
+	}
+	if got := Marker("", "r1", "main", 3); got != "r1/main/3" {
+		t.Fatalf("Marker without a project = %q, want r1/main/3", got)
+	}
+	r := Request{RunID: "r1", Agent: "main", Seq: 3}
+	r.Options.ProjectDir = "/p"
+	if r.Marker() != a {
+		t.Fatalf("Request.Marker = %q, want %q", r.Marker(), a)
+	}
+}

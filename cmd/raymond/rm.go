@@ -213,7 +213,7 @@ func endSteps(env *cmdEnv, p *project.Project, r *state.Run) {
 		if a.Status != state.AgentRunning || a.Pending == nil {
 			continue
 		}
-		pids, err := claude.Sweep(step.Marker(r.WorkflowID, a.ID, a.Steps), claude.DefaultKillGrace)
+		pids, err := claude.Sweep(step.Marker(r.Options.ProjectDir, r.WorkflowID, a.ID, a.Steps), claude.DefaultKillGrace)
 		name := step.Name(a.ID, a.Pending.State, a.Steps)
 		switch {
 		case err != nil:
