@@ -149,7 +149,9 @@ func newKillTrial(t *testing.T, root string, n int, rng *rand.Rand) *killTrial {
 		"WORK2.sh": "#!/bin/bash\nset -e\nw=$RAYMOND_INPUT\necho ${w}2 >> $w-new.txt\necho ${w}2 >> $w-base.txt\necho \"<result>$w done</result>\"\n",
 		// main waits for the three workers to be merged into its worktree:
 		// each loop is a step, and workers are merged at step boundaries.
-		"WAIT.sh": "#!/bin/bash\nfor w in a b c; do\n  if ! grep -qx ${w}2 $w-new.txt 2>/dev/null; then\n    sleep 0.02\n    echo '<goto>WAIT.sh</goto>'\n    exit 0\n  fi\ndone\necho '<goto>JOIN.md</goto>'\n",
+		// It gives up after 1,000 looks (a worker that failed is never
+		// merged), so the trial fails rather than hangs.
+		"WAIT.sh": "#!/bin/bash\nn=${RAYMOND_INPUT:-0}\nfor w in a b c; do\n  if ! grep -qx ${w}2 $w-new.txt 2>/dev/null; then\n    if [ $n -ge 1000 ]; then echo '<result>gave up waiting</result>'; exit 0; fi\n    sleep 0.02\n    echo \"<goto input=\\\"$((n+1))\\\">WAIT.sh</goto>\"\n    exit 0\n  fi\ndone\necho '<goto>JOIN.md</goto>'\n",
 	}
 	for name, text := range wf {
 		k.write(filepath.Join(k.wf, name), text)
