@@ -245,3 +245,30 @@ func TestMergeAll(t *testing.T) {
 	require.True(t, again[0].Already && again[2].Already)
 	require.Equal(t, res[2].Head, gitT(t, ws.Dir, "rev-parse", "HEAD"))
 }
+
+// A kill while git made a worker's worktree leaves its record under
+// .git/worktrees half written, locked "initializing" (so `git worktree
+// prune` keeps it) and with an empty commondir: every git command that
+// looks through the worktrees then dies on it. AddWorktree clears it.
+func TestAddWorktreeClearsHalfMadeRecord(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	dir := repo(t, map[string]string{"a.txt": "a\n"})
+	head := gitT(t, dir, "rev-parse", "HEAD")
+	branch := WorkerBranch("r5", "main_w1")
+	gitT(t, dir, "branch", branch, head)
+	cut := WorktreeDir(dir, "r5", "main_w2")
+	write(t, filepath.Join(dir, ".git", "worktrees", "main_w2"), map[string]string{
+		"locked":    "initializing",
+		"gitdir":    filepath.Join(cut, ".git") + "\n",
+		"commondir": "",
+	})
+	write(t, cut, map[string]string{".git": "gitdir: " + filepath.Join(dir, ".git", "worktrees", "main_w2") + "\n"})
+
+	w := WorktreeDir(dir, "r5", "main_w1")
+	require.NoError(t, AddWorktree(ctx, dir, w, branch, head))
+	require.FileExists(t, filepath.Join(w, "a.txt"))
+	require.NoError(t, AddWorktree(ctx, dir, cut, WorkerBranch("r5", "main_w2"), head))
+	require.FileExists(t, filepath.Join(cut, "a.txt"))
+	gitT(t, dir, "worktree", "list")
+}

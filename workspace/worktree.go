@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -63,13 +64,21 @@ func commonDir(ctx context.Context, dir string) (string, error) {
 // can be run again after a kill at any point: a worktree that is there is
 // kept as it is, a branch that is there is checked out as it is (it may
 // hold checkpoints), and a half-made folder or a registration whose folder
-// is gone is cleared first. Worktrees of one repository are made in
-// parallel: git locks each new one while it makes it.
+// is gone is cleared first. Worktrees of one repository are made one at a
+// time: while git makes one, its record under .git/worktrees is half
+// written, and a `git worktree add` beside it that looks through the
+// worktrees (one of an existing branch does, to see where it is checked
+// out) dies on it ("failed to read .git/worktrees/X/commondir").
 func AddWorktree(ctx context.Context, repo, dir, branch, from string) error {
 	if ok, err := isWorktree(ctx, dir); err != nil || ok {
 		return err
 	}
 	g := Git{Dir: repo}
+	common, err := commonDir(ctx, repo)
+	if err != nil {
+		return fmt.Errorf("make the worktree %s: %w", dir, err)
+	}
+	defer lock(common)()
 	// A folder left by a kill during the checkout is raymond's own, under
 	// .raymond/worktrees: it goes.
 	if err := os.RemoveAll(dir); err != nil {
@@ -90,19 +99,14 @@ func AddWorktree(ctx context.Context, repo, dir, branch, from string) error {
 		_, err := g.Run(ctx, args...)
 		return err
 	}
-	err := add()
+	err = add()
 	if err == nil {
 		return nil
 	}
-	// Git's records may name worktrees that are gone: prune them, once,
-	// and try again.
-	common, cerr := commonDir(ctx, repo)
-	if cerr != nil {
-		return fmt.Errorf("make the worktree %s: %w", dir, err)
-	}
-	unlock := lock(common)
+	// Git's records may name worktrees that are gone, or one a kill cut
+	// short while git made it: clear them, once, and try again.
+	clearHalfMade(common)
 	_, perr := g.Run(ctx, "worktree", "prune")
-	unlock()
 	_ = os.RemoveAll(dir)
 	if perr != nil {
 		return fmt.Errorf("make the worktree %s: %w", dir, err)
@@ -111,6 +115,32 @@ func AddWorktree(ctx context.Context, repo, dir, branch, from string) error {
 		return fmt.Errorf("make the worktree %s: %w", dir, err)
 	}
 	return nil
+}
+
+// clearHalfMade removes the records under common/worktrees of raymond's
+// worktrees that a kill left half made: no commondir, or an empty one (git
+// writes it after the gitdir file and the "initializing" lock, which keeps
+// `git worktree prune` off it). Every other git command that looks through
+// the worktrees dies on such a record. Only records whose gitdir points
+// into a .raymond/worktrees folder, or that have none yet, are raymond's to
+// clear; the caller holds the lock of common, so none is being made.
+func clearHalfMade(common string) {
+	admin := filepath.Join(common, "worktrees")
+	ents, err := os.ReadDir(admin)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rec := filepath.Join(admin, e.Name())
+		if b, err := os.ReadFile(filepath.Join(rec, "commondir")); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			continue
+		}
+		gitdir, err := os.ReadFile(filepath.Join(rec, "gitdir"))
+		if err == nil && !strings.Contains(filepath.ToSlash(string(gitdir)), "/.raymond/worktrees/") {
+			continue
+		}
+		_ = os.RemoveAll(rec)
+	}
 }
 
 // isWorktree reports whether dir is the top level of a git worktree.
