@@ -67,8 +67,10 @@ func TestCostState(t *testing.T) {
 // goes on from there.
 func TestCostStateSignaled(t *testing.T) {
 	f := newFake(t, `replies:
-  - {text: done, cost: 0.3, tools: [{name: Read, result: a}, {name: Bash, run: "while ! test -e go; do sleep 0.01; done", result: b}]}
+  - {text: done, cost: 0.3, tools: [{name: Read, result: a}, {name: Bash, run: "i=0; while ! test -e go && test $i -lt 3000; do i=$((i+1)); sleep 0.01; done", result: b}]}
 `)
+	// The tool waits for "go", for 30 s at most: the folder may be gone
+	// before it looks again, and it must not outlive the test.
 	t.Cleanup(func() { os.WriteFile(filepath.Join(f.cwd, "go"), nil, 0o644) })
 	r := f.start(slices.Concat(streamArgs, []string{"--", "hi"}))
 	check(t, "init", kindOf(r.next()), "system/init")
