@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,7 +64,10 @@ func Checkpoint(ctx context.Context, dir string, s Step) (*state.Checkpoint, err
 		ref = f[2]
 	}
 	if tree == parentTree {
-		return nil, nil
+		// Nothing beyond HEAD; but HEAD may be this very step's checkpoint,
+		// made by a raymond killed before it could record it (its step then
+		// adopted and applied, not run again): that commit is the step's.
+		return again(ctx, g, s, parent, ref)
 	}
 	commit, err := g.RunTrim(ctx, []byte(s.Message()), "commit-tree", "--no-gpg-sign", tree, "-p", parent, "-F", "-")
 	if err != nil {
@@ -196,4 +200,28 @@ func SalvageRef(run, agent string, seq int) string {
 // cost of costUSD on model) changed in dir (Checkpoint), for the driver.
 func (Worktrees) Checkpoint(ctx context.Context, dir, run, agent, stateName string, seq int, costUSD float64, model string) (*state.Checkpoint, error) {
 	return Checkpoint(ctx, dir, Step{Run: run, Agent: agent, State: stateName, Seq: seq, CostUSD: costUSD, Model: model})
+}
+
+// again returns HEAD (head) as the checkpoint of step s when its message
+// names s (run, agent and step), as a checkpoint a killed raymond made and
+// never recorded; nil otherwise.
+func again(ctx context.Context, g Git, s Step, head, ref string) (*state.Checkpoint, error) {
+	msg, err := g.Run(ctx, "show", "-s", "--format=%B", head)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", g.Dir, err)
+	}
+	for _, want := range []string{"Raymond-Run: " + s.Run, "Raymond-Agent: " + s.Agent, fmt.Sprintf("Raymond-Step: %d", s.Seq)} {
+		if !slices.Contains(strings.Split(msg, "\n"), want) {
+			return nil, nil
+		}
+	}
+	parent, err := g.Run(ctx, "rev-parse", head+"^")
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", g.Dir, err)
+	}
+	files, err := Numstat(ctx, g.Dir, parent, head)
+	if err != nil {
+		return nil, err
+	}
+	return &state.Checkpoint{Commit: head, Parent: parent, Branch: strings.TrimPrefix(ref, "refs/heads/"), Files: files}, nil
 }

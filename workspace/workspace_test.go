@@ -272,3 +272,33 @@ func TestAddWorktreeClearsHalfMadeRecord(t *testing.T) {
 	require.FileExists(t, filepath.Join(cut, "a.txt"))
 	gitT(t, dir, "worktree", "list")
 }
+
+// TestCheckpointMadeBeforeAKill: a raymond killed after it made a step's
+// checkpoint but before it recorded it leaves the branch on that commit; the
+// step, adopted and applied on the resume, must get that commit as its
+// checkpoint, not "nothing changed" (the worktree would then be reset to the
+// old head before the next step, and the step's work left only on a salvage
+// ref: the worktree kill trial found it). Another step's checkpoint is not
+// taken for it.
+func TestCheckpointMadeBeforeAKill(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	dir := repo(t, map[string]string{"a.txt": "a\n"})
+	ws := draft(t, dir, "rk", false)
+	write(t, ws.Dir, map[string]string{"a.txt": "a1\n"})
+	s := Step{Run: "rk", Agent: "main", State: "START.md", Seq: 2}
+	first, err := Checkpoint(ctx, ws.Dir, s)
+	require.NoError(t, err)
+	require.NotNil(t, first)
+
+	again, err := Checkpoint(ctx, ws.Dir, s)
+	require.NoError(t, err)
+	require.NotNil(t, again, "the step's own checkpoint, made before the kill")
+	require.Equal(t, first.Commit, again.Commit)
+	require.Equal(t, first.Parent, again.Parent)
+	require.Equal(t, first.Files, again.Files)
+
+	other, err := Checkpoint(ctx, ws.Dir, Step{Run: "rk", Agent: "main", State: "START.md", Seq: 3})
+	require.NoError(t, err)
+	require.Nil(t, other, "the next step changed nothing")
+}
